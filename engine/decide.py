@@ -1,0 +1,499 @@
+"""decide: what happens if a command is carried out now, as a list of events.
+
+The procedure common to every rule system lives here: creating the encounter, adding
+combatants, the game master's surprise ruling, beginning the fight (initiative, the
+order, the first round), declaring actions, ending turns and rounds, releasing held
+damage, the end check, rulings, overrides, notes, undo and redo. The rule system
+(`combatlog.engine.rules`) supplies the numbers and the actions.
+
+`decide` never writes anything: it returns the events, or raises Refused and nothing
+happens.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Callable
+
+from combatlog.engine import rules as registry
+from combatlog.engine.dice import DiceError
+from combatlog.engine.draft import Draft
+from combatlog.engine.errors import Refused
+from combatlog.engine.rules.base import ActionSpec, RuleSystem
+from combatlog.events import (
+    ActionDeclared,
+    ActionResolved,
+    CombatantAdded,
+    CombatantDefeated,
+    CombatantRemoved,
+    Command,
+    ConditionApplied,
+    ConditionRemoved,
+    DamageApplied,
+    EncounterCreated,
+    EncounterEnded,
+    Event,
+    GmOverride,
+    GmRuling,
+    Moved,
+    Note,
+    ResolutionStarted,
+    ResourceSpent,
+    ResourcesSet,
+    RoundEnded,
+    RoundStarted,
+    StepRedone,
+    StepUndone,
+    SurpriseDetermined,
+    TurnEnded,
+    TurnStarted,
+)
+from combatlog.engine.dice import Dice
+from combatlog.projections import Encounter, Projection
+
+_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+
+CORE_COMMANDS = {
+    "create": "create the encounter (params: rules, options, seed, title)",
+    "add": "add a combatant (params: id, name, side, kind, group, stats)",
+    "remove": "take a combatant out of the encounter (actor)",
+    "surprise": "the game master's surprise ruling (params: sides = the sides surprised)",
+    "begin": "roll initiative and start the first round",
+    "act": "declare an action (actor, action, targets, params)",
+    "end_turn": "end a turn (actor; all who are acting if omitted)",
+    "ruling": "record a game-master ruling (params: topic, decision, text)",
+    "override": "override an outcome (params: reason and damage/condition/remove_condition/defeat/move/resources)",
+    "note": "add a note (params: text)",
+    "end": "end the encounter (params: outcome, winner)",
+    "undo": "undo the last step",
+    "redo": "redo the last undone step",
+}
+
+
+def rules_of(state: Encounter) -> RuleSystem:
+    """The rule system the encounter was created under."""
+    return registry.get(state.rules or "")
+
+
+def decide(view: Projection, command: Command, dice: Dice, rules: RuleSystem | None = None) -> list[Event]:
+    """The events of carrying out `command` on `view` with `dice`; raises Refused if it can't be done.
+
+    The step number the events will get is `view.step + 1`.
+    """
+    state = view.state
+    kind = command.kind
+    step = view.step + 1
+    if kind == "create":
+        return _create(view, command)
+    if state.rules is None:
+        raise Refused(f"{kind}", "there is no encounter yet", "create one first")
+    if kind == "undo":
+        return _undo(view)
+    if kind == "redo":
+        return _redo(view)
+    if state.phase == "end" and kind not in ("note", "ruling"):
+        raise Refused(kind, f"the encounter is over ({state.outcome})", "you can undo, add a note or a ruling")
+    if rules is None:
+        rules = rules_of(state)
+    draft = Draft(state, dice, rules, step)
+    handler = _COMMANDS.get(kind)
+    try:
+        if handler is not None:
+            handler(draft, command)
+        elif kind in rules.commands:
+            rules.command(draft, command)
+        else:
+            known = ", ".join(list(CORE_COMMANDS) + list(rules.commands))
+            raise Refused(f"command {kind!r}", "unknown command", f"commands: {known}")
+    except DiceError as exc:
+        raise Refused(kind, str(exc)) from None
+    return draft.events
+
+
+# --- set-up ---------------------------------------------------------------------------
+
+
+def _create(view: Projection, command: Command) -> list[Event]:
+    if view.state.rules is not None or view.seq:
+        raise Refused("create", "this log already holds an encounter", "start a new log")
+    p = command.params
+    try:
+        rules = registry.get(str(p.get("rules", "")))
+    except KeyError as exc:
+        raise Refused("create", str(exc.args[0])) from None
+    options = rules.options(dict(p.get("options", {})))
+    seed = p.get("seed")
+    if seed is not None and not isinstance(seed, int):
+        raise Refused("create", f"seed {seed!r} is not a whole number", "give an integer seed")
+    return [EncounterCreated(rules=rules.name, rules_version=rules.version, options=options, seed=seed,
+                             title=str(p.get("title", "")))]
+
+
+def _add(draft: Draft, command: Command) -> None:
+    p = command.params
+    cid = str(p.get("id", ""))
+    if not _ID.match(cid):
+        raise Refused(f"add {cid!r}", "an id is 1-64 letters, digits, '_', '.' or '-', starting with a letter or digit")
+    if cid in draft.state.combatants:
+        raise Refused(f"add {cid}", "that id is taken", "choose another id")
+    kind = p.get("kind", "npc")
+    if kind not in ("pc", "npc"):
+        raise Refused(f"add {cid}", f"kind {kind!r} is neither pc nor npc")
+    side = p.get("side")
+    if not side:
+        raise Refused(f"add {cid}", "a combatant needs a side")
+    stats = draft.rules.check_combatant(dict(p.get("stats", {})))
+    draft.emit(CombatantAdded(id=cid, name=str(p.get("name", cid)), side=str(side), kind=kind,
+                              group=p.get("group"), stats=stats))
+
+
+def _remove(draft: Draft, command: Command) -> None:
+    c = _combatant(draft.state, command.actor, "remove")
+    if c.removed:
+        raise Refused(f"remove {c.id}", "already removed")
+    draft.emit(CombatantRemoved(id=c.id, reason=str(command.params.get("reason", ""))))
+    if c.id in draft.state.acting:
+        draft.emit(TurnEnded(actors=(c.id,)))
+        if not draft.state.acting:
+            _advance(draft)
+
+
+def _surprise(draft: Draft, command: Command) -> None:
+    if draft.state.phase != "setup":
+        raise Refused("surprise", f"surprise is ruled before the fight begins (phase is {draft.state.phase})")
+    sides = tuple(command.params.get("sides", ()))
+    known = draft.state.sides()
+    for s in sides:
+        if s not in known:
+            raise Refused(f"surprise {s!r}", "no such side", f"sides: {', '.join(known)}")
+    draft.emit(GmRuling(topic="surprise", decision=list(sides), text=str(command.params.get("text", ""))))
+    draft.emit(SurpriseDetermined(surprised=draft.rules.surprise(draft.state, sides), ruled_by=command.by))
+
+
+def _begin(draft: Draft, command: Command) -> None:
+    state = draft.state
+    if state.phase not in ("setup", "surprise"):
+        raise Refused("begin", f"the fight has begun already (phase {state.phase})")
+    standing = {c.side for c in state.active()}
+    if len(standing) < 2:
+        raise Refused("begin", "a fight needs combatants on at least two sides", "add combatants first")
+    order = draft.rules.order(state.options)
+    order.roll(draft)
+    _start_round(draft, 0 if draft.state.surprised else 1, first=True)
+
+
+# --- rounds and turns -----------------------------------------------------------------
+
+
+def _start_round(draft: Draft, number: int, first: bool = False) -> None:
+    rules = draft.rules
+    order = rules.order(draft.state.options)
+    if not first:
+        order.round_started(draft)  # initiative re-rolled for the round comes before it starts
+    draft.emit(RoundStarted(round=number, surprise=number == 0))
+    if not rules.refill_each_turn(draft.state.options):
+        for c in draft.state.active():
+            draft.emit(ResourcesSet(combatant=c.id, resources=rules.budget(draft.state, c)))
+        order.after_action(draft)
+    rules.round_started(draft)
+    _advance(draft)
+
+
+def _advance(draft: Draft) -> None:
+    """Start the next turn; or end the round (resolving what waits) and start the next; or end."""
+    rules = draft.rules
+    order = rules.order(draft.state.options)
+    while True:
+        state = draft.state
+        if state.phase == "end":
+            return
+        if not state.pending:
+            over = rules.outcome(state)
+            if over is not None:
+                draft.emit(EncounterEnded(outcome=over[0], winner=over[1]))
+                return
+        if state.acting:
+            return
+        may_act = lambda c: rules.may_act(draft.state, c)  # noqa: E731
+        actors = order.next_actors(state, may_act)
+        if actors:
+            if rules.refill_each_turn(draft.state.options):
+                for cid in actors:
+                    draft.emit(ResourcesSet(combatant=cid, resources=rules.budget(draft.state, draft.state.combatants[cid])))
+            timing = rules.timing(state.options)
+            draft.emit(TurnStarted(actors=actors, declaring=timing.name != "turn"))
+            rules.turn_started(draft, actors)
+            idle = tuple(a for a in draft.state.acting if not rules.affordable(draft.state, draft.state.combatants[a]))
+            if idle:
+                draft.emit(TurnEnded(actors=idle))
+            continue
+        _end_round(draft)
+        over = rules.outcome(draft.state)
+        if over is not None:
+            draft.emit(EncounterEnded(outcome=over[0], winner=over[1]))
+            return
+        _start_round(draft, draft.state.round + 1)
+        return
+
+
+def _end_round(draft: Draft) -> None:
+    rules = draft.rules
+    state = draft.state
+    timing = rules.timing(state.options)
+    order = rules.order(state.options)
+    key = order.resolution_key(state)
+    pending = sorted(state.pending, key=lambda p: (timing.category_rank(p.category), key(p)))
+    category: Any = object()
+    for p in pending:
+        if p.category != category:
+            category = p.category
+            draft.emit(ResolutionStarted(category=category))
+        draft.hold_damage = timing.hold_damage
+        _resolve(draft, p)
+        draft.hold_damage = False
+    rules.round_ending(draft)
+    held = draft.state.held
+    for h in held:
+        draft.emit(DamageApplied(target=h.target, amount=h.amount, location=h.location, kind=h.kind, source=h.source))
+    for target in dict.fromkeys(h.target for h in held):
+        rules.after_damage(draft, target)
+    draft.emit(RoundEnded(round=draft.state.round))
+
+
+def _resolve(draft: Draft, pending) -> None:
+    state = draft.state
+    actor = state.combatants[pending.actor]
+    if not actor.active:
+        draft.emit(ActionResolved(id=pending.id, outcome=f"lost: {actor.name} is {actor.defeated or 'gone'}"))
+        return
+    spec = draft.rules.action(state, actor, pending.action)
+    outcome = spec.resolve(draft, pending)
+    draft.emit(ActionResolved(id=pending.id, outcome=outcome))
+
+
+def _act(draft: Draft, command: Command) -> None:
+    state = draft.state
+    rules = draft.rules
+    if state.phase not in ("declare", "resolve") or not state.acting:
+        raise Refused("act", f"no one is taking a turn (phase {state.phase})", "begin the fight first")
+    actor = _combatant(state, command.actor, "act")
+    if actor.id not in state.acting:
+        who = ", ".join(state.combatants[a].name for a in state.acting)
+        raise Refused(f"{actor.name} acts", "it is not their turn", f"it is {who}'s turn")
+    spec = rules.action(state, actor, command.action or "")
+    targets = _targets(state, actor, spec, command.targets)
+    params = dict(command.params)
+    if spec.check is not None:
+        why = spec.check(state, actor, targets, params)
+        if why:
+            raise Refused(f"{actor.name}: {spec.name}", why)
+    cost = rules.cost(state, actor, spec, params)
+    short = {k: v for k, v in cost.items() if actor.resources.get(k, 0) < v}
+    if short:
+        left = ", ".join(f"{k} {actor.resources.get(k, 0)}" for k in sorted(cost))
+        can = ", ".join(s.name for s in rules.affordable(state, actor)) or "end the turn"
+        raise Refused(f"{actor.name}: {spec.name}", f"costs {_fmt(cost)} but {left} left", f"can do: {can}")
+    action_id = f"{draft.step}"
+    draft.emit(ActionDeclared(id=action_id, actor=actor.id, action=spec.name, targets=targets, params=params,
+                              cost=cost, category=spec.category))
+    for resource in sorted(cost):
+        if cost[resource]:
+            draft.emit(ResourceSpent(combatant=actor.id, resource=resource, amount=cost[resource]))
+    timing = rules.timing(state.options)
+    if timing.immediate(spec.category):
+        draft.emit(ResolutionStarted(category=spec.category))
+        pending = draft.state.pending[-1]
+        _resolve(draft, pending)
+    order = rules.order(state.options)
+    order.after_action(draft)
+    state = draft.state
+    if state.phase == "end":
+        return
+    if order.name == "action-points":
+        # a turn under action points is one action: the actor yields to whoever leads now,
+        # and may act again while they have points (yielding isn't passing)
+        if state.acting:
+            draft.emit(TurnEnded(actors=state.acting, yielded=True))
+    elif actor.id in state.acting:
+        me = state.combatants[actor.id]
+        if not me.active or not rules.affordable(state, me):
+            draft.emit(TurnEnded(actors=(actor.id,)))
+    _advance(draft)
+
+
+def _end_turn(draft: Draft, command: Command) -> None:
+    state = draft.state
+    if not state.acting:
+        raise Refused("end_turn", f"no one is taking a turn (phase {state.phase})")
+    if command.actor is None:
+        actors = state.acting
+    else:
+        actor = _combatant(state, command.actor, "end_turn")
+        if actor.id not in state.acting:
+            who = ", ".join(state.combatants[a].name for a in state.acting)
+            raise Refused(f"{actor.name} ends the turn", "it is not their turn", f"it is {who}'s turn")
+        actors = (actor.id,)
+    draft.emit(TurnEnded(actors=actors))
+    if not draft.state.acting:
+        _advance(draft)
+
+
+# --- the game master ------------------------------------------------------------------
+
+
+def _ruling(draft: Draft, command: Command) -> None:
+    p = command.params
+    if not p.get("topic"):
+        raise Refused("ruling", "a ruling needs a topic", "give params topic and decision")
+    draft.emit(GmRuling(topic=str(p["topic"]), decision=p.get("decision"), text=str(p.get("text", ""))))
+
+
+def _note(draft: Draft, command: Command) -> None:
+    text = str(command.params.get("text", "")).strip()
+    if not text:
+        raise Refused("note", "the note is empty")
+    draft.emit(Note(text=text, by=command.by))
+
+
+def _end(draft: Draft, command: Command) -> None:
+    p = command.params
+    winner = p.get("winner")
+    if winner is not None and winner not in draft.state.sides():
+        raise Refused(f"end: winner {winner!r}", "no such side", f"sides: {', '.join(draft.state.sides())}")
+    draft.emit(EncounterEnded(outcome=str(p.get("outcome", "ended by the game master")), winner=winner))
+
+
+_OVERRIDES = ("damage", "condition", "remove_condition", "defeat", "move", "resources")
+
+
+def _override(draft: Draft, command: Command) -> None:
+    p = dict(command.params)
+    reason = str(p.pop("reason", "")).strip()
+    if not reason:
+        raise Refused("override", "an override needs a reason", "give params reason")
+    effects = [k for k in _OVERRIDES if k in p]
+    unknown = [k for k in p if k not in _OVERRIDES]
+    if unknown or not effects:
+        raise Refused("override", f"nothing to override{' with ' + ', '.join(unknown) if unknown else ''}",
+                      "give one of " + ", ".join(_OVERRIDES))
+    state = draft.state
+    draft.emit(GmOverride(reason=reason, subject=", ".join(effects), value={k: p[k] for k in effects}))
+    for key in effects:
+        v = p[key]
+        if not isinstance(v, dict):
+            raise Refused(f"override {key}", "give its fields as a mapping")
+        target = _combatant(state, v.get("target"), f"override {key}").id
+        if key == "damage":
+            draft.emit(DamageApplied(target=target, amount=int(v.get("amount", 0)), location=v.get("location"),
+                                     kind=v.get("kind"), source="gm"))
+            draft.rules.after_damage(draft, target)
+        elif key == "condition":
+            draft.emit(ConditionApplied(target=target, condition=str(v["name"]), duration=v.get("duration"), source="gm"))
+        elif key == "remove_condition":
+            draft.emit(ConditionRemoved(target=target, condition=str(v["name"]), reason=reason))
+        elif key == "defeat":
+            draft.emit(CombatantDefeated(combatant=target, how=str(v.get("how", "defeated"))))
+        elif key == "move":
+            draft.emit(Moved(combatant=target, to=str(v["to"]), distance=int(v.get("distance", 0))))
+        elif key == "resources":
+            draft.emit(ResourcesSet(combatant=target, resources={k: int(x) for k, x in v["values"].items()}))
+
+
+# --- undo and redo --------------------------------------------------------------------
+
+
+def _undo(view: Projection) -> list[Event]:
+    if not view.undo:
+        raise Refused("undo", "there is nothing to undo")
+    step = view.undo[-1]
+    before = view.history.get(step)
+    if before is not None and before[0].rules is None:
+        raise Refused("undo", "the encounter's creation can't be undone", "start a new log instead")
+    return [StepUndone(step=step)]
+
+
+def _redo(view: Projection) -> list[Event]:
+    if not view.redo:
+        raise Refused("redo", "there is nothing to redo", "redo works right after an undo, before a new command")
+    return [StepRedone(step=view.redo[-1])]
+
+
+# --- helpers --------------------------------------------------------------------------
+
+
+def _combatant(state: Encounter, cid: str | None, what: str):
+    if not cid:
+        raise Refused(what, "name a combatant", "ids: " + ", ".join(state.combatants))
+    c = state.combatants.get(cid)
+    if c is None:
+        raise Refused(f"{what} {cid!r}", "no such combatant", "ids: " + (", ".join(state.combatants) or "none"))
+    return c
+
+
+def _targets(state: Encounter, actor, spec: ActionSpec, given: tuple[str, ...]) -> tuple[str, ...]:
+    if spec.targets == "none":
+        if given:
+            raise Refused(f"{actor.name}: {spec.name}", "takes no target")
+        return ()
+    if spec.targets == "self":
+        return (actor.id,)
+    if not spec.min_targets <= len(given) <= spec.max_targets:
+        n = str(spec.min_targets) if spec.min_targets == spec.max_targets else f"{spec.min_targets}-{spec.max_targets}"
+        raise Refused(f"{actor.name}: {spec.name}", f"needs {n} target(s), {len(given)} given",
+                      "targets: " + ", ".join(_candidates(state, actor, spec)))
+    for t in given:
+        c = state.combatants.get(t)
+        if c is None or t not in _candidates(state, actor, spec):
+            raise Refused(f"{actor.name}: {spec.name} at {t!r}", "not a valid target",
+                          "targets: " + (", ".join(_candidates(state, actor, spec)) or "none"))
+    return tuple(given)
+
+
+def _candidates(state: Encounter, actor, spec: ActionSpec) -> list[str]:
+    out = []
+    for c in state.active():
+        if spec.targets == "enemy" and c.side == actor.side:
+            continue
+        if spec.targets == "ally" and c.side != actor.side:
+            continue
+        out.append(c.id)
+    return out
+
+
+def _fmt(cost: dict[str, int]) -> str:
+    return ", ".join(f"{v} {k}" for k, v in sorted(cost.items())) or "nothing"
+
+
+_COMMANDS: dict[str, Callable[[Draft, Command], None]] = {
+    "add": _add,
+    "remove": _remove,
+    "surprise": _surprise,
+    "begin": _begin,
+    "act": _act,
+    "end_turn": _end_turn,
+    "ruling": _ruling,
+    "override": _override,
+    "note": _note,
+    "end": _end,
+}
+
+
+def legal_commands(view: Projection) -> list[str]:
+    """The command kinds that make sense now (for prompts and help)."""
+    state = view.state
+    if state.rules is None:
+        return ["create"]
+    out = []
+    if state.phase == "end":
+        out = ["note", "ruling"]
+    elif state.phase in ("setup", "surprise"):
+        out = ["add", "remove", "begin", "note", "ruling", "override", "end"]
+        if state.phase == "setup":
+            out.insert(2, "surprise")
+    else:
+        out = ["act", "end_turn", "add", "remove", "note", "ruling", "override", "end"]
+    if view.undo and not (view.history.get(view.undo[-1]) or [Encounter(rules="x")])[0].rules is None:
+        out.append("undo")
+    if view.redo:
+        out.append("redo")
+    return out

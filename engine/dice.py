@@ -1,0 +1,230 @@
+"""Dice: the expression parser and the four sources of faces (seeded, scripted, entered, recorded).
+
+Expressions (case-insensitive, no spaces needed):
+
+    2d10        the sum of two ten-sided dice           d%      one percentile die (1-100)
+    2d6+3       a modifier (+ or -, several allowed)      d10     one die
+    4d6kh3      keep the highest 3 (kl: lowest)          4d6dl1  drop the lowest 1 (dh: highest)
+    6d10>=6     a pool: count faces >= 6 (successes)     6d10>=6c  ones cancel successes;
+                                                                   no success and a 1 = botch
+
+We write this parser ourselves: the field's usual one rolls from the global `random`
+module and can't be seeded per encounter. Every source hands out faces one roll at a
+time; the engine turns them into a DiceRolled event. Nothing here reads a clock or the
+global random module.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from combatlog.events import DiceRolled
+
+_TERM = re.compile(
+    r"""^(?P<count>\d*)d(?P<sides>\d+|%)
+        (?:(?P<keep>kh|kl|dh|dl|k)(?P<keepn>\d+))?
+        (?:>=(?P<target>\d+)(?P<cancel>c)?)?
+        (?P<mods>(?:[+-]\d+)*)$""",
+    re.VERBOSE,
+)
+_MODS = re.compile(r"[+-]\d+")
+
+
+class DiceError(ValueError):
+    """A dice expression or a set of entered faces is not acceptable."""
+
+
+class NeedDice(DiceError):
+    """A roll needs faces that weren't entered; says which roll, for what."""
+
+    def __init__(self, expression: str, purpose: str, count: int, sides: int) -> None:
+        super().__init__(f"enter the faces for {expression} ({purpose}): {count} number(s) from 1 to {sides}")
+        self.expression = expression
+        self.purpose = purpose
+
+
+@dataclass(frozen=True, slots=True)
+class Expr:
+    """A parsed dice expression."""
+
+    text: str
+    count: int
+    sides: int
+    keep: str | None = None
+    keepn: int = 0
+    target: int | None = None
+    cancel: bool = False
+    modifier: int = 0
+
+    def count_faces(self, faces: Sequence[int]) -> DiceRolled:
+        """The DiceRolled event for these faces (purpose and source filled in by the caller)."""
+        kept: tuple[int, ...] | None = None
+        values = list(faces)
+        if self.keep is not None:
+            order = sorted(range(len(values)), key=lambda i: (values[i], i))
+            n = self.keepn
+            if self.keep in ("kh", "k"):
+                chosen = order[-n:] if n else []
+            elif self.keep == "kl":
+                chosen = order[:n]
+            elif self.keep == "dl":
+                chosen = order[n:]
+            else:  # dh
+                chosen = order[: len(order) - n]
+            kept = tuple(values[i] for i in sorted(chosen))
+            values = list(kept)
+        if self.target is None:
+            return DiceRolled(
+                expression=self.text, faces=tuple(faces), total=sum(values) + self.modifier,
+                modifier=self.modifier, kept=kept,
+            )
+        hits = sum(1 for f in values if f >= self.target)
+        ones = sum(1 for f in values if f == 1)
+        botch = False
+        if self.cancel:
+            botch = hits == 0 and ones > 0
+            hits = max(0, hits - ones)
+        return DiceRolled(
+            expression=self.text, faces=tuple(faces), total=hits + self.modifier, modifier=self.modifier,
+            kept=kept, successes=hits, botch=botch,
+        )
+
+
+_parsed: dict[str, Expr] = {}
+
+
+def parse(expression: str) -> Expr:
+    """Parse a dice expression; raises DiceError saying what is accepted."""
+    text = expression.strip().lower().replace(" ", "")
+    cached = _parsed.get(text)
+    if cached is not None:
+        return cached
+    m = _TERM.match(text)
+    if m is None:
+        raise DiceError(
+            f"can't read dice expression {expression!r}; use NdX with optional kh/kl/dh/dl N, >=T[c] "
+            "and +/-M, e.g. 2d10+3, d%, 4d6kh3, 6d10>=6c"
+        )
+    count = int(m["count"] or 1)
+    sides = 100 if m["sides"] == "%" else int(m["sides"])
+    if count < 1 or count > 1000 or sides < 2:
+        raise DiceError(f"{expression!r}: roll 1 to 1000 dice of at least 2 sides")
+    keepn = int(m["keepn"] or 0)
+    if m["keep"] and keepn > count:
+        raise DiceError(f"{expression!r}: can't keep or drop {keepn} of {count} dice")
+    modifier = sum(int(x) for x in _MODS.findall(m["mods"] or ""))
+    expr = Expr(
+        text=text, count=count, sides=sides, keep=m["keep"], keepn=keepn,
+        target=int(m["target"]) if m["target"] else None, cancel=bool(m["cancel"]), modifier=modifier,
+    )
+    _parsed[text] = expr
+    return expr
+
+
+class Dice:
+    """A source of faces. `roll` returns the DiceRolled event of one roll."""
+
+    source = "engine"
+
+    def faces(self, expr: Expr, purpose: str) -> tuple[int, ...]:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def roll(self, expression: str, purpose: str = "", by: str | None = None) -> DiceRolled:
+        """Roll `expression` for `purpose`; returns the event recording every face."""
+        expr = parse(expression)
+        faces = self.faces(expr, purpose)
+        rolled = expr.count_faces(faces)
+        return _stamp(rolled, purpose, self.source, by)
+
+
+def _stamp(rolled: DiceRolled, purpose: str, source: str, by: str | None) -> DiceRolled:
+    return DiceRolled(
+        expression=rolled.expression, faces=rolled.faces, total=rolled.total, modifier=rolled.modifier,
+        purpose=purpose, source=source, by=by, kept=rolled.kept, successes=rolled.successes, botch=rolled.botch,
+    )
+
+
+def step_seed(seed: int, step: int) -> int:
+    """The seed of step `step`'s generator: a stable hash of the encounter seed and the step."""
+    return int.from_bytes(hashlib.sha256(f"{seed}:{step}".encode()).digest()[:8], "big")
+
+
+class SeededDice(Dice):
+    """The engine's dice: a `random.Random` of the encounter's own, one per step.
+
+    Each step draws from a generator seeded by (encounter seed, step number), so a session
+    resumed from its log rolls exactly what it would have rolled had it never stopped.
+    """
+
+    def __init__(self, seed: int, step: int = 0) -> None:
+        self.rng = random.Random(step_seed(seed, step))
+
+    def faces(self, expr: Expr, purpose: str) -> tuple[int, ...]:
+        rng = self.rng
+        return tuple(rng.randint(1, expr.sides) for _ in range(expr.count))
+
+
+class ScriptedDice(Dice):
+    """Given faces, in order (tests and worked examples). Each item is one die's face."""
+
+    def __init__(self, faces: Sequence[int]) -> None:
+        self.queue = list(faces)
+
+    def faces(self, expr: Expr, purpose: str) -> tuple[int, ...]:
+        if len(self.queue) < expr.count:
+            raise DiceError(f"the script ran out of dice at {expr.text} ({purpose})")
+        out = tuple(self.queue[: expr.count])
+        del self.queue[: expr.count]
+        for f in out:
+            if not 1 <= f <= expr.sides:
+                raise DiceError(f"scripted face {f} can't come up on a d{expr.sides} ({purpose})")
+        return out
+
+
+class EnteredDice(Dice):
+    """Faces a person rolled with physical dice and typed in: one tuple per roll, in order."""
+
+    source = "entered"
+
+    def __init__(self, rolls: Sequence[Sequence[int]]) -> None:
+        self.rolls = [tuple(r) for r in rolls]
+        self.used = 0
+
+    def faces(self, expr: Expr, purpose: str) -> tuple[int, ...]:
+        if self.used >= len(self.rolls):
+            raise NeedDice(expr.text, purpose, expr.count, expr.sides)
+        faces = self.rolls[self.used]
+        if len(faces) != expr.count:
+            raise DiceError(
+                f"{expr.text} ({purpose}) needs {expr.count} face(s), {len(faces)} were entered: {list(faces)}"
+            )
+        for f in faces:
+            if not 1 <= f <= expr.sides:
+                raise DiceError(f"{f} can't come up on a d{expr.sides}; {expr.text} ({purpose}) takes 1 to {expr.sides}")
+        self.used += 1
+        return faces
+
+
+class RecordedDice(Dice):
+    """A log's own rolls, replayed in order for an audit; a mismatch is reported, not rolled."""
+
+    def __init__(self, rolled: Sequence[DiceRolled]) -> None:
+        self.rolled = list(rolled)
+        self.used = 0
+
+    def roll(self, expression: str, purpose: str = "", by: str | None = None) -> DiceRolled:
+        expr = parse(expression)
+        if self.used >= len(self.rolled):
+            raise DiceError(f"the step asks for {expr.text} ({purpose}) but the log recorded no more rolls")
+        recorded = self.rolled[self.used]
+        self.used += 1
+        if recorded.expression != expr.text or len(recorded.faces) != expr.count:
+            raise DiceError(
+                f"the step asks for {expr.text} ({purpose}) but the log recorded {recorded.expression} "
+                f"({recorded.purpose})"
+            )
+        return _stamp(expr.count_faces(recorded.faces), purpose, recorded.source, by)

@@ -1,0 +1,60 @@
+"""A step in the making: the events decided so far and the state they lead to.
+
+`decide` works on a Draft: every event it emits is folded at once (the bare fold plus
+the phase table), so the next decision sees its effect, exactly as a replay will.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+
+from combatlog.events import DamageApplied, DiceRolled, Event
+from combatlog.projections import TABLE, Encounter, apply
+
+if TYPE_CHECKING:
+    from combatlog.engine.dice import Dice
+    from combatlog.engine.rules.base import RuleSystem
+
+
+class Draft:
+    """The events of one step so far, the state they give, the step's dice and rule system."""
+
+    def __init__(self, state: Encounter, dice: "Dice", rules: "RuleSystem", step: int) -> None:
+        self.state = state
+        self.events: list[Event] = []
+        self.dice = dice
+        self.rules = rules
+        self.step = step
+        self.hold_damage = False  # set while simultaneous actions resolve
+
+    def emit(self, event: Event) -> Event:
+        """Record `event` and fold it into the draft's state; returns the event."""
+        tag = type(event).__struct_config__.tag
+        phase = TABLE.get((self.state.phase, tag))
+        if phase is None:
+            raise AssertionError(f"the engine tried {tag} in phase {self.state.phase}")
+        state = apply(self.state, event)
+        if state.phase != phase:
+            state = msgspec.structs.replace(state, phase=phase)
+        self.state = state
+        self.events.append(event)
+        return event
+
+    def roll(self, expression: str, purpose: str, by: str | None = None) -> DiceRolled:
+        """Roll dice from the step's source and record the roll; returns the DiceRolled event."""
+        return self.emit(self.dice.roll(expression, purpose, by))  # type: ignore[return-value]
+
+    def damage(self, target: str, amount: int, *, location: str | None = None, kind: str | None = None,
+               source: str | None = None) -> None:
+        """Apply damage now, or hold it for the round's end while simultaneous actions resolve."""
+        if self.hold_damage:
+            self.emit(DamageApplied(target=target, amount=amount, location=location, kind=kind, source=source, held=True))
+            return
+        self.emit(DamageApplied(target=target, amount=amount, location=location, kind=kind, source=source))
+        self.rules.after_damage(self, target)
+
+    def option(self, name: str, default: Any = None) -> Any:
+        """An encounter option as recorded when the encounter was created."""
+        return self.state.options.get(name, default)

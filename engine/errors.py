@@ -1,0 +1,19 @@
+"""The one error a command can meet: Refused, saying what, why, and what is allowed now."""
+
+from __future__ import annotations
+
+
+class Refused(Exception):
+    """A command can't be carried out now; nothing was appended.
+
+    The message is one line for a person: what was refused, why, and what would be allowed.
+    """
+
+    def __init__(self, what: str, why: str, allowed: str = "") -> None:
+        message = f"{what}: {why}"
+        if allowed:
+            message += f"; {allowed}"
+        super().__init__(message)
+        self.what = what
+        self.why = why
+        self.allowed = allowed

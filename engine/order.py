@@ -1,0 +1,220 @@
+"""Order strategies: who acts next, and in what order declared actions resolve.
+
+- `RankedOrder`: an initiative order in ranked tiers, highest first, with pluggable tie
+  rules and group initiative; combatants in one tier act simultaneously.
+- `ReverseDeclareOrder`: the same ranking, but actions are declared lowest first and
+  resolved highest first (Straalara).
+- `ActionPointOrder`: no fixed turns; whoever has the most action points left acts next,
+  pays, and the order is recomputed after every action (Infinite Realms).
+
+Tie rules, applied in order to entries with equal initiative:
+`higher:STAT` (the higher stat first), `pc_first` (PCs before NPCs), `rolloff:EXPR`
+(each tied entry rolls EXPR, highest first, re-rolled until clear), `simultaneous`
+(entries still tied share a tier). Ties left after the last rule share a tier.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Sequence
+
+from combatlog.events import InitiativeRolled, OrderSet
+
+if TYPE_CHECKING:
+    from combatlog.engine.draft import Draft
+    from combatlog.projections import Combatant, Encounter, Pending
+
+ROLLOFF_LIMIT = 50  # roll-offs that keep tying this often are left simultaneous
+
+
+@dataclass
+class Entry:
+    """One initiative roll: a combatant, or a group rolling once for all its members."""
+
+    ids: tuple[str, ...]
+    value: int
+    pc: bool
+    stats: dict
+
+
+def initiative_entries(draft: "Draft", group_initiative: bool) -> list[Entry]:
+    """Roll initiative for every active combatant (NPC groups once when asked); emits the rolls."""
+    state = draft.state
+    rules = draft.rules
+    entries: list[Entry] = []
+    seen_groups: dict[str, int] = {}
+    for c in state.active():
+        if group_initiative and c.kind == "npc" and c.group is not None:
+            if c.group in seen_groups:
+                entry = entries[seen_groups[c.group]]
+                entry.ids = entry.ids + (c.id,)
+                continue
+            seen_groups[c.group] = len(entries)
+        entries.append(Entry(ids=(c.id,), value=0, pc=c.kind == "pc", stats=c.stats))
+    for entry in entries:
+        first = state.combatant(entry.ids[0])
+        entry.value = rules.initiative(draft, first, entry.ids)
+        group = first.group if len(entry.ids) > 1 else None
+        draft.emit(InitiativeRolled(combatants=entry.ids, value=entry.value, group=group))
+    return entries
+
+
+def rank(draft: "Draft", entries: list[Entry], ties: Sequence[str]) -> tuple[tuple[str, ...], ...]:
+    """Order `entries` highest first, breaking ties by `ties`; returns the tiers."""
+    by_value: dict[int, list[Entry]] = {}
+    for e in entries:
+        by_value.setdefault(e.value, []).append(e)
+    tiers: list[tuple[str, ...]] = []
+    for value in sorted(by_value, reverse=True):
+        for bucket in _break(draft, by_value[value], list(ties)):
+            tiers.append(tuple(cid for e in bucket for cid in e.ids))
+    return tuple(tiers)
+
+
+def _break(draft: "Draft", tied: list[Entry], ties: list[str]) -> list[list[Entry]]:
+    """Split a list of tied entries into ordered buckets using the first applicable tie rule."""
+    if len(tied) < 2 or not ties:
+        return [tied]
+    rule, rest = ties[0], ties[1:]
+    if rule == "simultaneous":
+        return [tied]
+    if rule == "pc_first":
+        keyed = [(1 if e.pc else 0, e) for e in tied]
+    elif rule.startswith("higher:"):
+        stat = rule.split(":", 1)[1]
+        keyed = [(int(e.stats.get(stat, 0)), e) for e in tied]
+    elif rule.startswith("rolloff:"):
+        return _rolloff(draft, tied, rule.split(":", 1)[1], rest)
+    else:
+        raise ValueError(f"unknown tie rule {rule!r}; use pc_first, higher:STAT, rolloff:EXPR or simultaneous")
+    buckets: dict[int, list[Entry]] = {}
+    for k, e in keyed:
+        buckets.setdefault(k, []).append(e)
+    out: list[list[Entry]] = []
+    for k in sorted(buckets, reverse=True):
+        out.extend(_break(draft, buckets[k], rest))
+    return out
+
+
+def _rolloff(draft: "Draft", tied: list[Entry], expression: str, rest: list[str], depth: int = 0) -> list[list[Entry]]:
+    if depth >= ROLLOFF_LIMIT:
+        return [tied]
+    names = ", ".join("+".join(e.ids) for e in tied)
+    buckets: dict[int, list[Entry]] = {}
+    for e in tied:
+        roll = draft.roll(expression, f"initiative roll-off: {names}", by=e.ids[0])
+        buckets.setdefault(roll.total, []).append(e)
+    out: list[list[Entry]] = []
+    for k in sorted(buckets, reverse=True):
+        bucket = buckets[k]
+        out.extend(_rolloff(draft, bucket, expression, rest, depth + 1) if len(bucket) > 1 else [bucket])
+    return out
+
+
+class RankedOrder:
+    """A ranked initiative order, rolled at the start (or every round), acted tier by tier."""
+
+    name = "ranked"
+    reverse_declare = False
+
+    def __init__(self, ties: Sequence[str] = ("simultaneous",), group_initiative: bool = False,
+                 every_round: bool = False) -> None:
+        self.ties = tuple(ties)
+        self.group_initiative = group_initiative
+        self.every_round = every_round
+
+    def roll(self, draft: "Draft") -> None:
+        """Roll initiative and set the order."""
+        entries = initiative_entries(draft, self.group_initiative)
+        draft.emit(OrderSet(tiers=rank(draft, entries, self.ties), reason="initiative"))
+
+    def round_started(self, draft: "Draft") -> None:
+        """Hook at the start of every round after the first."""
+        if self.every_round:
+            self.roll(draft)
+
+    def declaring_tiers(self, state: "Encounter") -> list[tuple[str, ...]]:
+        """The tiers in the order they take their turns."""
+        return list(reversed(state.order)) if self.reverse_declare else list(state.order)
+
+    def next_actors(self, state: "Encounter", may_act) -> tuple[str, ...]:
+        """The combatants whose turn comes next this round, or () when everyone has had one."""
+        for tier in self.declaring_tiers(state):
+            actors = tuple(cid for cid in tier if cid not in state.acted and may_act(state.combatants[cid]))
+            if actors:
+                return actors
+        return ()
+
+    def after_action(self, draft: "Draft") -> None:
+        """Hook after every action (a ranked order doesn't change)."""
+
+    def resolution_key(self, state: "Encounter"):
+        """A sort key putting pending actions in the order they resolve: initiative order."""
+        rank_of = {cid: i for i, cid in enumerate(state.flat_order())}
+        return lambda p: rank_of.get(p.actor, len(rank_of))
+
+
+class ReverseDeclareOrder(RankedOrder):
+    """Declared from the lowest initiative up, resolved from the highest down."""
+
+    name = "reverse"
+    reverse_declare = True
+
+
+class ActionPointOrder:
+    """Most action points left acts next; recomputed after every action; ties by a per-round roll."""
+
+    name = "action-points"
+    reverse_declare = False
+
+    def __init__(self, resource: str = "ap", ties: Sequence[str] = ()) -> None:
+        self.resource = resource
+        self.ties = tuple(ties)
+
+    def roll(self, draft: "Draft") -> None:
+        """Roll this round's tie-break values (the rule system's initiative) and set the order."""
+        for c in draft.state.active():
+            value = draft.rules.initiative(draft, c, (c.id,))
+            draft.emit(InitiativeRolled(combatants=(c.id,), value=value))
+        self._set(draft, "round start")
+
+    def round_started(self, draft: "Draft") -> None:
+        self.roll(draft)
+
+    def _set(self, draft: "Draft", reason: str) -> None:
+        state = draft.state
+        order = tuple((cid,) for cid in self.ranking(state))
+        if order != state.order:
+            draft.emit(OrderSet(tiers=order, reason=reason))
+
+    def ranking(self, state: "Encounter") -> list[str]:
+        """Active combatants by action points left, then tie-break value, then the order they were added."""
+        res = self.resource
+        live = [c for c in state.active() if c.id not in state.acted]
+        added = {cid: i for i, cid in enumerate(state.combatants)}
+        live.sort(key=lambda c: (-c.resources.get(res, 0), -(c.initiative or 0), added[c.id]))
+        return [c.id for c in live]
+
+    def next_actors(self, state: "Encounter", may_act) -> tuple[str, ...]:
+        for cid in self.ranking(state):
+            c = state.combatants[cid]
+            if c.resources.get(self.resource, 0) > 0 and may_act(c):
+                return (cid,)
+        return ()
+
+    def after_action(self, draft: "Draft") -> None:
+        self._set(draft, "action points spent")
+
+    def resolution_key(self, state: "Encounter"):
+        return lambda p: 0
+
+
+def make_order(kind: str, **kw) -> RankedOrder | ActionPointOrder:
+    """The order strategy named `kind` (ranked, reverse, action-points)."""
+    if kind == "ranked":
+        return RankedOrder(**kw)
+    if kind == "reverse":
+        return ReverseDeclareOrder(**kw)
+    if kind == "action-points":
+        return ActionPointOrder(**kw)
+    raise ValueError(f"unknown order {kind!r}; use ranked, reverse or action-points")

@@ -1,0 +1,190 @@
+"""The rule-system protocol: what every system tells the engine, with sensible defaults.
+
+A rule system says how initiative is rolled and ranked (its order strategy and tie rules),
+how actions are timed, what a combatant may spend in a turn (its budget), which actions
+exist with their requirements and cost, how each resolves into events, what damage does,
+and when the encounter is over. `decide` (in `combatlog.engine.decide`) runs the
+procedure common to all of them and calls these hooks.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Callable
+
+from combatlog.engine.errors import Refused
+from combatlog.engine.order import ActionPointOrder, RankedOrder, make_order
+from combatlog.engine.timing import Timing, make_timing
+from combatlog.events import Command
+
+if TYPE_CHECKING:
+    from combatlog.engine.draft import Draft
+    from combatlog.projections import Combatant, Encounter, Pending
+
+
+@dataclass(frozen=True)
+class ActionSpec:
+    """An action a combatant may declare: its category, cost, targets and resolution.
+
+    `targets`: "enemy", "ally", "any", "self" or "none". `check(state, actor, targets,
+    params)` returns why the action can't be taken now, or None. `resolve(draft, pending)`
+    emits the action's effects and returns a short outcome.
+    """
+
+    name: str
+    category: str | None
+    cost: dict[str, int]
+    resolve: Callable[["Draft", "Pending"], str]
+    targets: str = "enemy"
+    min_targets: int = 1
+    max_targets: int = 1
+    check: Callable[["Encounter", "Combatant", tuple[str, ...], dict[str, Any]], str | None] | None = None
+    help: str = ""
+
+
+@dataclass(frozen=True)
+class OptionSpec:
+    """An encounter option: its default and the values accepted (None: any value of its type)."""
+
+    default: Any
+    choices: tuple[Any, ...] | None = None
+    help: str = ""
+
+
+class RuleSystem:
+    """Base class of every rule system; override what the system's text says differently."""
+
+    name: str = ""
+    version: str = "1"
+    events: tuple[type, ...] = ()
+    option_specs: dict[str, OptionSpec] = {}
+    required_stats: tuple[str, ...] = ()
+    commands: dict[str, str] = {}  # extra command kinds this system decides, with a help line
+
+    # --- the encounter's options and combatants ---------------------------------------
+
+    def options(self, given: dict[str, Any]) -> dict[str, Any]:
+        """All options with defaults filled in; raises Refused naming a bad key or value."""
+        out: dict[str, Any] = {}
+        for key in given:
+            if key not in self.option_specs:
+                known = ", ".join(sorted(self.option_specs)) or "none"
+                raise Refused(f"option {key!r}", f"{self.name} has no such option", f"known options: {known}")
+        for key, spec in self.option_specs.items():
+            value = given.get(key, spec.default)
+            if spec.choices is not None and value not in spec.choices:
+                raise Refused(f"option {key}={value!r}", "not an accepted value",
+                              "use one of " + ", ".join(repr(c) for c in spec.choices))
+            out[key] = value
+        return out
+
+    def check_combatant(self, stats: dict[str, Any]) -> dict[str, Any]:
+        """The combatant's stats, validated; raises Refused naming a missing or bad stat."""
+        missing = [s for s in self.required_stats if s not in stats]
+        if missing:
+            raise Refused("combatant", f"missing stat(s) {', '.join(missing)}",
+                          f"{self.name} needs {', '.join(self.required_stats)}")
+        return stats
+
+    # --- order and timing -------------------------------------------------------------
+
+    def order(self, options: dict[str, Any]) -> RankedOrder | ActionPointOrder:
+        """The order strategy for these options."""
+        return make_order("ranked")
+
+    def timing(self, options: dict[str, Any]) -> Timing:
+        """The timing strategy for these options."""
+        return make_timing("turn")
+
+    def initiative(self, draft: "Draft", combatant: "Combatant", ids: tuple[str, ...]) -> int:
+        """Roll initiative for `combatant` (or the group `ids` it leads); returns the value."""
+        raise NotImplementedError
+
+    def surprise(self, state: "Encounter", sides: tuple[str, ...]) -> tuple[str, ...]:
+        """The sides surprised, given the game master's ruling (default: as ruled)."""
+        return sides
+
+    # --- turns ------------------------------------------------------------------------
+
+    def budget(self, state: "Encounter", combatant: "Combatant") -> dict[str, int]:
+        """What `combatant` may spend when their turn (or the round) starts."""
+        return {"actions": 1}
+
+    def refill_each_turn(self, options: dict[str, Any]) -> bool:
+        """True when the budget refills at each turn; False when once a round (action points)."""
+        return self.order(options).name != "action-points"
+
+    def may_act(self, state: "Encounter", combatant: "Combatant") -> bool:
+        """True when `combatant` may take a turn now (the surprise round limits who may)."""
+        if not combatant.active:
+            return False
+        if state.surprise_round and combatant.side in state.surprised:
+            return False
+        return True
+
+    def actions(self, state: "Encounter", actor: "Combatant") -> list[ActionSpec]:
+        """The actions `actor` knows (affordable or not)."""
+        return []
+
+    def action(self, state: "Encounter", actor: "Combatant", name: str) -> ActionSpec:
+        """The action `name` of `actor`; raises Refused listing the known ones."""
+        for spec in self.actions(state, actor):
+            if spec.name == name:
+                return spec
+        known = ", ".join(s.name for s in self.actions(state, actor)) or "none"
+        raise Refused(f"{actor.name}: {name!r}", f"{self.name} has no such action", f"actions: {known}")
+
+    def cost(self, state: "Encounter", actor: "Combatant", spec: ActionSpec, params: dict[str, Any]) -> dict[str, int]:
+        """What declaring `spec` costs `actor` (default: the spec's cost)."""
+        return dict(spec.cost)
+
+    def affordable(self, state: "Encounter", actor: "Combatant") -> list[ActionSpec]:
+        """The actions `actor` can pay for now."""
+        out = []
+        for spec in self.actions(state, actor):
+            cost = self.cost(state, actor, spec, {})
+            if all(actor.resources.get(k, 0) >= v for k, v in cost.items()):
+                out.append(spec)
+        return out
+
+    def turn_started(self, draft: "Draft", actors: tuple[str, ...]) -> None:
+        """Hook when a turn starts (after budgets are set)."""
+
+    def round_started(self, draft: "Draft") -> None:
+        """Hook when a round starts (after budgets are set)."""
+
+    def round_ending(self, draft: "Draft") -> None:
+        """Hook before a round ends (held damage is released after it)."""
+
+    # --- damage and the end -----------------------------------------------------------
+
+    def after_damage(self, draft: "Draft", target: str) -> None:
+        """Hook after damage counted on `target` (thresholds, defeat)."""
+
+    def outcome(self, state: "Encounter") -> tuple[str, str | None] | None:
+        """(outcome, winning side) when the encounter is over by the rules, else None.
+
+        Default: over when at most one side has anyone left standing.
+        """
+        standing = [s for s in state.sides() if any(c.side == s and c.active for c in state.combatants.values())]
+        if len(standing) == 1:
+            return ("victory", standing[0])
+        if not standing:
+            return ("draw", None)
+        return None
+
+    # --- extra commands and automatic combatants --------------------------------------
+
+    def command(self, draft: "Draft", command: Command) -> None:
+        """Decide a command kind this system adds; raises Refused for unknown kinds."""
+        raise Refused(f"command {command.kind!r}", "unknown command")
+
+    def policy(self, state: "Encounter", actor: "Combatant") -> Command:
+        """The command an automatic combatant issues now (default: end the turn)."""
+        return Command(kind="end_turn", actor=actor.id, by="policy")
+
+    def describe(self, state: "Encounter", pending: "Pending") -> str:
+        """A line of prose for a declared action (transcripts)."""
+        targets = ", ".join(state.combatants[t].name for t in pending.targets if t in state.combatants)
+        actor = state.combatants[pending.actor].name if pending.actor in state.combatants else pending.actor
+        return f"{actor} {pending.action}" + (f" at {targets}" if targets else "")

@@ -1,0 +1,166 @@
+"""A live encounter: a log, its projection, and the one way to change it (`execute`).
+
+`Session` is handed a log (any `EventLog`); it never opens files itself. Each command is
+one step: decided against the current projection, sealed, appended atomically, folded.
+A refused command raises Refused and appends nothing.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from combatlog.engine.decide import decide, legal_commands, rules_of
+from combatlog.engine.dice import Dice, DiceError, EnteredDice, NeedDice, SeededDice
+from combatlog.engine.errors import Refused
+from combatlog.engine.rules.base import RuleSystem
+from combatlog.events import (
+    CommandIssued,
+    CorruptLog,
+    Envelope,
+    Event,
+    EventLog,
+    line_decoder,
+    seal,
+)
+from combatlog.events import Command
+from combatlog.projections import Encounter, FoldError, Projection
+
+
+class _NoDice(Dice):
+    """The dice of an encounter without a seed: every roll must be entered."""
+
+    def faces(self, expr, purpose):
+        raise NeedDice(expr.text, purpose, expr.count, expr.sides)
+
+
+def load(log: EventLog) -> Projection:
+    """Fold a whole log into a projection; raises CorruptLog naming the seq that can't be read."""
+    projection = Projection()
+    decode = line_decoder()
+    apply = projection.apply
+    seq = 0
+    for line in log.lines():
+        seq += 1
+        try:
+            envelope = decode(line)
+        except Exception as exc:  # msgspec's errors, or a missing upcaster
+            raise CorruptLog(f"seq {seq}: can't decode the line ({exc})", seq) from None
+        try:
+            apply(envelope)
+        except FoldError as exc:
+            raise CorruptLog(str(exc), exc.seq) from None
+    return projection
+
+
+def dice_for(state: Encounter, command: Command, step: int) -> Dice:
+    """The dice a command uses: its entered faces, else the encounter's seeded generator for the step."""
+    if command.entered is not None:
+        return EnteredDice(command.entered)
+    if state.seed is None:
+        return _NoDice()
+    return SeededDice(state.seed, step)
+
+
+class Session:
+    """One encounter being played: execute commands, read the state, undo and redo."""
+
+    def __init__(self, log: EventLog, clock: Callable[[], str] | None = None) -> None:
+        self.log = log
+        self.clock = clock
+        self.projection = load(log)
+
+    @property
+    def state(self) -> Encounter:
+        """The encounter as it stands."""
+        return self.projection.state
+
+    @property
+    def rules(self) -> RuleSystem:
+        """The rule system of the encounter."""
+        return rules_of(self.state)
+
+    def preview(self, command: Command, dice: Dice | None = None) -> list[Event]:
+        """The events `command` would append now, without appending; raises Refused."""
+        view = self.projection
+        step = view.step + 1
+        if dice is None:
+            dice = dice_for(view.state, command, step)
+        events = decide(view, command, dice)
+        if isinstance(dice, EnteredDice) and dice.used < len(dice.rolls):
+            raise Refused(command.kind, f"{len(dice.rolls) - dice.used} entered roll(s) more than the command needs",
+                          f"it needs {dice.used}")
+        return events
+
+    def execute(self, command: Command, dice: Dice | None = None) -> list[Envelope]:
+        """Carry out `command` as one step; returns the appended envelopes.
+
+        Raises Refused (nothing appended), or the log's ConcurrencyError if another writer
+        appended first (nothing appended).
+        """
+        try:
+            events = self.preview(command, dice)
+        except DiceError as exc:
+            raise Refused(command.kind, str(exc)) from None
+        view = self.projection
+        step = view.step + 1
+        at = self.clock() if self.clock is not None else None
+        all_events = [CommandIssued(command=command, events=len(events) + 1), *events]
+        previous = view.digest
+        lines: list[bytes] = []
+        envelopes: list[Envelope] = []
+        seq = view.seq
+        for event in all_events:
+            seq += 1
+            line, envelope = seal(previous, seq, step, event, at)
+            previous = envelope.digest
+            lines.append(line)
+            envelopes.append(envelope)
+        # Fold first, so an event the projection would refuse is never written; if the
+        # fold or the append fails, the projection is rebuilt from the log as it stands.
+        try:
+            for envelope in envelopes:
+                view.apply(envelope)
+            self.log.append(lines, expected_seq=envelopes[0].seq)
+        except BaseException:
+            self.projection = load(self.log)
+            raise
+        return envelopes
+
+    def do(self, kind: str, /, actor: str | None = None, action: str | None = None, targets: tuple[str, ...] = (),
+           entered: tuple[tuple[int, ...], ...] | None = None, by: str = "gm", **params) -> list[Envelope]:
+        """Shorthand: build a Command from the arguments and execute it."""
+        return self.execute(Command(kind=kind, actor=actor, action=action, targets=tuple(targets), params=params,
+                                    entered=entered, by=by))
+
+    def undo(self) -> list[Envelope]:
+        """Undo the last live step."""
+        return self.execute(Command(kind="undo"))
+
+    def redo(self) -> list[Envelope]:
+        """Redo the last undone step, with the same events and dice."""
+        return self.execute(Command(kind="redo"))
+
+    def legal(self) -> list[str]:
+        """The command kinds that make sense now."""
+        return legal_commands(self.projection)
+
+    def auto(self) -> list[Envelope]:
+        """Let the rule system's policy take the next acting combatant's step; raises Refused if no one acts."""
+        state = self.state
+        if not state.acting:
+            raise Refused("auto", f"no one is taking a turn (phase {state.phase})")
+        actor = state.combatants[state.acting[0]]
+        return self.execute(self.rules.policy(state, actor))
+
+    def play_out(self, max_steps: int = 10_000) -> int:
+        """Let the policy play every turn until the encounter ends; returns the steps taken.
+
+        Raises RuntimeError if it doesn't end within `max_steps`.
+        """
+        steps = 0
+        while self.state.phase != "end":
+            if steps >= max_steps:
+                raise RuntimeError(f"the encounter didn't end within {max_steps} steps")
+            self.auto()
+            steps += 1
+        return steps

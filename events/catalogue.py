@@ -1,0 +1,338 @@
+"""The event catalogue: one frozen, tagged msgspec Struct per fact, and the union of them all.
+
+Every event is a past-tense fact about an encounter. Settings live once on the `Event`
+base class. Each type carries a `version` class variable; when a type's shape changes,
+its version goes up and an upcaster (see `combatlog.events.upcast`) turns older shapes
+into the current one. New fields always get defaults; a field's type never changes.
+
+Rule systems add their own event types with `register_event`; the union and its decoder
+are rebuilt once per registration, never per event.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Literal, Union
+
+import msgspec
+
+
+class Event(msgspec.Struct, frozen=True, kw_only=True, tag=True, tag_field="type", omit_defaults=True):
+    """Something that happened in an encounter."""
+
+    version: ClassVar[int] = 1
+
+
+class Command(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+    """An intention as issued by a person or a policy: recorded so an audit can re-decide it.
+
+    `kind` names the command (`begin`, `act`, `end_turn`, `undo`...). `entered` holds the
+    faces of physical dice typed in at the table, one tuple per roll, in the order the
+    engine asks for them; `None` means the engine's own seeded dice are used.
+    """
+
+    kind: str
+    actor: str | None = None
+    action: str | None = None
+    targets: tuple[str, ...] = ()
+    params: dict[str, Any] = {}
+    by: str = "gm"
+    entered: tuple[tuple[int, ...], ...] | None = None
+
+
+# --- the step and its command ---------------------------------------------------------
+
+
+class CommandIssued(Event):
+    """The command that opened this step; every step starts with one (the unit of undo).
+
+    `events` counts the step's events, this one included, so a reader can tell a whole
+    step from one cut short by a crash.
+    """
+
+    command: Command
+    events: int = 1
+
+
+class StepUndone(Event):
+    """A step was undone: its events stop counting. Nothing is erased."""
+
+    step: int
+    by: str = "gm"
+
+
+class StepRedone(Event):
+    """An undone step counts again, with exactly the events (and dice) it had."""
+
+    step: int
+    by: str = "gm"
+
+
+# --- set-up ---------------------------------------------------------------------------
+
+
+class EncounterCreated(Event):
+    """A new encounter under a rule system, with its options and dice seed."""
+
+    rules: str
+    rules_version: str
+    options: dict[str, Any] = {}
+    seed: int | None = None
+    title: str = ""
+
+
+class CombatantAdded(Event):
+    """A combatant joined the encounter."""
+
+    id: str
+    name: str
+    side: str
+    kind: Literal["pc", "npc"] = "npc"
+    group: str | None = None
+    stats: dict[str, Any] = {}
+
+
+class CombatantRemoved(Event):
+    """A combatant left the encounter (it takes no further part)."""
+
+    id: str
+    reason: str = ""
+
+
+# --- surprise, initiative, order ------------------------------------------------------
+
+
+class SurpriseDetermined(Event):
+    """Who is surprised. An empty `surprised` means there is no surprise round."""
+
+    surprised: tuple[str, ...] = ()
+    ruled_by: str = "gm"
+
+
+class InitiativeRolled(Event):
+    """An initiative value for one combatant, or for a group rolling once for all its members."""
+
+    combatants: tuple[str, ...]
+    value: int
+    group: str | None = None
+    tiebreak: tuple[int, ...] = ()
+
+
+class OrderSet(Event):
+    """The acting order: ranked tiers, highest first; combatants in one tier act simultaneously."""
+
+    tiers: tuple[tuple[str, ...], ...]
+    reason: str = ""
+
+
+class RoundStarted(Event):
+    """A combat round began. Round 0 is a surprise round."""
+
+    round: int
+    surprise: bool = False
+
+
+class RoundEnded(Event):
+    """A combat round ended; damage held for the end of the round has been released."""
+
+    round: int
+
+
+class TurnStarted(Event):
+    """It is now these combatants' turn (several when a tier acts simultaneously)."""
+
+    actors: tuple[str, ...]
+    declaring: bool = False
+
+
+class TurnEnded(Event):
+    """These combatants' turn is over. A `yielded` turn may come round again this round."""
+
+    actors: tuple[str, ...]
+    yielded: bool = False
+
+
+# --- actions and their resolution -----------------------------------------------------
+
+
+class ActionDeclared(Event):
+    """An actor declared an action; until resolved it is pending."""
+
+    id: str
+    actor: str
+    action: str
+    targets: tuple[str, ...] = ()
+    params: dict[str, Any] = {}
+    cost: dict[str, int] = {}
+    category: str | None = None
+
+
+class ResolutionStarted(Event):
+    """Declared actions start to resolve (all of them, or one category of them)."""
+
+    category: str | None = None
+
+
+class ActionResolved(Event):
+    """A declared action was resolved (its effects are the events before this one)."""
+
+    id: str
+    outcome: str = ""
+
+
+class DiceRolled(Event):
+    """Dice hit the table: every face, how they count, why, and who rolled them."""
+
+    expression: str
+    faces: tuple[int, ...]
+    total: int
+    modifier: int = 0
+    purpose: str = ""
+    source: Literal["engine", "entered"] = "engine"
+    by: str | None = None
+    kept: tuple[int, ...] | None = None
+    successes: int | None = None
+    botch: bool = False
+
+
+class ResourceSpent(Event):
+    """A combatant spent some of a resource (actions, action points, spirit, charges...)."""
+
+    combatant: str
+    resource: str
+    amount: int
+
+
+class ResourcesSet(Event):
+    """A combatant's spendable resources were set (a new turn or round refills them)."""
+
+    combatant: str
+    resources: dict[str, int]
+
+
+class DamageApplied(Event):
+    """Damage landed on a target. `held` damage waits for the end of a simultaneous round."""
+
+    target: str
+    amount: int
+    location: str | None = None
+    kind: str | None = None
+    source: str | None = None
+    held: bool = False
+
+
+class ConditionApplied(Event):
+    """A condition now affects a combatant, for `duration` rounds or until removed."""
+
+    target: str
+    condition: str
+    duration: int | None = None
+    source: str | None = None
+
+
+class ConditionRemoved(Event):
+    """A condition no longer affects a combatant."""
+
+    target: str
+    condition: str
+    reason: str = ""
+
+
+class Moved(Event):
+    """A combatant moved to a position (a square, a section, a range band...)."""
+
+    combatant: str
+    to: str
+    distance: int = 0
+
+
+class CombatantDefeated(Event):
+    """A combatant is out of the fight (unconscious, dead, fled, destroyed...)."""
+
+    combatant: str
+    how: str = "defeated"
+
+
+class EncounterEnded(Event):
+    """The encounter is over."""
+
+    outcome: str
+    winner: str | None = None
+
+
+# --- the game master ------------------------------------------------------------------
+
+
+class GmRuling(Event):
+    """A decision the rules leave to the game master, recorded as such."""
+
+    topic: str
+    decision: Any = None
+    text: str = ""
+
+
+class GmOverride(Event):
+    """The game master overrode an outcome; the events that carry it out follow in this step."""
+
+    reason: str
+    subject: str = ""
+    value: Any = None
+
+
+class Note(Event):
+    """Free text for the record."""
+
+    text: str
+    by: str = "gm"
+
+
+# --- the registry and the one union ---------------------------------------------------
+
+_CORE: tuple[type[Event], ...] = (
+    CommandIssued, StepUndone, StepRedone,
+    EncounterCreated, CombatantAdded, CombatantRemoved,
+    SurpriseDetermined, InitiativeRolled, OrderSet,
+    RoundStarted, RoundEnded, TurnStarted, TurnEnded,
+    ActionDeclared, ResolutionStarted, ActionResolved, DiceRolled,
+    ResourceSpent, ResourcesSet, DamageApplied, ConditionApplied, ConditionRemoved,
+    Moved, CombatantDefeated, EncounterEnded,
+    GmRuling, GmOverride, Note,
+)
+
+_registered: list[type[Event]] = list(_CORE)
+_generation = 0
+_union_cache: tuple[int, Any] | None = None
+
+
+def register_event(cls: type[Event]) -> type[Event]:
+    """Add a rule system's event type to the union (usable as a class decorator); returns it.
+
+    Raises ValueError if another type already uses the same tag.
+    """
+    global _generation
+    if cls in _registered:
+        return cls
+    tag = cls.__struct_config__.tag
+    for other in _registered:
+        if other.__struct_config__.tag == tag:
+            raise ValueError(f"event tag {tag!r} is already taken by {other.__module__}.{other.__qualname__}")
+    _registered.append(cls)
+    _generation += 1
+    return cls
+
+
+def event_types() -> tuple[type[Event], ...]:
+    """Every known event type, core first, then the rule systems' in registration order."""
+    return tuple(_registered)
+
+
+def generation() -> int:
+    """A counter that changes whenever the union changes (decoders cache on it)."""
+    return _generation
+
+
+def event_union() -> Any:
+    """The union of every registered event type (`A | B | ...`), built once per registration."""
+    global _union_cache
+    if _union_cache is None or _union_cache[0] != _generation:
+        _union_cache = (_generation, Union[tuple(_registered)])
+    return _union_cache[1]

@@ -1,0 +1,160 @@
+"""The envelope a stored event travels in, its canonical bytes, the digest chain, and codecs.
+
+A stored event is one line of JSON (one row in SQLite), the *line*:
+
+    {"seq":7,"step":3,"v":1,"event":{"type":"DamageApplied",...},"digest":"<64 hex>"}
+
+- `seq` counts events of one encounter from 1; `step` is the number of the command that
+  produced the event (the unit of undo); `at` appears only when a clock was given; `v` is
+  the version of the event's shape; `digest` seals the chain.
+- The *canonical bytes* of an event are its line without the final `,"digest":"…"` member
+  (that is, everything before `,"digest":"` followed by `}`). They are produced once, when
+  the event is sealed: compact JSON, UTF-8, envelope fields in the order above, event
+  fields in their declared order with the `type` tag first and fields equal to their
+  defaults left out, the keys of every mapping sorted.
+- `digest` = SHA-256 over the previous event's digest (64 lowercase hex characters as
+  ASCII; for seq 1, 64 zeros) followed by this event's canonical bytes, in lowercase hex.
+
+A verifier needs nothing of this package: cut the digest member off each line, hash,
+compare, carry the digest on.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any, Generic, TypeVar
+
+import msgspec
+
+from combatlog.events import catalogue
+from combatlog.events.catalogue import Event
+from combatlog.events.upcast import upcast
+
+GENESIS = "0" * 64
+_DIGEST_MEMBER = b',"digest":"'
+_TAIL_LEN = len(_DIGEST_MEMBER) + 64 + 2  # ,"digest":"<64 hex>"}
+
+E = TypeVar("E")
+
+
+class Envelope(msgspec.Struct, Generic[E], frozen=True, kw_only=True, omit_defaults=True):
+    """One stored event: where it sits in the log, which step made it, and its seal."""
+
+    seq: int
+    step: int
+    at: str | None = None
+    v: int
+    event: E
+    digest: str
+
+
+class _Body(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+    """The envelope without its digest: what the digest is computed over."""
+
+    seq: int
+    step: int
+    at: str | None = None
+    v: int
+    event: Event
+
+
+class _Loose(msgspec.Struct, frozen=True, kw_only=True):
+    """An envelope whose event is left as plain data, for upcasting old shapes."""
+
+    seq: int
+    step: int
+    at: str | None = None
+    v: int = 1
+    event: dict[str, Any]
+    digest: str
+
+
+_encoder = msgspec.json.Encoder(order="deterministic")
+_mp_encoder = msgspec.msgpack.Encoder(order="deterministic")
+_loose_decoder = msgspec.json.Decoder(_Loose)
+
+
+def digest_of(previous: str, canonical: bytes) -> str:
+    """Return the digest sealing `canonical` after an event whose digest was `previous`."""
+    return hashlib.sha256(previous.encode("ascii") + canonical).hexdigest()
+
+
+def seal(previous: str, seq: int, step: int, event: Event, at: str | None = None) -> tuple[bytes, Envelope]:
+    """Seal `event` as number `seq` after digest `previous`; returns (its line, its envelope)."""
+    body = _encoder.encode(_Body(seq=seq, step=step, at=at, v=type(event).version, event=event))
+    digest = digest_of(previous, body)
+    line = body[:-1] + _DIGEST_MEMBER + digest.encode("ascii") + b'"}'
+    return line, Envelope(seq=seq, step=step, at=at, v=type(event).version, event=event, digest=digest)
+
+
+def canonical_bytes(line: bytes) -> tuple[bytes, str]:
+    """Split a stored line into (canonical bytes, the digest it claims).
+
+    Raises ValueError when the line doesn't end in a digest member.
+    """
+    tail = line[-_TAIL_LEN:]
+    if len(line) <= _TAIL_LEN or not tail.startswith(_DIGEST_MEMBER) or not line.endswith(b'"}'):
+        raise ValueError("the line does not end with its digest member")
+    return line[:-_TAIL_LEN] + b"}", tail[len(_DIGEST_MEMBER):-2].decode("ascii")
+
+
+_decoder_cache: tuple[int, Any] | None = None
+
+
+def line_decoder() -> Any:
+    """Return a function `bytes -> Envelope` for the current event union (built once per union).
+
+    Old event shapes are upcast to the current ones; the returned function raises
+    msgspec.DecodeError/ValidationError (or LookupError for a missing upcaster) on a bad line.
+    """
+    global _decoder_cache
+    generation = catalogue.generation()
+    if _decoder_cache is not None and _decoder_cache[0] == generation:
+        return _decoder_cache[1]
+    typed = msgspec.json.Decoder(Envelope[catalogue.event_union()]).decode
+    by_tag = {cls.__struct_config__.tag: cls for cls in catalogue.event_types()}
+    validation_error = msgspec.ValidationError
+
+    def slow(line: bytes) -> Envelope:
+        loose = _loose_decoder.decode(line)
+        tag = loose.event.get("type")
+        cls = by_tag.get(tag)
+        if cls is None:
+            raise msgspec.ValidationError(f"unknown event type {tag!r}")
+        data = upcast(tag, loose.v, cls.version, loose.event)
+        event = msgspec.convert(data, cls)
+        return Envelope(seq=loose.seq, step=loose.step, at=loose.at, v=loose.v, event=event, digest=loose.digest)
+
+    def decode(line: bytes) -> Envelope:
+        try:
+            envelope = typed(line)
+        except validation_error:
+            return slow(line)
+        if envelope.v != envelope.event.version:
+            return slow(line)
+        return envelope
+
+    _decoder_cache = (generation, decode)
+    return decode
+
+
+def decode_line(line: bytes) -> Envelope:
+    """Decode one stored line into an Envelope (see `line_decoder` for errors)."""
+    return line_decoder()(line)
+
+
+def encode_msgpack(envelope: Envelope) -> bytes:
+    """Encode an envelope as MessagePack (a transport; the digest still seals the JSON line)."""
+    return _mp_encoder.encode(envelope)
+
+
+_mp_cache: tuple[int, Any] | None = None
+
+
+def decode_msgpack(data: bytes) -> Envelope:
+    """Decode a MessagePack envelope made by `encode_msgpack`."""
+    global _mp_cache
+    generation = catalogue.generation()
+    if _mp_cache is None or _mp_cache[0] != generation:
+        _mp_cache = (generation, msgspec.msgpack.Decoder(Envelope[catalogue.event_union()]).decode)
+    return _mp_cache[1](data)

@@ -1,0 +1,22 @@
+"""combatlog.projections: pure folds of the log into read models, and the phase machine."""
+
+from combatlog.projections.fold import (
+    HANDLERS,
+    FoldError,
+    NeedsHistory,
+    Projection,
+    Snapshot,
+    apply,
+    fold,
+    register_fold,
+)
+from combatlog.projections.phases import MACHINE, TABLE, Phase, allow, legal
+from combatlog.projections.snapshot import dump_snapshot, load_snapshot
+from combatlog.projections.state import Combatant, Condition, Encounter, Held, Pending
+
+__all__ = [
+    "HANDLERS", "FoldError", "NeedsHistory", "Projection", "Snapshot", "apply", "fold",
+    "register_fold", "MACHINE", "TABLE", "Phase", "allow", "legal",
+    "dump_snapshot", "load_snapshot",
+    "Combatant", "Condition", "Encounter", "Held", "Pending",
+]

@@ -1,0 +1,358 @@
+"""The fold: one pure handler per event type, and the Projection that applies them in order.
+
+`apply(state, event) -> state` never rolls a die or reads a clock. The handlers sit in a
+dict keyed by event type (a dict lookup per event: the fold is the replay hot path).
+Rule systems register handlers for their own event types with `register_fold`.
+
+`Projection` adds what a single event can't know: the phase check (an event illegal in
+the current phase is an error naming its seq), the digest and seq it has reached, and the
+undo and redo stacks. Undoing step k restores the state exactly as it was before step k;
+redoing it restores the state exactly as it was after, i.e. the same events and dice.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Iterable
+
+import msgspec
+
+from combatlog.events import catalogue as ev
+from combatlog.events.envelope import GENESIS, Envelope
+from combatlog.projections.phases import TABLE
+from combatlog.projections.state import Combatant, Condition, Encounter, Held, Pending
+
+replace = msgspec.structs.replace
+
+Handler = Callable[[Encounter, Any], Encounter]
+HANDLERS: dict[type, Handler] = {}
+
+
+class FoldError(Exception):
+    """An event can't be folded where it stands in the log (phase, step or reference)."""
+
+    def __init__(self, message: str, seq: int) -> None:
+        super().__init__(f"seq {seq}: {message}")
+        self.seq = seq
+
+
+class NeedsHistory(Exception):
+    """An undo or redo reaches a step whose before/after state this projection never saw."""
+
+    def __init__(self, step: int) -> None:
+        super().__init__(f"step {step} was folded before this projection was restored")
+        self.step = step
+
+
+def register_fold(event_type: type) -> Callable[[Handler], Handler]:
+    """Decorator: make the decorated function the fold of `event_type`."""
+
+    def deco(fn: Handler) -> Handler:
+        HANDLERS[event_type] = fn
+        return fn
+
+    return deco
+
+
+def _with(state: Encounter, cid: str, **changes: Any) -> Encounter:
+    """`state` with combatant `cid` changed."""
+    combatants = dict(state.combatants)
+    combatants[cid] = replace(state.combatant(cid), **changes)
+    return replace(state, combatants=combatants)
+
+
+def _noop(state: Encounter, event: Any) -> Encounter:
+    return state
+
+
+for _t in (ev.CommandIssued, ev.DiceRolled, ev.GmRuling, ev.GmOverride, ev.Note, ev.ResolutionStarted):
+    HANDLERS[_t] = _noop
+
+
+@register_fold(ev.EncounterCreated)
+def _created(state: Encounter, e: ev.EncounterCreated) -> Encounter:
+    return Encounter(rules=e.rules, rules_version=e.rules_version, options=e.options, seed=e.seed, title=e.title)
+
+
+@register_fold(ev.CombatantAdded)
+def _added(state: Encounter, e: ev.CombatantAdded) -> Encounter:
+    combatants = dict(state.combatants)
+    combatants[e.id] = Combatant(id=e.id, name=e.name, side=e.side, kind=e.kind, group=e.group, stats=e.stats)
+    return replace(state, combatants=combatants)
+
+
+@register_fold(ev.CombatantRemoved)
+def _removed(state: Encounter, e: ev.CombatantRemoved) -> Encounter:
+    return _with(state, e.id, removed=True)
+
+
+@register_fold(ev.SurpriseDetermined)
+def _surprise(state: Encounter, e: ev.SurpriseDetermined) -> Encounter:
+    return replace(state, surprised=e.surprised)
+
+
+@register_fold(ev.InitiativeRolled)
+def _initiative(state: Encounter, e: ev.InitiativeRolled) -> Encounter:
+    combatants = dict(state.combatants)
+    for cid in e.combatants:
+        combatants[cid] = replace(state.combatant(cid), initiative=e.value, tiebreak=e.tiebreak)
+    return replace(state, combatants=combatants)
+
+
+@register_fold(ev.OrderSet)
+def _order(state: Encounter, e: ev.OrderSet) -> Encounter:
+    return replace(state, order=e.tiers)
+
+
+@register_fold(ev.RoundStarted)
+def _round_started(state: Encounter, e: ev.RoundStarted) -> Encounter:
+    return replace(state, round=e.round, surprise_round=e.surprise, acted=(), acting=(), resolving=None)
+
+
+@register_fold(ev.RoundEnded)
+def _round_ended(state: Encounter, e: ev.RoundEnded) -> Encounter:
+    # Durations count round ends; a condition whose count runs out lapses here.
+    combatants = state.combatants
+    changed = None
+    for cid, c in combatants.items():
+        if any(cond.remaining is not None for cond in c.conditions):
+            kept = tuple(
+                cond if cond.remaining is None else replace(cond, remaining=cond.remaining - 1)
+                for cond in c.conditions
+                if cond.remaining is None or cond.remaining > 1
+            )
+            if changed is None:
+                changed = dict(combatants)
+            changed[cid] = replace(c, conditions=kept)
+    return replace(
+        state, combatants=changed if changed is not None else combatants, held=(), acting=(), resolving=None
+    )
+
+
+@register_fold(ev.TurnStarted)
+def _turn_started(state: Encounter, e: ev.TurnStarted) -> Encounter:
+    return replace(state, acting=e.actors, declaring=e.declaring)
+
+
+@register_fold(ev.TurnEnded)
+def _turn_ended(state: Encounter, e: ev.TurnEnded) -> Encounter:
+    acted = state.acted if e.yielded else state.acted + tuple(a for a in e.actors if a not in state.acted)
+    acting = tuple(a for a in state.acting if a not in e.actors)
+    return replace(state, acting=acting, declaring=state.declaring and bool(acting), acted=acted)
+
+
+@register_fold(ev.ActionDeclared)
+def _declared(state: Encounter, e: ev.ActionDeclared) -> Encounter:
+    pending = Pending(
+        id=e.id, actor=e.actor, action=e.action, targets=e.targets, params=e.params,
+        cost=e.cost, category=e.category, round=state.round,
+    )
+    return replace(state, pending=state.pending + (pending,))
+
+
+@register_fold(ev.ActionResolved)
+def _resolved(state: Encounter, e: ev.ActionResolved) -> Encounter:
+    return replace(state, pending=tuple(p for p in state.pending if p.id != e.id))
+
+
+HANDLERS[ev.ResolutionStarted] = lambda state, e: replace(state, resolving=e.category or "all")
+
+
+@register_fold(ev.ResourcesSet)
+def _resources_set(state: Encounter, e: ev.ResourcesSet) -> Encounter:
+    return _with(state, e.combatant, resources=dict(e.resources))
+
+
+@register_fold(ev.ResourceSpent)
+def _spent(state: Encounter, e: ev.ResourceSpent) -> Encounter:
+    c = state.combatant(e.combatant)
+    resources = dict(c.resources)
+    resources[e.resource] = resources.get(e.resource, 0) - e.amount
+    return _with(state, e.combatant, resources=resources)
+
+
+@register_fold(ev.DamageApplied)
+def _damage(state: Encounter, e: ev.DamageApplied) -> Encounter:
+    if e.held:
+        held = Held(target=e.target, amount=e.amount, location=e.location, kind=e.kind, source=e.source)
+        return replace(state, held=state.held + (held,))
+    c = state.combatant(e.target)
+    if e.location is None:
+        return _with(state, e.target, damage=c.damage + e.amount)
+    wounds = dict(c.wounds)
+    wounds[e.location] = wounds.get(e.location, 0) + e.amount
+    return _with(state, e.target, damage=c.damage + e.amount, wounds=wounds)
+
+
+@register_fold(ev.ConditionApplied)
+def _condition(state: Encounter, e: ev.ConditionApplied) -> Encounter:
+    c = state.combatant(e.target)
+    rest = tuple(x for x in c.conditions if x.name != e.condition)
+    cond = Condition(name=e.condition, remaining=e.duration, source=e.source)
+    return _with(state, e.target, conditions=rest + (cond,))
+
+
+@register_fold(ev.ConditionRemoved)
+def _condition_removed(state: Encounter, e: ev.ConditionRemoved) -> Encounter:
+    c = state.combatant(e.target)
+    return _with(state, e.target, conditions=tuple(x for x in c.conditions if x.name != e.condition))
+
+
+@register_fold(ev.Moved)
+def _moved(state: Encounter, e: ev.Moved) -> Encounter:
+    return _with(state, e.combatant, position=e.to)
+
+
+@register_fold(ev.CombatantDefeated)
+def _defeated(state: Encounter, e: ev.CombatantDefeated) -> Encounter:
+    return _with(state, e.combatant, defeated=e.how)
+
+
+@register_fold(ev.EncounterEnded)
+def _ended(state: Encounter, e: ev.EncounterEnded) -> Encounter:
+    return replace(state, outcome=e.outcome, winner=e.winner, acting=())
+
+
+_META = (ev.StepUndone, ev.StepRedone)
+
+
+class Snapshot(msgspec.Struct, frozen=True, kw_only=True):
+    """A projection frozen at one seq: fold the tail onto it to get the full fold."""
+
+    state: Encounter
+    seq: int
+    step: int
+    digest: str
+    undo: tuple[int, ...]
+    redo: tuple[int, ...]
+
+
+class Projection:
+    """Folds envelopes in order into an `Encounter`, checking phases and keeping undo/redo.
+
+    `history` maps each live step to (state before, state after); states are immutable and
+    shared, so keeping them costs references, and undo and redo cost a lookup.
+    """
+
+    __slots__ = ("state", "seq", "step", "digest", "undo", "redo", "history", "_open")
+
+    def __init__(self, snapshot: Snapshot | None = None, history: dict | None = None) -> None:
+        if snapshot is None:
+            self.state = Encounter()
+            self.seq = 0
+            self.step = 0
+            self.digest = GENESIS
+            self.undo: list[int] = []
+            self.redo: list[int] = []
+        else:
+            self.state = snapshot.state
+            self.seq = snapshot.seq
+            self.step = snapshot.step
+            self.digest = snapshot.digest
+            self.undo = list(snapshot.undo)
+            self.redo = list(snapshot.redo)
+        self.history: dict[int, list[Encounter]] = {} if history is None else dict(history)
+        self._open: list[Encounter] | None = None
+
+    def snapshot(self) -> Snapshot:
+        """The projection as it stands, as a Snapshot."""
+        return Snapshot(
+            state=self.state, seq=self.seq, step=self.step, digest=self.digest,
+            undo=tuple(self.undo), redo=tuple(self.redo),
+        )
+
+    def fork(self) -> "Projection":
+        """An independent copy that can fold on (states are shared, stacks copied)."""
+        p = Projection(self.snapshot(), {k: list(v) for k, v in self.history.items()})
+        if self._open is not None:
+            p._open = p.history[self.step]
+        return p
+
+    def apply(self, envelope: Envelope) -> None:
+        """Fold one envelope; raises FoldError (naming its seq) if it can't come here."""
+        seq = envelope.seq
+        if seq != self.seq + 1:
+            raise FoldError(f"expected seq {self.seq + 1}, found {seq}", seq)
+        event = envelope.event
+        etype = type(event)
+        if envelope.step != self.step:
+            if envelope.step < self.step:
+                raise FoldError(f"step {envelope.step} comes after step {self.step}", seq)
+            self.step = envelope.step
+            self._open = None
+            if etype is ev.CommandIssued:
+                if event.command.kind not in ("undo", "redo"):
+                    self._begin_step()
+            elif etype not in _META:
+                self._begin_step()
+        state = self.state
+        if etype is ev.EncounterCreated:
+            if state.rules is not None:
+                raise FoldError("the encounter was already created", seq)
+        elif state.rules is None and etype is not ev.CommandIssued:
+            raise FoldError(f"{etype.__name__} before the encounter was created", seq)
+        tag = etype.__struct_config__.tag
+        phase = TABLE.get((state.phase, tag))
+        if phase is None:
+            raise FoldError(f"{tag} is not legal in phase {state.phase}", seq)
+        if etype in _META:
+            self._meta(event, seq)
+        else:
+            handler = HANDLERS.get(etype)
+            if handler is None:
+                raise FoldError(f"no fold for event type {tag}", seq)
+            try:
+                state = handler(state, event)
+            except KeyError as exc:
+                raise FoldError(str(exc.args[0]), seq) from None
+            if phase != state.phase:
+                state = replace(state, phase=phase)
+            self.state = state
+            if self._open is not None:
+                self._open[1] = state
+        self.seq = seq
+        self.digest = envelope.digest
+
+    def _begin_step(self) -> None:
+        self._open = [self.state, self.state]
+        self.history[self.step] = self._open
+        self.undo.append(self.step)
+        self.redo.clear()
+
+    def _meta(self, event: Any, seq: int) -> None:
+        if type(event) is ev.StepUndone:
+            if not self.undo or self.undo[-1] != event.step:
+                top = self.undo[-1] if self.undo else "none"
+                raise FoldError(f"step {event.step} can't be undone now (the last live step is {top})", seq)
+            before_after = self.history.get(event.step)
+            if before_after is None:
+                raise NeedsHistory(event.step)
+            self.undo.pop()
+            self.redo.append(event.step)
+            self.state = before_after[0]
+        else:
+            if not self.redo or self.redo[-1] != event.step:
+                top = self.redo[-1] if self.redo else "none"
+                raise FoldError(f"step {event.step} can't be redone now (the next to redo is {top})", seq)
+            before_after = self.history.get(event.step)
+            if before_after is None:
+                raise NeedsHistory(event.step)
+            self.redo.pop()
+            self.undo.append(event.step)
+            self.state = before_after[1]
+
+
+def fold(envelopes: Iterable[Envelope], start: Projection | Snapshot | None = None) -> Projection:
+    """Fold `envelopes` onto `start` (a fresh projection if None); returns the projection."""
+    if isinstance(start, Projection):
+        projection = start
+    else:
+        projection = Projection(start)
+    apply = projection.apply
+    for envelope in envelopes:
+        apply(envelope)
+    return projection
+
+
+def apply(state: Encounter, event: Any) -> Encounter:
+    """The bare fold of one event onto a state (no phase, seq or undo bookkeeping)."""
+    return HANDLERS[type(event)](state, event)

@@ -1,0 +1,117 @@
+"""The read model: an encounter as the table sees it, folded from the log.
+
+Every struct here is frozen; a fold returns a new state that shares what did not change,
+so keeping the state before and after a step (undo, redo, snapshots) costs a reference.
+Mappings inside a frozen struct are never mutated in place: a fold copies and replaces.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+
+class Condition(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+    """A condition on a combatant; `remaining` counts round ends left (None: until removed)."""
+
+    name: str
+    remaining: int | None = None
+    source: str | None = None
+
+
+class Combatant(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+    """One combatant's standing: who, on which side, and what has happened to them."""
+
+    id: str
+    name: str
+    side: str
+    kind: str = "npc"
+    group: str | None = None
+    stats: dict[str, Any] = {}
+    damage: int = 0
+    wounds: dict[str, int] = {}
+    conditions: tuple[Condition, ...] = ()
+    resources: dict[str, int] = {}
+    initiative: int | None = None
+    tiebreak: tuple[int, ...] = ()
+    position: str | None = None
+    defeated: str | None = None
+    removed: bool = False
+
+    @property
+    def active(self) -> bool:
+        """True while the combatant is still in the fight."""
+        return self.defeated is None and not self.removed
+
+    def has(self, condition: str) -> bool:
+        """True if the combatant is under `condition`."""
+        return any(c.name == condition for c in self.conditions)
+
+
+class Pending(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+    """A declared action not resolved yet."""
+
+    id: str
+    actor: str
+    action: str
+    targets: tuple[str, ...] = ()
+    params: dict[str, Any] = {}
+    cost: dict[str, int] = {}
+    category: str | None = None
+    round: int = 0
+
+
+class Held(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+    """Damage that counts only when the simultaneous round ends."""
+
+    target: str
+    amount: int
+    location: str | None = None
+    kind: str | None = None
+    source: str | None = None
+
+
+class Encounter(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+    """The state of one encounter at one point of its log."""
+
+    rules: str | None = None
+    rules_version: str | None = None
+    options: dict[str, Any] = {}
+    seed: int | None = None
+    title: str = ""
+    phase: str = "setup"
+    round: int = 0
+    surprise_round: bool = False
+    surprised: tuple[str, ...] = ()
+    combatants: dict[str, Combatant] = {}
+    order: tuple[tuple[str, ...], ...] = ()
+    acting: tuple[str, ...] = ()
+    declaring: bool = False
+    acted: tuple[str, ...] = ()
+    pending: tuple[Pending, ...] = ()
+    resolving: str | None = None
+    held: tuple[Held, ...] = ()
+    outcome: str | None = None
+    winner: str | None = None
+    extra: dict[str, Any] = {}
+
+    def combatant(self, cid: str) -> Combatant:
+        """The combatant `cid`; raises KeyError naming the known ids when there is none."""
+        try:
+            return self.combatants[cid]
+        except KeyError:
+            known = ", ".join(self.combatants) or "none yet"
+            raise KeyError(f"no combatant {cid!r} (known: {known})") from None
+
+    def active(self) -> list[Combatant]:
+        """Combatants still in the fight, in the order they were added."""
+        return [c for c in self.combatants.values() if c.active]
+
+    def sides(self) -> list[str]:
+        """Every side, in the order its first combatant was added."""
+        return list(dict.fromkeys(c.side for c in self.combatants.values() if not c.removed))
+
+    def flat_order(self) -> list[str]:
+        """The acting order as one list of ids, tier by tier."""
+        return [cid for tier in self.order for cid in tier]
