@@ -15,6 +15,7 @@ _loaded = False
 # Ours, importable even when the package's entry points aren't installed (a source checkout).
 BUILTIN: dict[str, str] = {
     "skirmish": "combatlog.engine.rules.skirmish",
+    "starflight": "combatlog.engine.rules.starflight",
 }
 
 
@@ -54,7 +55,11 @@ def get(name: str) -> RuleSystem:
 def names() -> list[str]:
     """The installed rule systems, sorted."""
     for module in BUILTIN.values():
-        import_module(module)
+        try:
+            import_module(module)
+        except ModuleNotFoundError as exc:
+            if exc.name != module:
+                raise
     _load_entry_points()
     return sorted(_systems)
 

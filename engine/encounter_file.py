@@ -1,0 +1,103 @@
+"""Encounter files (TOML): the commands that set up an encounter, read from a file.
+
+    title = "A patrol on Arth"
+    rules = "starflight"
+    seed = 7                      # optional: without one, every die is entered by hand
+
+    [options]                     # the rule system's options (see `combatlog rulesets`)
+    timing = "turn"
+
+    [surprise]                    # optional: the game master's ruling
+    sides = ["patrol"]
+
+    [[combatants]]
+    id = "ayla"
+    name = "Ayla"
+    side = "party"
+    kind = "pc"                   # pc or npc (default npc)
+    group = "crew"                # optional
+    [combatants.stats]
+    hp = 12
+
+A bad file raises EncounterFileError naming the file and the key.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from combatlog.events import Command
+
+_TOP = {"title", "rules", "seed", "options", "surprise", "combatants"}
+_COMBATANT = {"id", "name", "side", "kind", "group", "stats"}
+
+
+class EncounterFileError(ValueError):
+    """An encounter file can't be used; the message names the file and the key."""
+
+
+def read_encounter(path: str | Path, seed: int | None = None) -> list[Command]:
+    """The commands that create the encounter in `path` (a `seed` given here wins over the file's).
+
+    Raises EncounterFileError naming the file and the offending key.
+    """
+    path = Path(path)
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise EncounterFileError(f"{path}: no such file") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise EncounterFileError(f"{path}: not valid TOML ({exc})") from None
+    except UnicodeDecodeError:
+        raise EncounterFileError(f"{path}: not UTF-8 text") from None
+    return encounter_commands(data, str(path), seed)
+
+
+def encounter_commands(data: dict[str, Any], name: str = "<encounter>", seed: int | None = None) -> list[Command]:
+    """The commands that create the encounter described by `data` (a parsed encounter file)."""
+
+    def bad(key: str, why: str) -> EncounterFileError:
+        return EncounterFileError(f"{name}: {key}: {why}")
+
+    for key in data:
+        if key not in _TOP:
+            raise bad(key, f"unknown key; use {', '.join(sorted(_TOP))}")
+    rules = data.get("rules")
+    if not isinstance(rules, str) or not rules:
+        raise bad("rules", "missing; name a rule system, e.g. rules = \"starflight\"")
+    file_seed = data.get("seed")
+    if file_seed is not None and (not isinstance(file_seed, int) or isinstance(file_seed, bool)):
+        raise bad("seed", f"{file_seed!r} is not a whole number")
+    options = data.get("options", {})
+    if not isinstance(options, dict):
+        raise bad("options", "must be a table")
+    params: dict[str, Any] = {"rules": rules, "options": options, "title": str(data.get("title", ""))}
+    chosen = seed if seed is not None else file_seed
+    if chosen is not None:
+        params["seed"] = chosen
+    commands = [Command(kind="create", params=params)]
+    combatants = data.get("combatants")
+    if not isinstance(combatants, list) or not combatants:
+        raise bad("combatants", "missing; add [[combatants]] tables")
+    for i, c in enumerate(combatants):
+        where = f"combatants[{i}]"
+        if not isinstance(c, dict):
+            raise bad(where, "must be a table")
+        for key in c:
+            if key not in _COMBATANT:
+                raise bad(f"{where}.{key}", f"unknown key; use {', '.join(sorted(_COMBATANT))}")
+        for key in ("id", "side"):
+            if not isinstance(c.get(key), str) or not c.get(key):
+                raise bad(f"{where}.{key}", "missing or not text")
+        stats = c.get("stats", {})
+        if not isinstance(stats, dict):
+            raise bad(f"{where}.stats", "must be a table")
+        commands.append(Command(kind="add", params={k: v for k, v in c.items()}))
+    surprise = data.get("surprise")
+    if surprise is not None:
+        if not isinstance(surprise, dict) or not isinstance(surprise.get("sides"), list):
+            raise bad("surprise.sides", "give a list of the sides surprised")
+        commands.append(Command(kind="surprise", params={"sides": list(surprise["sides"])}))
+    return commands
