@@ -235,7 +235,7 @@ class Projection:
 
     __slots__ = ("state", "seq", "step", "digest", "undo", "redo", "history", "_open")
 
-    def __init__(self, snapshot: Snapshot | None = None, history: dict | None = None) -> None:
+    def __init__(self, snapshot: Snapshot | None = None, history: dict | None = None, share: bool = False) -> None:
         if snapshot is None:
             self.state = Encounter()
             self.seq = 0
@@ -250,7 +250,9 @@ class Projection:
             self.digest = snapshot.digest
             self.undo = list(snapshot.undo)
             self.redo = list(snapshot.redo)
-        self.history: dict[int, list[Encounter]] = {} if history is None else dict(history)
+        # `share`: fold on top of another fold's finished history (a replay cursor's), whose
+        # entries are final; steps already there are taken as they are, never rewritten.
+        self.history: dict[int, list[Encounter]] = {} if history is None else (history if share else dict(history))
         self._open: list[Encounter] | None = None
 
     def snapshot(self) -> Snapshot:
@@ -313,10 +315,12 @@ class Projection:
         self.digest = envelope.digest
 
     def _begin_step(self) -> None:
-        self._open = [self.state, self.state]
-        self.history[self.step] = self._open
         self.undo.append(self.step)
         self.redo.clear()
+        if self.step in self.history:  # a shared, finished history already holds it
+            return
+        self._open = [self.state, self.state]
+        self.history[self.step] = self._open
 
     def _meta(self, event: Any, seq: int) -> None:
         if type(event) is ev.StepUndone:

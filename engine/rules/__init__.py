@@ -10,7 +10,6 @@ from importlib.metadata import entry_points
 from combatlog.engine.rules.base import ActionSpec, OptionSpec, RuleSystem
 
 _systems: dict[str, RuleSystem] = {}
-_loaded = False
 
 # Ours, importable even when the package's entry points aren't installed (a source checkout).
 BUILTIN: dict[str, str] = {
@@ -29,39 +28,40 @@ def register(system: RuleSystem) -> RuleSystem:
     return system
 
 
-def _load_entry_points() -> None:
-    global _loaded
-    if _loaded:
-        return
-    _loaded = True
-    for ep in sorted(entry_points(group="combatlog.rules"), key=lambda e: e.name):
-        if ep.name not in _systems:
-            system = ep.load()
-            if ep.name not in _systems:
-                register(system)
+def _entry_points() -> dict[str, object]:
+    return {ep.name: ep for ep in entry_points(group="combatlog.rules")}
 
 
 def get(name: str) -> RuleSystem:
-    """The rule system `name`; raises KeyError naming the installed ones."""
-    if name not in _systems and name in BUILTIN:
+    """The rule system `name` (ours, or an installed plugin's); raises KeyError naming the known ones."""
+    if name in _systems:
+        return _systems[name]
+    if name in BUILTIN:
         import_module(BUILTIN[name])
-    _load_entry_points()
+    else:
+        ep = _entry_points().get(name)
+        if ep is not None:
+            system = ep.load()  # type: ignore[attr-defined]
+            if name not in _systems:
+                register(system)
     try:
         return _systems[name]
     except KeyError:
-        raise KeyError(f"no rule system {name!r}; installed: {', '.join(sorted(_systems)) or 'none'}") from None
+        raise KeyError(f"no rule system {name!r}; installed: {', '.join(names()) or 'none'}") from None
 
 
 def names() -> list[str]:
-    """The installed rule systems, sorted."""
-    for module in BUILTIN.values():
+    """Every rule system available (ours and installed plugins), sorted, without importing them."""
+    known = set(_systems) | set(_entry_points())
+    for name, module in BUILTIN.items():
         try:
             import_module(module)
         except ModuleNotFoundError as exc:
             if exc.name != module:
                 raise
-    _load_entry_points()
-    return sorted(_systems)
+            continue
+        known.add(name)
+    return sorted(n for n in known if n in _systems or n not in BUILTIN)
 
 
 __all__ = ["ActionSpec", "OptionSpec", "RuleSystem", "get", "names", "register"]

@@ -1,0 +1,330 @@
+"""Stores behind the EventLog protocol: memory, JSON lines, SQLite; chosen by path.
+
+- `memory:`: a list in this process (tests, previews).
+- `*.jsonl`: one sealed line per event. A step is written with one write, then flushed
+  and fsynced before `append` returns. A crash can leave the last step cut short: a last
+  line without its newline, or fewer lines than the step's CommandIssued announced. Such
+  a torn tail is reported (`torn`, with the seq where it starts) and left out of every
+  read; appending refuses until `repair()` moves the torn bytes to `<file>.torn`.
+- `*.db`, `*.sqlite`, `*.sqlite3`: SQLite in WAL mode, `synchronous=FULL`, one
+  transaction per step; the expected-seq check and the primary key keep two writers from
+  interleaving.
+
+Every store keeps lines byte for byte, so copying a log between stores keeps its digests.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from pathlib import Path
+from typing import Iterator, Sequence
+
+import msgspec
+
+from combatlog.events import ConcurrencyError, CorruptLog, EventLog, LogError, TornLog
+
+
+class _Head(msgspec.Struct):
+    seq: int
+    event: dict
+
+
+_head_decoder = msgspec.json.Decoder(_Head)
+
+
+def _seq_of(line: bytes) -> int:
+    """The seq a stored line claims (raises msgspec errors when it isn't a line)."""
+    return _head_decoder.decode(line).seq
+
+
+class MemoryLog:
+    """An EventLog held in a list."""
+
+    def __init__(self) -> None:
+        self._lines: list[bytes] = []
+        self.torn: TornLog | None = None
+
+    def append(self, lines: Sequence[bytes], expected_seq: int) -> None:
+        if expected_seq != len(self._lines) + 1:
+            raise ConcurrencyError(
+                f"expected to write seq {expected_seq}, but the log's next seq is {len(self._lines) + 1}"
+            )
+        self._lines.extend(lines)
+
+    def lines(self, start: int = 1, stop: int | None = None) -> Iterator[bytes]:
+        end = len(self._lines) if stop is None else min(stop, len(self._lines))
+        for i in range(max(start, 1) - 1, end):
+            yield self._lines[i]
+
+    def head(self) -> tuple[int, bytes | None]:
+        return (len(self._lines), self._lines[-1] if self._lines else None)
+
+    def close(self) -> None:
+        pass
+
+
+class JsonlLog:
+    """An EventLog in a JSON-lines file (flushed and fsynced per step)."""
+
+    def __init__(self, path: str | Path, create: bool = True) -> None:
+        self.path = Path(path)
+        if not self.path.exists():
+            if not create:
+                raise LogError(f"{self.path}: no such log")
+            self.path.touch()
+        self.torn: TornLog | None = None
+        self._index: list[int] = []
+        self._good_bytes = 0
+        self._count = 0
+        self._last: bytes | None = None
+        self._scan()
+
+    def _scan(self) -> None:
+        """Count the whole lines (streaming) and check the last step is whole."""
+        count = 0
+        end = 0  # bytes up to the end of the last complete line
+        size = 0
+        with open(self.path, "rb") as fh:
+            while True:
+                chunk = fh.read(1 << 20)
+                if not chunk:
+                    break
+                n = chunk.count(b"\n")
+                if n:
+                    count += n
+                    end = size + chunk.rfind(b"\n") + 1
+                size += len(chunk)
+            torn_from = count + 1 if end < size else None
+            # The last step must hold as many lines as its CommandIssued announced.
+            tail_start = max(0, end - (1 << 20))
+            fh.seek(tail_start)
+            tail = fh.read(end - tail_start)
+        lines = tail.split(b"\n")[:-1]
+        offsets = []
+        pos = tail_start
+        for line in lines:
+            offsets.append(pos)
+            pos += len(line) + 1
+        if tail_start > 0 and lines:  # the first piece may be part of a line
+            lines, offsets = lines[1:], offsets[1:]
+        for back in range(len(lines) - 1, -1, -1):
+            if b'"type":"CommandIssued"' not in lines[back]:
+                continue
+            try:
+                head = _head_decoder.decode(lines[back])
+            except (msgspec.DecodeError, msgspec.ValidationError):
+                break
+            have = len(lines) - back
+            if have < int(head.event.get("events", 1)):
+                torn_from = head.seq
+                count -= have
+                end = offsets[back]
+                lines = lines[:back]
+            break
+        if torn_from is not None:
+            self.torn = TornLog(
+                f"{self.path}: the last step is torn from seq {torn_from} (a write was cut short); "
+                f"it is left out; `repair` moves it to {self.path.name}.torn",
+                torn_from,
+            )
+        self._good_bytes = end
+        self._count = count
+        self._last = lines[-1] if lines else None
+        if count and self._last is None:
+            with open(self.path, "rb") as fh:
+                fh.seek(max(0, end - (1 << 16)))
+                self._last = fh.read(end - max(0, end - (1 << 16))).split(b"\n")[-2]
+
+    def append(self, lines: Sequence[bytes], expected_seq: int) -> None:
+        if self.torn is not None:
+            raise LogError(str(self.torn) + "; nothing was appended")
+        # another process may have written since we looked
+        size = self.path.stat().st_size
+        if size != self._good_bytes:
+            self._scan()
+        if expected_seq != self._count + 1:
+            raise ConcurrencyError(
+                f"{self.path}: expected to write seq {expected_seq}, but the log's next seq is {self._count + 1}"
+            )
+        payload = b"".join(line + b"\n" for line in lines)
+        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND)
+        try:
+            os.write(fd, payload)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        self._good_bytes += len(payload)
+        self._count += len(lines)
+        self._last = lines[-1] if lines else self._last
+
+    INDEX_EVERY = 1024
+
+    def lines(self, start: int = 1, stop: int | None = None) -> Iterator[bytes]:
+        # A sparse index of byte offsets (every INDEX_EVERY lines), filled as lines are read,
+        # lets a seek start near its seq instead of at the top of the file.
+        index = self._index
+        every = self.INDEX_EVERY
+        base = min((start - 1) // every, len(index) - 1) if start > 1 and index else 0
+        seq = base * every
+        offset = index[base] if index else 0
+        with open(self.path, "rb") as fh:
+            fh.seek(offset)
+            for raw in fh:
+                if offset >= self._good_bytes:
+                    return
+                if seq % every == 0 and seq // every == len(index):
+                    index.append(offset)
+                offset += len(raw)
+                seq += 1
+                if seq < start:
+                    continue
+                if stop is not None and seq > stop:
+                    return
+                yield raw[:-1]
+
+    def head(self) -> tuple[int, bytes | None]:
+        return (self._count, self._last)
+
+    def repair(self) -> TornLog | None:
+        """Move a torn tail to `<file>.torn` and cut the log back to its last whole step; returns what was torn."""
+        torn = self.torn
+        if torn is None:
+            return None
+        data = self.path.read_bytes()
+        with open(str(self.path) + ".torn", "ab") as side:
+            side.write(data[self._good_bytes:])
+            side.flush()
+            os.fsync(side.fileno())
+        with open(self.path, "r+b") as fh:
+            fh.truncate(self._good_bytes)
+            fh.flush()
+            os.fsync(fh.fileno())
+        self.torn = None
+        return torn
+
+    def close(self) -> None:
+        pass
+
+
+class SqliteLog:
+    """An EventLog in SQLite: WAL, synchronous=FULL, one transaction per step."""
+
+    SCHEMA = """
+    CREATE TABLE IF NOT EXISTS events (
+        seq INTEGER PRIMARY KEY,
+        step INTEGER NOT NULL,
+        line BLOB NOT NULL
+    )"""
+
+    def __init__(self, path: str | Path, create: bool = True) -> None:
+        self.path = Path(path)
+        if not create and not self.path.exists():
+            raise LogError(f"{self.path}: no such log")
+        self.torn: TornLog | None = None
+        try:
+            self.db = sqlite3.connect(str(self.path), isolation_level=None, timeout=10)
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA synchronous=FULL")
+            self.db.execute(self.SCHEMA)
+        except sqlite3.DatabaseError as exc:
+            raise LogError(f"{self.path}: not a combatlog SQLite log ({exc})") from None
+
+    def append(self, lines: Sequence[bytes], expected_seq: int) -> None:
+        db = self.db
+        try:
+            db.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as exc:
+            raise ConcurrencyError(f"{self.path}: the log is busy ({exc})") from None
+        try:
+            (last,) = db.execute("SELECT COALESCE(MAX(seq), 0) FROM events").fetchone()
+            if expected_seq != last + 1:
+                raise ConcurrencyError(
+                    f"{self.path}: expected to write seq {expected_seq}, but the log's next seq is {last + 1}"
+                )
+            rows = []
+            for i, line in enumerate(lines):
+                rows.append((expected_seq + i, _step_of(line), line))
+            db.executemany("INSERT INTO events (seq, step, line) VALUES (?, ?, ?)", rows)
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+
+    def lines(self, start: int = 1, stop: int | None = None) -> Iterator[bytes]:
+        if stop is None:
+            cursor = self.db.execute("SELECT line FROM events WHERE seq >= ? ORDER BY seq", (start,))
+        else:
+            cursor = self.db.execute("SELECT line FROM events WHERE seq BETWEEN ? AND ? ORDER BY seq", (start, stop))
+        while True:
+            rows = cursor.fetchmany(4096)
+            if not rows:
+                return
+            for (line,) in rows:
+                yield bytes(line)
+
+    def head(self) -> tuple[int, bytes | None]:
+        row = self.db.execute("SELECT seq, line FROM events ORDER BY seq DESC LIMIT 1").fetchone()
+        return (0, None) if row is None else (row[0], bytes(row[1]))
+
+    def close(self) -> None:
+        self.db.close()
+
+
+class _Step(msgspec.Struct):
+    step: int
+
+
+_step_decoder = msgspec.json.Decoder(_Step)
+
+
+def _step_of(line: bytes) -> int:
+    return _step_decoder.decode(line).step
+
+
+SQLITE_SUFFIXES = (".db", ".sqlite", ".sqlite3")
+
+
+def open_log(where: str | Path, create: bool = True) -> EventLog:
+    """The store for `where`: `memory:`, a `.jsonl` file, or a `.db`/`.sqlite` file.
+
+    Raises LogError naming what is accepted when the path has another suffix, or when
+    `create` is False and there is no such log.
+    """
+    text = str(where)
+    if text == "memory:":
+        return MemoryLog()
+    path = Path(text)
+    if path.suffix == ".jsonl":
+        return JsonlLog(path, create=create)
+    if path.suffix in SQLITE_SUFFIXES:
+        return SqliteLog(path, create=create)
+    raise LogError(f"{text}: can't tell the store from the name; use memory:, *.jsonl, *.db or *.sqlite")
+
+
+def copy_log(source: EventLog, target: EventLog) -> int:
+    """Copy every line of `source` to an empty `target`, step by step, bytes intact; returns the count.
+
+    Raises LogError when the target isn't empty.
+    """
+    if target.head()[0] != 0:
+        raise LogError("the target log is not empty; export writes only to a new log")
+    batch: list[bytes] = []
+    step = None
+    seq = 0
+    start = 1
+    for line in source.lines():
+        s = _step_of(line)
+        if step is not None and s != step:
+            target.append(batch, start)
+            start += len(batch)
+            batch = []
+        step = s
+        batch.append(line)
+        seq += 1
+    if batch:
+        target.append(batch, start)
+    return seq
+
+
+__all__ = ["MemoryLog", "JsonlLog", "SqliteLog", "open_log", "copy_log", "CorruptLog"]
