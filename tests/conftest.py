@@ -1,0 +1,46 @@
+"""Shared fixtures: sessions of the skirmish test system on an in-memory log."""
+
+from __future__ import annotations
+
+import pytest
+
+from combatlog.engine import Session
+from combatlog.replays import MemoryLog
+
+PARTY = [
+    {"id": "ayla", "name": "Ayla", "side": "party", "kind": "pc",
+     "stats": {"hp": 14, "init": 3, "attack": 4, "defense": 12, "damage": "1d8", "ap": 7}},
+    {"id": "bo", "name": "Bo", "side": "party", "kind": "pc",
+     "stats": {"hp": 11, "init": 1, "attack": 2, "defense": 11, "damage": "1d6", "ap": 6}},
+    {"id": "g1", "name": "Goblin 1", "side": "goblins", "group": "goblins",
+     "stats": {"hp": 7, "init": 2, "attack": 1, "defense": 10, "damage": "1d6", "ap": 5}},
+    {"id": "g2", "name": "Goblin 2", "side": "goblins", "group": "goblins",
+     "stats": {"hp": 7, "init": 2, "attack": 1, "defense": 10, "damage": "1d6", "ap": 5}},
+]
+
+ORDERS = ("ranked", "reverse", "action-points")
+TIMINGS = ("turn", "simultaneous", "mixed")
+
+
+def new_session(seed: int | None = 7, combatants=PARTY, begin: bool = False, **options) -> Session:
+    """A skirmish encounter with `combatants` on a memory log (begun if asked)."""
+    session = Session(MemoryLog())
+    params = {"rules": "skirmish", "options": options}
+    if seed is not None:
+        params["seed"] = seed
+    session.do("create", **params)
+    for c in combatants:
+        session.do("add", **c)
+    if begin:
+        session.do("begin")
+    return session
+
+
+def lines(session: Session) -> list[bytes]:
+    """Every line of the session's log."""
+    return list(session.log.lines())
+
+
+@pytest.fixture
+def session() -> Session:
+    return new_session(begin=True)

@@ -1,0 +1,105 @@
+"""Dice: the expression parser and the four sources."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from combatlog.engine import DiceError, EnteredDice, NeedDice, RecordedDice, ScriptedDice, SeededDice, parse
+
+
+def roll(expression, faces):
+    return ScriptedDice(faces).roll(expression, "test")
+
+
+def test_sums_dice_and_modifiers():
+    r = roll("2d10+3-1", [7, 9])
+    assert (r.faces, r.modifier, r.total) == ((7, 9), 2, 18)
+
+
+def test_percentile_die_runs_from_1_to_100():
+    assert parse("d%").sides == 100 and parse("d%").count == 1
+    assert roll("d%", [100]).total == 100
+
+
+@pytest.mark.parametrize(
+    "expression, faces, kept, total",
+    [
+        ("4d6kh3", [1, 5, 3, 6], (5, 3, 6), 14),
+        ("4d6kl1", [4, 5, 2, 6], (2,), 2),
+        ("4d6dl1", [1, 5, 3, 6], (5, 3, 6), 14),
+        ("4d6dh2", [1, 5, 3, 6], (1, 3), 4),
+        ("2d20kh1+2", [4, 17], (17,), 19),
+    ],
+)
+def test_keep_and_drop_highest_and_lowest(expression, faces, kept, total):
+    r = roll(expression, faces)
+    assert r.kept == kept and r.total == total and r.faces == tuple(faces)
+
+
+def test_a_pool_counts_successes_against_the_difficulty():
+    r = roll("5d10>=6", [6, 10, 1, 3, 7])
+    assert r.successes == 3 and r.total == 3 and not r.botch
+
+
+def test_ones_cancel_successes_and_a_pool_with_no_success_and_a_one_botches():
+    assert roll("5d10>=6c", [6, 10, 1, 3, 7]).successes == 2
+    botched = roll("3d10>=6c", [1, 3, 4])
+    assert botched.successes == 0 and botched.botch
+    assert not roll("3d10>=6c", [2, 3, 4]).botch
+
+
+@pytest.mark.parametrize("bad", ["", "d", "2x6", "0d6", "2d1", "3d6kh4", "d6+", "two dice"])
+def test_a_bad_expression_is_refused_with_what_is_accepted(bad):
+    with pytest.raises(DiceError, match="use NdX|roll 1 to 1000|can't keep"):
+        parse(bad)
+
+
+def test_seeded_dice_repeat_for_the_same_seed_and_step_and_differ_between_steps():
+    a = [SeededDice(42, 3).roll("10d10").faces for _ in range(2)]
+    assert a[0] == a[1]
+    assert SeededDice(42, 3).roll("10d10").faces != SeededDice(42, 4).roll("10d10").faces
+
+
+def test_seeded_dice_never_touch_the_global_random_module():
+    random.seed(1)
+    expected = random.random()
+    random.seed(1)
+    SeededDice(5, 1).roll("20d20")
+    assert random.random() == expected
+
+
+def test_entered_dice_are_taken_roll_by_roll_and_marked_as_entered():
+    dice = EnteredDice([(7, 9), (4,)])
+    first = dice.roll("2d10", "initiative", by="ayla")
+    assert first.faces == (7, 9) and first.source == "entered" and first.by == "ayla"
+    assert dice.roll("1d6").total == 4
+
+
+def test_entered_dice_that_run_out_say_which_roll_is_needed():
+    with pytest.raises(NeedDice, match=r"2d10 \(initiative\): 2 number\(s\) from 1 to 10"):
+        EnteredDice([]).roll("2d10", "initiative")
+
+
+def test_an_entered_face_that_cannot_come_up_is_refused():
+    with pytest.raises(DiceError, match="11 can't come up on a d10"):
+        EnteredDice([(11, 2)]).roll("2d10", "initiative")
+    with pytest.raises(DiceError, match="needs 2 face"):
+        EnteredDice([(3,)]).roll("2d10", "initiative")
+
+
+def test_recorded_dice_replay_a_log_and_report_a_different_request():
+    recorded = [ScriptedDice([3, 4]).roll("2d6", "damage")]
+    assert RecordedDice(recorded).roll("2d6", "damage").total == 7
+    with pytest.raises(DiceError, match="recorded 2d6"):
+        RecordedDice(recorded).roll("1d20", "attack")
+
+
+@given(st.integers(1, 30), st.integers(2, 100), st.integers(0, 2**32))
+def test_seeded_faces_stay_on_the_die(count, sides, seed):
+    r = SeededDice(seed, 1).roll(f"{count}d{sides}")
+    assert len(r.faces) == count and all(1 <= f <= sides for f in r.faces)
+    assert r.total == sum(r.faces)

@@ -1,0 +1,306 @@
+"""The engine: order and timing strategies, refusals, entered dice, undo and redo, determinism."""
+
+from __future__ import annotations
+
+import pytest
+
+from combatlog.engine import Refused, ScriptedDice, Session
+from combatlog.events import (
+    ActionResolved,
+    CombatantDefeated,
+    Command,
+    DamageApplied,
+    DiceRolled,
+    Moved,
+    OrderSet,
+    ResolutionStarted,
+    RoundEnded,
+    StepRedone,
+    StepUndone,
+)
+from combatlog.replays import MemoryLog
+
+from .conftest import PARTY, ORDERS, TIMINGS, lines, new_session
+
+AYLA, BO, G1, G2 = PARTY
+
+
+def begin(session: Session, faces: list[int]):
+    return session.execute(Command(kind="begin"), dice=ScriptedDice(faces))
+
+
+def events_of(envelopes, cls):
+    return [e.event for e in envelopes if type(e.event) is cls]
+
+
+# --- order ----------------------------------------------------------------------------
+
+
+def test_initiative_ties_go_to_pcs_first_then_to_roll_offs_repeated_until_clear():
+    s = new_session()
+    # ayla 10+3, bo 12+1, g1 11+2 all make 13; g2 5+2 makes 7.
+    # PCs first puts ayla and bo ahead of g1; their roll-off ties 5-5, then bo wins 9-3.
+    out = begin(s, [10, 12, 11, 5, 5, 5, 3, 9])
+    assert events_of(out, OrderSet)[0].tiers == (("bo",), ("ayla",), ("g1",), ("g2",))
+    rolloffs = [r for r in events_of(out, DiceRolled) if r.purpose.startswith("initiative roll-off")]
+    assert [r.total for r in rolloffs] == [5, 5, 3, 9]
+    assert s.state.acting == ("bo",)
+
+
+def test_ties_left_simultaneous_share_a_tier_and_its_turn():
+    s = new_session(ties="simultaneous")
+    begin(s, [10, 12, 11, 5])
+    assert s.state.order == (("ayla", "bo", "g1"), ("g2",))
+    assert s.state.acting == ("ayla", "bo", "g1")
+
+
+def test_a_group_of_npcs_rolls_once_and_acts_together():
+    s = new_session(group_initiative=True)
+    out = begin(s, [15, 2, 9])  # ayla 18, bo 3, goblins 11
+    assert s.state.order == (("ayla",), ("g1", "g2"), ("bo",))
+    rolls = [e.event for e in out if type(e.event).__name__ == "InitiativeRolled"]
+    assert rolls[2].combatants == ("g1", "g2") and rolls[2].group == "goblins"
+
+
+def test_reverse_order_declares_lowest_first_and_resolves_highest_first():
+    s = new_session(order="reverse", timing="simultaneous", combatants=[AYLA, G1])
+    begin(s, [18, 2])  # ayla 21, g1 4
+    assert s.state.acting == ("g1",)  # lowest declares first
+    s.do("act", actor="g1", action="strike", targets=("ayla",))
+    assert s.state.acting == ("ayla",)
+    out = s.execute(Command(kind="act", actor="ayla", action="strike", targets=("g1",)),
+                    dice=ScriptedDice([19, 8, 2]))
+    resolved = [e.event.id for e in out if type(e.event) is ActionResolved]
+    declared = {p.actor: p.id for p in s.state.pending} or None
+    ids = [e.event for e in out if type(e.event) is DiceRolled]
+    assert ids[0].by == "ayla" and ids[-1].by == "g1"  # ayla's roll resolves first
+    assert len(resolved) == 2 and declared is None
+
+
+def test_action_points_give_the_next_action_to_whoever_has_most_left():
+    s = new_session(order="action-points", combatants=[AYLA, BO])
+    s.do("remove", actor="bo")
+    s.do("add", id="bo2", name="Bo", side="goblins", stats=BO["stats"])
+    begin(s, [5, 5])  # tie-break values: ayla 8, bo2 6
+    assert s.state.acting == ("ayla",)  # 7 AP against 6
+    s.execute(Command(kind="act", actor="ayla", action="strike", targets=("bo2",)), dice=ScriptedDice([1]))
+    # ayla paid 3 (4 left): bo2 now leads with 6 and the order was recomputed
+    assert s.state.combatants["ayla"].resources["ap"] == 4
+    assert s.state.acting == ("bo2",)
+    assert s.state.order == (("bo2",), ("ayla",))
+
+
+def test_under_action_points_the_round_ends_when_no_one_can_act():
+    s = new_session(order="action-points", combatants=[AYLA, G1])
+    begin(s, [1, 1])
+    while s.state.round == 1 and s.state.phase != "end":
+        actor = s.state.acting[0]
+        s.execute(Command(kind="act", actor=actor, action="move", params={"to": "x"}))
+    spent = [e for e in lines(s) if b'"ResourceSpent"' in e]
+    assert len(spent) == 7 + 5  # every action point spent on 1-AP moves, then round 2
+    assert s.state.round == 2
+
+
+# --- timing ---------------------------------------------------------------------------
+
+
+def test_in_a_simultaneous_round_a_combatant_who_falls_still_acts_and_damage_lands_at_the_end():
+    s = new_session(timing="simultaneous", combatants=[AYLA, G1])
+    begin(s, [20, 1])  # ayla 23, g1 3
+    s.do("act", actor="ayla", action="strike", targets=("g1",))
+    assert s.state.pending and s.state.combatants["g1"].damage == 0
+    # ayla 15+4 hits, 8 damage (held); g1 still strikes: 19+1 hits, 4 damage (held)
+    out = s.execute(Command(kind="act", actor="g1", action="strike", targets=("ayla",)),
+                    dice=ScriptedDice([15, 8, 19, 4]))
+    damage = events_of(out, DamageApplied)
+    assert [(d.target, d.amount, d.held) for d in damage] == [
+        ("g1", 8, True), ("ayla", 4, True), ("g1", 8, False), ("ayla", 4, False)]
+    kinds = [type(e.event).__name__ for e in out]
+    assert kinds.index("CombatantDefeated") > kinds.index("ActionResolved")
+    assert s.state.combatants["ayla"].damage == 4
+    assert s.state.combatants["g1"].defeated == "down"
+    assert s.state.outcome == "victory" and s.state.winner == "party"
+
+
+def test_turn_based_damage_counts_at_once_so_the_fallen_never_act():
+    s = new_session(timing="turn", combatants=[AYLA, G1])
+    begin(s, [20, 1])
+    out = s.execute(Command(kind="act", actor="ayla", action="strike", targets=("g1",)),
+                    dice=ScriptedDice([15, 8]))
+    assert [d.held for d in events_of(out, DamageApplied)] == [False]
+    assert events_of(out, CombatantDefeated)[0].combatant == "g1"
+    assert s.state.phase == "end"
+
+
+def test_mixed_timing_resolves_movement_at_once_and_the_rest_movement_shooting_melee_at_round_end():
+    s = new_session(timing="mixed", combatants=[AYLA, BO, G1])
+    begin(s, [20, 10, 1])  # ayla 23, bo 11, g1 3
+    out = s.do("act", actor="ayla", action="strike", targets=("g1",))
+    assert not events_of(out, ActionResolved)  # melee waits
+    out = s.do("act", actor="bo", action="move", to="the bridge")
+    assert events_of(out, Moved)[0].to == "the bridge"  # movement at once
+    out = s.execute(Command(kind="act", actor="g1", action="shoot", targets=("bo",)),
+                    dice=ScriptedDice([2, 2]))
+    categories = [e.category for e in events_of(out, ResolutionStarted)]
+    assert categories == ["shooting", "melee"]
+    assert events_of(out, RoundEnded)
+
+
+@pytest.mark.parametrize("order", ORDERS)
+@pytest.mark.parametrize("timing", TIMINGS)
+def test_every_order_and_timing_plays_an_encounter_to_its_end(order, timing):
+    s = new_session(order=order, timing=timing, begin=True)
+    s.play_out()
+    assert s.state.phase == "end" and s.state.winner in ("party", "goblins")
+
+
+# --- refusals -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "command, message",
+    [
+        (Command(kind="act", actor="g2", action="strike", targets=("ayla",)), "it is not their turn"),
+        (Command(kind="act", actor="ayla", action="fireball", targets=("g1",)), "no such action; actions: strike"),
+        (Command(kind="act", actor="ayla", action="strike", targets=("bo",)), "not a valid target; targets: g1, g2"),
+        (Command(kind="act", actor="ayla", action="strike"), "needs 1 target"),
+        (Command(kind="act", actor="nobody", action="strike"), "no such combatant"),
+        (Command(kind="begin"), "the fight has begun already"),
+        (Command(kind="redo"), "there is nothing to redo"),
+        (Command(kind="dance"), "unknown command"),
+        (Command(kind="override", params={"damage": {"target": "g1", "amount": 3}}), "needs a reason"),
+    ],
+)
+def test_a_refused_command_says_why_and_appends_nothing(command, message):
+    s = new_session()
+    begin(s, [20, 1, 5, 4])  # ayla first
+    before = lines(s)
+    with pytest.raises(Refused, match=message):
+        s.execute(command)
+    assert lines(s) == before
+
+
+def test_commands_after_the_end_are_refused_but_notes_are_taken():
+    s = new_session(begin=True)
+    s.play_out()
+    with pytest.raises(Refused, match="the encounter is over"):
+        s.do("act", actor="ayla", action="strike", targets=("g1",))
+    s.do("note", text="well fought")
+    assert s.state.phase == "end"
+
+
+def test_faces_typed_in_at_the_table_are_recorded_as_entered():
+    s = new_session(combatants=[AYLA, G1])
+    s.execute(Command(kind="begin", entered=((20,), (1,))))
+    out = s.execute(Command(kind="act", actor="ayla", action="strike", targets=("g1",), entered=((15,), (8,))))
+    rolls = events_of(out, DiceRolled)
+    assert [(r.faces, r.source) for r in rolls] == [((15,), "entered"), ((8,), "entered")]
+
+
+def test_missing_or_extra_entered_dice_are_refused_naming_the_roll():
+    s = new_session(combatants=[AYLA, G1])
+    before = lines(s)
+    with pytest.raises(Refused, match=r"1d20\+2 \(initiative\)"):
+        s.execute(Command(kind="begin", entered=((20,),)))
+    with pytest.raises(Refused, match="1 entered roll"):
+        s.execute(Command(kind="begin", entered=((20,), (1,), (5,))))
+    assert lines(s) == before
+
+
+def test_an_encounter_without_a_seed_asks_for_every_die():
+    s = new_session(seed=None, combatants=[AYLA, G1])
+    with pytest.raises(Refused, match="enter the faces for 1d20"):
+        s.do("begin")
+
+
+def test_a_game_master_override_lands_as_a_recorded_override():
+    s = new_session(begin=True)
+    out = s.do("override", reason="falls into the river", damage={"target": "g1", "amount": 7})
+    kinds = [type(e.event).__name__ for e in out]
+    assert kinds == ["CommandIssued", "GmOverride", "DamageApplied", "CombatantDefeated"]
+    assert s.state.combatants["g1"].defeated == "down"
+
+
+# --- undo and redo --------------------------------------------------------------------
+
+
+def test_undo_restores_exactly_the_state_before_the_step():
+    s = new_session(begin=True)
+    before = s.state
+    actor = s.state.acting[0]
+    enemy = "g1" if s.state.combatants[actor].side == "party" else "ayla"
+    s.do("act", actor=actor, action="strike", targets=(enemy,))
+    assert s.state != before
+    out = s.undo()
+    assert [type(e.event) for e in out][1:] == [StepUndone]
+    assert s.state == before
+
+
+def test_redo_brings_back_the_same_events_and_dice_never_new_ones():
+    s = new_session(begin=True)
+    actor = s.state.acting[0]
+    enemy = "g1" if s.state.combatants[actor].side == "party" else "ayla"
+    s.do("act", actor=actor, action="strike", targets=(enemy,))
+    after = s.state
+    s.undo()
+    out = s.redo()
+    assert [type(e.event) for e in out][1:] == [StepRedone]
+    assert s.state == after
+
+
+def test_a_new_command_after_an_undo_ends_the_redo_chain():
+    s = new_session(begin=True)
+    s.auto()
+    s.undo()
+    s.do("note", text="changed my mind")
+    with pytest.raises(Refused, match="nothing to redo"):
+        s.redo()
+
+
+def test_undo_never_erases_the_log_it_only_appends():
+    s = new_session(begin=True)
+    s.auto()
+    kept = lines(s)
+    s.undo()
+    assert lines(s)[: len(kept)] == kept
+    assert len(lines(s)) == len(kept) + 2  # the undo step: its command and StepUndone
+
+
+def test_the_creation_of_the_encounter_cannot_be_undone():
+    s = Session(MemoryLog())
+    s.do("create", rules="skirmish", seed=1)
+    with pytest.raises(Refused, match="creation can't be undone"):
+        s.undo()
+
+
+# --- determinism ----------------------------------------------------------------------
+
+
+def test_the_same_seed_and_commands_give_a_byte_identical_log():
+    a = new_session(seed=99, begin=True)
+    b = new_session(seed=99, begin=True)
+    a.play_out()
+    b.play_out()
+    assert lines(a) == lines(b)
+    c = new_session(seed=100, begin=True)
+    c.play_out()
+    assert lines(c) != lines(a)
+
+
+def test_a_session_resumed_from_its_log_rolls_what_it_would_have_rolled():
+    straight = new_session(seed=5, begin=True)
+    straight.play_out()
+    interrupted = new_session(seed=5, begin=True)
+    interrupted.auto()
+    interrupted.auto()
+    resumed = Session(interrupted.log)
+    resumed.play_out()
+    assert lines(resumed) == lines(straight)
+
+
+def test_a_clock_stamps_events_only_when_given():
+    s = new_session(begin=True)
+    assert all(b'"at"' not in line for line in lines(s))
+    timed = Session(MemoryLog(), clock=lambda: "2026-11-23T10:00:00Z")
+    timed.do("create", rules="skirmish", seed=1)
+    assert b'"at":"2026-11-23T10:00:00Z"' in lines(timed)[0]
