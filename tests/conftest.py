@@ -3,6 +3,13 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import settings
+
+# Nothing random without a seed: Hypothesis draws from a fixed seed, so every run
+# (here and in CI) tries the same examples. Set HYPOTHESIS_PROFILE=explore to vary them.
+settings.register_profile("repeatable", derandomize=True, database=None)
+settings.register_profile("explore", max_examples=500)
+settings.load_profile(__import__("os").environ.get("HYPOTHESIS_PROFILE", "repeatable"))
 
 from combatlog.engine import Session
 from combatlog.replays import MemoryLog

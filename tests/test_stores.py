@@ -1,0 +1,148 @@
+"""Stores: atomic steps, two writers, torn tails, and copying between stores."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+
+from combatlog.engine import Session
+from combatlog.events import ConcurrencyError, LogError
+from combatlog.replays import JsonlLog, MemoryLog, SqliteLog, copy_log, open_log
+
+from .conftest import PARTY
+
+
+def fight(log) -> Session:
+    s = Session(log)
+    s.do("create", rules="skirmish", seed=3)
+    for c in PARTY:
+        s.do("add", **c)
+    s.do("begin")
+    return s
+
+
+@pytest.mark.parametrize("suffix", [".jsonl", ".db"])
+def test_a_log_reopened_from_disk_gives_the_same_encounter(tmp_path, suffix):
+    path = tmp_path / f"fight{suffix}"
+    s = fight(open_log(path))
+    s.play_out()
+    again = Session(open_log(path, create=False))
+    assert again.state == s.state
+    assert list(again.log.lines()) == list(s.log.lines())
+
+
+def test_the_store_is_chosen_by_the_path(tmp_path):
+    assert isinstance(open_log("memory:"), MemoryLog)
+    assert isinstance(open_log(tmp_path / "a.jsonl"), JsonlLog)
+    assert isinstance(open_log(tmp_path / "a.sqlite"), SqliteLog)
+    with pytest.raises(LogError, match="use memory:, \\*.jsonl, \\*.db or \\*.sqlite"):
+        open_log(tmp_path / "a.txt")
+    with pytest.raises(LogError, match="no such log"):
+        open_log(tmp_path / "missing.db", create=False)
+
+
+@pytest.mark.parametrize("suffix", [".jsonl", ".db"])
+def test_two_writers_conflict_with_a_clear_error_and_nothing_lost_or_doubled(tmp_path, suffix):
+    path = tmp_path / f"fight{suffix}"
+    first = fight(open_log(path))
+    second = Session(open_log(path))
+    first.do("note", text="the first writer")
+    with pytest.raises(ConcurrencyError, match="expected to write seq"):
+        second.do("note", text="the second writer, who had not seen it")
+    final = list(open_log(path).lines())
+    notes = [line for line in final if b'"type":"Note"' in line]
+    assert sum(b"the first writer" in line for line in notes) == 1
+    assert not any(b"the second writer" in line for line in final)
+    assert second.state == first.state  # the loser reloaded and can go on
+    second.do("note", text="the second writer, again")
+    assert Session(open_log(path)).state == second.state
+
+
+def test_a_crash_mid_step_in_sqlite_leaves_the_step_out_entirely(tmp_path, monkeypatch):
+    path = tmp_path / "fight.db"
+    s = fight(open_log(path))
+    before = list(s.log.lines())
+
+    class Crash(Exception):
+        pass
+
+
+    def crashing_append(self, lines, expected_seq):
+        self.db.execute("BEGIN IMMEDIATE")
+        self.db.execute("INSERT INTO events (seq, step, line) VALUES (?, ?, ?)", (expected_seq, 99, lines[0]))
+        self.db.execute("ROLLBACK")  # the process died: SQLite rolls the open transaction back
+        raise Crash
+
+    monkeypatch.setattr(SqliteLog, "append", crashing_append)
+    with pytest.raises(Crash):
+        s.auto()
+    monkeypatch.undo()
+    assert list(open_log(path).lines()) == before
+
+
+def test_a_step_cut_short_in_a_jsonl_file_is_reported_and_left_out(tmp_path):
+    path = tmp_path / "fight.jsonl"
+    s = fight(open_log(path))
+    whole = path.read_bytes()
+    count = s.log.head()[0]
+    s.auto()
+    step_lines = path.read_bytes()[len(whole):].split(b"\n")[:-1]
+    assert len(step_lines) > 2
+    # the crash wrote two whole lines of the step and half of the third
+    path.write_bytes(whole + step_lines[0] + b"\n" + step_lines[1] + b"\n" + step_lines[2][:20])
+    log = JsonlLog(path)
+    assert log.torn is not None and log.torn.seq == count + 1
+    assert "torn from seq" in str(log.torn)
+    assert len(list(log.lines())) == count
+    with pytest.raises(LogError, match="torn"):
+        log.append([b"x"], count + 1)
+
+
+def test_a_torn_last_line_is_left_out_and_repair_keeps_the_bytes_aside(tmp_path):
+    path = tmp_path / "fight.jsonl"
+    s = fight(open_log(path))
+    good = path.read_bytes()
+    count = s.log.head()[0]
+    path.write_bytes(good + b'{"seq":' + str(count + 1).encode() + b',"step":9')
+    log = JsonlLog(path)
+    assert log.torn.seq == count + 1
+    assert len(list(log.lines())) == count
+    torn = log.repair()
+    assert torn.seq == count + 1
+    assert path.read_bytes() == good
+    assert (tmp_path / "fight.jsonl.torn").read_bytes().startswith(b'{"seq":')
+    resumed = Session(JsonlLog(path))
+    resumed.auto()  # appending works again
+    assert resumed.log.head()[0] > count
+
+
+def test_a_whole_log_reads_with_no_torn_report(tmp_path):
+    path = tmp_path / "fight.jsonl"
+    fight(open_log(path)).play_out()
+    assert JsonlLog(path).torn is None
+
+
+@pytest.mark.parametrize("source, target", [(".jsonl", ".db"), (".db", ".jsonl"), (".db", ".sqlite")])
+def test_copying_a_log_between_stores_keeps_every_byte_and_digest(tmp_path, source, target):
+    a = open_log(tmp_path / f"a{source}")
+    fight(a).play_out()
+    b = open_log(tmp_path / f"b{target}")
+    n = copy_log(a, b)
+    assert n == a.head()[0]
+    assert list(b.lines()) == list(a.lines())
+    with pytest.raises(LogError, match="not empty"):
+        copy_log(a, b)
+
+
+def test_seeking_into_a_long_jsonl_log_reads_the_right_lines(tmp_path):
+    path = tmp_path / "long.jsonl"
+    log = open_log(path)
+    s = fight(log)
+    for i in range(400):
+        s.do("note", text=f"note {i}")
+    every = list(JsonlLog(path).lines())
+    fresh = JsonlLog(path)
+    list(fresh.lines())  # fills the sparse index
+    for start in (1, 2, 1024, 1025, 1500, len(every)):
+        assert list(fresh.lines(start, start + 2)) == every[start - 1: start + 2]
