@@ -1,0 +1,36 @@
+"""The README's promises: its Python example runs, its quick start matches .ci/run."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def blocks(lang: str) -> list[str]:
+    return re.findall(rf"```{lang}\n(.*?)```", README, flags=re.S)
+
+
+def test_the_python_api_example_runs():
+    code = next(b for b in blocks("python") if "Session(" in b)
+    namespace: dict = {}
+    exec(compile(code, "README.md", "exec"), namespace)  # noqa: S102
+    assert namespace["s"].state.phase == "end"
+
+
+def test_the_quick_start_has_two_commands_and_ci_runs_the_test_one_exactly():
+    commands = [b.strip() for b in blocks("sh")]
+    assert len(commands) == 2
+    ci = (ROOT / ".ci" / "run").read_text().strip().splitlines()[-1]
+    assert ci == commands[1]
+
+
+def test_the_example_script_plays_to_the_end_and_audits_clean():
+    out = subprocess.run([sys.executable, str(ROOT / "examples" / "scripted_encounter.py"), "--seed", "11"],
+                         capture_output=True, text=True, check=True).stdout
+    assert out.splitlines()[0].startswith('{"seq":1,')
+    assert out.rstrip().endswith("audit clean")
