@@ -492,8 +492,12 @@ def legal_commands(view: Projection) -> list[str]:
             out.insert(2, "surprise")
     else:
         out = ["act", "end_turn", "add", "remove", "note", "ruling", "override", "end"]
-    if view.undo and not (view.history.get(view.undo[-1]) or [Encounter(rules="x")])[0].rules is None:
-        out.append("undo")
+    if view.undo:
+        try:
+            _undo(view)
+            out.append("undo")
+        except Refused:
+            pass
     if view.redo:
         out.append("redo")
     return out
