@@ -14,7 +14,6 @@ _systems: dict[str, RuleSystem] = {}
 # Ours, importable even when the package's entry points aren't installed (a source checkout).
 BUILTIN: dict[str, str] = {
     "skirmish": "combatlog.engine.rules.skirmish",
-    "starflight": "combatlog.engine.rules.starflight",
 }
 
 

@@ -1,0 +1,72 @@
+"""The rule-system registry: ours by name, a third party's through an entry point."""
+
+from __future__ import annotations
+
+import pytest
+
+from combatlog.engine import RuleSystem, Session, get_rules, rule_names
+from combatlog.engine import rules as registry
+from combatlog.engine.rules.base import ActionSpec, OptionSpec
+from combatlog.engine.rules.skirmish import SKIRMISH
+from combatlog.replays import MemoryLog
+
+
+class Duel(RuleSystem):
+    """A third party's system: one blow ends it."""
+
+    name = "duel"
+    option_specs = {"pace": OptionSpec("slow", ("slow", "fast"))}
+
+    def initiative(self, draft, combatant, ids):
+        return draft.roll("1d6", "initiative", by=combatant.id).total
+
+    def actions(self, state, actor):
+        def blow(draft, pending):
+            from combatlog.events import CombatantDefeated
+
+            draft.emit(CombatantDefeated(combatant=pending.targets[0], how="struck"))
+            return "struck"
+
+        return [ActionSpec("blow", "melee", {"actions": 1}, blow)]
+
+
+class FakeEntryPoint:
+    name = "duel"
+
+    def load(self):
+        return Duel()
+
+
+def test_our_systems_are_found_by_name():
+    assert get_rules("skirmish") is SKIRMISH
+    assert "skirmish" in rule_names()
+
+
+def test_an_unknown_system_is_refused_naming_the_installed_ones():
+    with pytest.raises(KeyError, match="no rule system 'nope'; installed: .*skirmish"):
+        get_rules("nope")
+
+
+def test_a_third_party_system_plugs_in_through_its_entry_point(monkeypatch):
+    monkeypatch.setattr(registry, "_entry_points", lambda: {"duel": FakeEntryPoint()})
+    monkeypatch.delitem(registry._systems, "duel", raising=False)
+    assert "duel" in rule_names()
+    s = Session(MemoryLog())
+    s.do("create", rules="duel", seed=2, options={"pace": "fast"})
+    s.do("add", id="a", side="left")
+    s.do("add", id="b", side="right")
+    s.do("begin")
+    s.do("act", actor=s.state.acting[0], action="blow", targets=("b" if s.state.acting[0] == "a" else "a",))
+    assert s.state.phase == "end"
+    registry._systems.pop("duel", None)
+
+
+def test_options_are_checked_against_what_the_system_accepts():
+    s = Session(MemoryLog())
+    from combatlog.engine import Refused
+
+    with pytest.raises(Refused, match="option 'speed'.*known options: group_initiative"):
+        s.do("create", rules="skirmish", options={"speed": 3})
+    with pytest.raises(Refused, match="option timing='sometimes'.*use one of 'turn'"):
+        s.do("create", rules="skirmish", options={"timing": "sometimes"})
+    assert s.log.head()[0] == 0
