@@ -22,7 +22,7 @@ from combatlog.events import InitiativeRolled, OrderSet
 
 if TYPE_CHECKING:
     from combatlog.engine.draft import Draft
-    from combatlog.projections import Combatant, Encounter, Pending
+    from combatlog.projections import Encounter
 
 ROLLOFF_LIMIT = 50  # roll-offs that keep tying this often are left simultaneous
 

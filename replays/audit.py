@@ -114,7 +114,6 @@ def audit(log: EventLog, progress: Callable[[int], None] | None = None) -> Repor
     for step in _steps(log, report, progress):
         report.steps += 1
         first, _ = step[0]
-        recorded = [env.event for env, _ in step]
         head = first.event
         if type(head) is not CommandIssued:
             report.findings.append(Finding(first.seq, "unfollowed", f"step {first.step} has no command to re-decide"))

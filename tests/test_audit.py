@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import msgspec
 
-from combatlog.events import DamageApplied, decode_line, seal
+from combatlog.events import decode_line, seal
 from combatlog.replays import MemoryLog
 from combatlog.replays.audit import audit
 from combatlog.replays.cursor import Cursor, diff_states, replay

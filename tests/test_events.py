@@ -6,7 +6,6 @@ import hashlib
 import json
 from pathlib import Path
 
-import msgspec
 import pytest
 from hypothesis import given, settings
 

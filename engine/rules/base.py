@@ -9,7 +9,7 @@ procedure common to all of them and calls these hooks.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable
 
 from combatlog.engine.errors import Refused
