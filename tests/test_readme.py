@@ -29,6 +29,15 @@ def test_the_quick_start_has_two_commands_and_ci_runs_the_test_one_exactly():
     assert ci == commands[1]
 
 
+def test_the_main_job_command_plays_the_demo(tmp_path):
+    main = blocks("sh")[0].strip()
+    assert main.startswith("pip install -e . && combatlog demo")
+    done = subprocess.run([sys.executable, "-m", "combatlog", *main.split("combatlog ", 1)[1].split(),
+                           "--log", str(tmp_path / "demo.db")], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "The encounter ends" in done.stdout
+
+
 def test_the_example_script_plays_to_the_end_and_audits_clean():
     out = subprocess.run([sys.executable, str(ROOT / "examples" / "scripted_encounter.py"), "--seed", "11"],
                          capture_output=True, text=True, check=True).stdout

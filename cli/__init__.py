@@ -1,0 +1,1 @@
+"""combatlog.cli: the `combatlog` command line."""

@@ -1,0 +1,414 @@
+"""The `combatlog` command line: run, inspect, undo, replay, audit and export an encounter.
+
+Every error is one line on stderr and a non-zero exit (2 for usage, 1 otherwise); a
+command that fails appends nothing. Reading never creates a log.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from datetime import datetime, timezone
+from importlib import resources
+from pathlib import Path
+from typing import Any, NoReturn
+
+import click
+import msgspec
+
+from combatlog.engine import Refused, Session, get_rules, rule_names
+from combatlog.engine.dice import DiceError
+from combatlog.engine.encounter_file import EncounterFileError, read_encounter
+from combatlog.events import Command, LogError, json_schema
+from combatlog.replays import JsonlLog, copy_log, open_log
+from combatlog.replays.audit import audit as run_audit
+from combatlog.replays.cursor import Cursor, envelopes
+from combatlog.replays.transcript import transcript
+
+TIMINGS = ("turn", "simultaneous", "mixed")
+
+
+def fail(message: str, code: int = 1) -> NoReturn:
+    click.echo(f"combatlog: {message}", err=True)
+    sys.exit(code)
+
+
+def read_log(path: str):
+    """Open an existing log for reading; a torn tail is reported and left out."""
+    try:
+        log = open_log(path, create=False)
+    except LogError as exc:
+        fail(str(exc))
+    torn = getattr(log, "torn", None)
+    if torn is not None:
+        click.echo(f"combatlog: warning: {torn}", err=True)
+    return log
+
+
+def write_session(path: str, clock: bool = False) -> Session:
+    """A session on an existing log, for a command that appends."""
+    log = read_log(path)
+    if getattr(log, "torn", None) is not None:
+        fail(f"{path}: the log is torn; nothing appended; run `combatlog repair {path}` first")
+    try:
+        return Session(log, clock=_utc_now if clock else None)
+    except (LogError, KeyError) as exc:
+        fail(str(exc.args[0] if isinstance(exc, KeyError) else exc))
+
+
+def _utc_now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def execute(session: Session, command: Command) -> None:
+    try:
+        session.execute(command)
+    except (Refused, DiceError, LogError) as exc:
+        fail(str(exc))
+
+
+def example_path(rules: str) -> Path:
+    """The bundled example encounter of `rules` (examples/<rules>-*.toml)."""
+    folder = resources.files("combatlog.examples")
+    found = sorted(p.name for p in folder.iterdir() if p.name.startswith(f"{rules}-") and p.name.endswith(".toml"))
+    if not found:
+        fail(f"no bundled example encounter for {rules!r}")
+    return Path(str(folder / found[0]))
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+def app() -> None:
+    """combatlog: tabletop combat as an event-sourced log. Undo, replay and audit by construction."""
+
+
+@app.command()
+@click.option("--rules", "rules_name", default="skirmish", show_default=True, help="The rule system.")
+@click.option("--seed", type=int, default=7, show_default=True, help="The dice seed.")
+@click.option("--log", "log_path", default="combatlog-demo.db", show_default=True, help="Where to write the log.")
+@click.option("--timing", type=click.Choice(TIMINGS), default=None, help="Turn-based, simultaneous or mixed.")
+@click.option("--clock", is_flag=True, help="Stamp events with wall-clock time (the log is then not reproducible).")
+@click.option("--force", is_flag=True, help="Replace an existing log at --log.")
+def demo(rules_name: str, seed: int, log_path: str, timing: str | None, clock: bool, force: bool) -> None:
+    """Play the bundled example encounter to the end, every combatant automatic; print the transcript."""
+    try:
+        rules = get_rules(rules_name)
+    except KeyError as exc:
+        fail(str(exc.args[0]), 2)
+    path = Path(log_path)
+    if path.exists() and path.stat().st_size > 0:
+        if not force:
+            fail(f"{path} exists; pass --force to replace it, or choose another --log")
+        for extra in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
+            extra.unlink(missing_ok=True)
+    try:
+        commands = read_encounter(example_path(rules.name), seed=seed)
+    except EncounterFileError as exc:
+        fail(str(exc))
+    if timing is not None:
+        if "timing" not in rules.option_specs:
+            fail(f"{rules.name} has no timing option", 2)
+        create = commands[0]
+        params = dict(create.params)
+        params["options"] = {**params.get("options", {}), "timing": timing}
+        commands[0] = msgspec.structs.replace(create, params=params)
+    try:
+        log = open_log(path)
+    except LogError as exc:
+        fail(str(exc))
+    session = Session(log, clock=_utc_now if clock else None)
+    for command in commands + [Command(kind="begin")]:
+        execute(session, command)
+    try:
+        session.play_out()
+    except (Refused, DiceError) as exc:
+        fail(str(exc))
+    for _, line in transcript(log):
+        click.echo(line)
+    click.echo(f"Log: {path} ({log.head()[0]} events).")
+
+
+@app.command()
+@click.argument("encounter", type=click.Path(dir_okay=False))
+@click.option("--log", "log_path", required=True, help="The new log (.jsonl or .db).")
+@click.option("--seed", type=int, default=None, help="The dice seed (overrides the file's).")
+def new(encounter: str, log_path: str, seed: int | None) -> None:
+    """Start an encounter from a TOML file."""
+    try:
+        commands = read_encounter(encounter, seed=seed)
+    except EncounterFileError as exc:
+        fail(str(exc))
+    if Path(log_path).exists() and Path(log_path).stat().st_size > 0:
+        fail(f"{log_path} exists; choose a new --log")
+    # decide every setup command in memory first, so a bad file leaves no log behind
+    trial = Session(open_log("memory:"))
+    for command in commands:
+        execute(trial, command)
+    try:
+        log = open_log(log_path)
+    except LogError as exc:
+        fail(str(exc))
+    session = Session(log)
+    for command in commands:
+        execute(session, command)
+    click.echo(f"{log_path}: {len(session.state.combatants)} combatants under {session.state.rules}; "
+               f"`combatlog do {log_path} begin` starts the fight.")
+
+
+def _value(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
+def _dice(entries: tuple[str, ...]) -> tuple[tuple[int, ...], ...] | None:
+    if not entries:
+        return None
+    rolls = []
+    for entry in entries:
+        faces = entry.split(":", 1)[1] if ":" in entry else entry
+        try:
+            rolls.append(tuple(int(f) for f in faces.replace(",", " ").split()))
+        except ValueError:
+            fail(f"--dice {entry!r}: give faces as numbers, e.g. --dice '2d10: 7 9'", 2)
+    return tuple(rolls)
+
+
+@app.command(name="do", context_settings={"ignore_unknown_options": False})
+@click.argument("log_path", metavar="LOG")
+@click.argument("kind", metavar="COMMAND")
+@click.argument("words", nargs=-1)
+@click.option("--param", "-p", "params", multiple=True, help="KEY=VALUE (VALUE is JSON when it parses).")
+@click.option("--dice", "dice", multiple=True, help="Faces rolled at the table, one roll each: '2d10: 7 9'.")
+@click.option("--by", default="gm", show_default=True, help="Who issues the command.")
+def do_command(log_path: str, kind: str, words: tuple[str, ...], params: tuple[str, ...], dice: tuple[str, ...],
+               by: str) -> None:
+    """Carry out one command.
+
+    \b
+      act ACTOR ACTION [TARGET...]    end_turn [ACTOR]    begin    auto
+      surprise SIDE...                remove ACTOR        note TEXT
+      ruling TOPIC DECISION           end [OUTCOME]       undo / redo
+      override --param reason=... --param damage='{"target":"g1","amount":3}'
+    """
+    session = write_session(log_path)
+    p: dict[str, Any] = {}
+    for item in params:
+        if "=" not in item:
+            fail(f"--param {item!r}: use KEY=VALUE", 2)
+        key, value = item.split("=", 1)
+        p[key] = _value(value)
+    actor = action = None
+    targets: tuple[str, ...] = ()
+    if kind == "auto":
+        try:
+            session.auto()
+        except (Refused, DiceError, LogError) as exc:
+            fail(str(exc))
+        return
+    if kind == "act":
+        if len(words) < 2:
+            fail("act needs ACTOR ACTION [TARGET...]", 2)
+        actor, action, targets = words[0], words[1], tuple(words[2:])
+    elif kind in ("end_turn", "remove"):
+        actor = words[0] if words else None
+    elif kind == "surprise":
+        p.setdefault("sides", list(words))
+    elif kind == "note":
+        p.setdefault("text", " ".join(words))
+    elif kind == "ruling":
+        if words:
+            p.setdefault("topic", words[0])
+        if len(words) > 1:
+            p.setdefault("decision", _value(" ".join(words[1:])))
+    elif kind == "end":
+        if words:
+            p.setdefault("outcome", " ".join(words))
+    elif words:
+        fail(f"{kind} takes no words: {' '.join(words)}", 2)
+    execute(session, Command(kind=kind, actor=actor, action=action, targets=targets, params=p, by=by,
+                             entered=_dice(dice)))
+    state = session.state
+    who = ", ".join(state.combatants[a].name for a in state.acting) or "no one"
+    click.echo(f"seq {session.projection.seq}: {state.phase}, round {state.round}; acting: {who}")
+
+
+@app.command()
+@click.argument("log_path", metavar="LOG")
+def undo(log_path: str) -> None:
+    """Undo the last step (appends StepUndone; nothing is erased)."""
+    execute(write_session(log_path), Command(kind="undo"))
+
+
+@app.command()
+@click.argument("log_path", metavar="LOG")
+def redo(log_path: str) -> None:
+    """Redo the last undone step, with its own dice."""
+    execute(write_session(log_path), Command(kind="redo"))
+
+
+def _status(c) -> str:
+    if c.removed:
+        return "removed"
+    if c.defeated:
+        return c.defeated
+    return "active"
+
+
+@app.command()
+@click.argument("log_path", metavar="LOG")
+@click.option("--at", "at", type=int, default=None, help="The state just after this seq.")
+@click.option("--json", "as_json", is_flag=True, help="One JSON object.")
+def show(log_path: str, at: int | None, as_json: bool) -> None:
+    """The state now, or at any seq: phase, round, order, each combatant's status."""
+    log = read_log(log_path)
+    try:
+        cursor = Cursor(log)
+        projection = cursor.at(cursor.last if at is None else at)
+    except (LogError, ValueError) as exc:
+        fail(str(exc))
+    state = projection.state
+    data = {
+        "seq": projection.seq,
+        "phase": state.phase,
+        "round": state.round,
+        "order": state.flat_order(),
+        "acting": list(state.acting),
+        "outcome": state.outcome,
+        "winner": state.winner,
+        "combatants": {
+            c.id: {"name": c.name, "side": c.side, "kind": c.kind, "status": _status(c), "damage": c.damage,
+                   "initiative": c.initiative, "conditions": [x.name for x in c.conditions],
+                   "resources": dict(c.resources)}
+            for c in state.combatants.values()
+        },
+    }
+    if as_json:
+        click.echo(json.dumps(data, sort_keys=True))
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console(no_color=not sys.stdout.isatty(), width=120)
+    console.print(f"seq {data['seq']}: {state.phase}, round {state.round}"
+                  + (f"; {state.outcome} ({state.winner})" if state.outcome else ""))
+    table = Table("id", "name", "side", "init", "damage", "status", "conditions")
+    order = state.flat_order() + [cid for cid in state.combatants if cid not in state.flat_order()]
+    for cid in order:
+        c = data["combatants"][cid]
+        table.add_row(("> " if cid in state.acting else "") + cid, c["name"], c["side"], str(c["initiative"] or ""),
+                      str(c["damage"]), c["status"], ", ".join(c["conditions"]))
+    console.print(table)
+
+
+@app.command()
+@click.argument("log_path", metavar="LOG")
+@click.option("--to", "to", type=int, default=None, help="Stop at this seq.")
+@click.option("--json", "as_json", is_flag=True, help="One JSON event per line.")
+def replay(log_path: str, to: int | None, as_json: bool) -> None:
+    """The transcript up to a seq (or the events themselves, with --json)."""
+    log = read_log(log_path)
+    try:
+        if as_json:
+            for envelope in envelopes(log, 1, to):
+                click.echo(msgspec.json.encode(envelope).decode())
+        else:
+            for seq, line in transcript(log, to):
+                click.echo(f"{seq:>6}  {line}")
+    except LogError as exc:
+        fail(str(exc))
+
+
+@app.command(name="transcript")
+@click.argument("log_path", metavar="LOG")
+@click.option("--format", "fmt", type=click.Choice(["text", "markdown"]), default="text", show_default=True)
+def transcript_cmd(log_path: str, fmt: str) -> None:
+    """The whole fight as readable prose."""
+    log = read_log(log_path)
+    try:
+        for _, line in transcript(log):
+            if fmt == "markdown":
+                stripped = line.strip()
+                line = f"### {stripped}" if stripped.startswith(("Round", "Surprise round")) else (
+                    f"- {stripped}" if line.startswith("  ") else stripped)
+            click.echo(line)
+    except LogError as exc:
+        fail(str(exc))
+
+
+@app.command()
+@click.argument("log_path", metavar="LOG")
+@click.option("--json", "as_json", is_flag=True, help="The report as one JSON object.")
+def audit(log_path: str, as_json: bool) -> None:
+    """Check the digest chain and re-decide every step; exit 1 with one finding per line."""
+    log = read_log(log_path)
+    if sys.stderr.isatty():
+        from rich.progress import Progress
+
+        total = log.head()[0]
+        with Progress(transient=True) as progress:
+            task = progress.add_task("auditing", total=total)
+            report = run_audit(log, progress=lambda n: progress.update(task, completed=n))
+    else:
+        report = run_audit(log)
+    if as_json:
+        click.echo(json.dumps(msgspec.to_builtins(report) | {"clean": report.clean}, sort_keys=True))
+    else:
+        for finding in report.findings:
+            click.echo(str(finding))
+        for override in report.overrides:
+            click.echo(f"seq {override.seq}: override by the game master: {override.reason}", err=True)
+        if report.clean:
+            click.echo(f"clean: {report.events} events in {report.steps} steps", err=True)
+    sys.exit(0 if report.clean else 1)
+
+
+@app.command()
+@click.argument("log_path", metavar="LOG")
+@click.argument("other", metavar="OTHER_PATH")
+def export(log_path: str, other: str) -> None:
+    """Copy a log to another store (JSON lines <-> SQLite), every byte and digest intact."""
+    source = read_log(log_path)
+    if Path(other).exists() and Path(other).stat().st_size > 0:
+        fail(f"{other} exists; export writes only to a new log")
+    try:
+        count = copy_log(source, open_log(other))
+    except LogError as exc:
+        fail(str(exc))
+    click.echo(f"{other}: {count} events")
+
+
+@app.command()
+@click.argument("log_path", metavar="LOG")
+def repair(log_path: str) -> None:
+    """Move the torn tail of a JSON-lines log aside to LOG.torn, keeping every whole step."""
+    log = read_log(log_path)
+    if not isinstance(log, JsonlLog):
+        fail(f"{log_path}: only JSON-lines logs can be torn; SQLite commits whole steps")
+    torn = log.repair()
+    click.echo("nothing to repair" if torn is None else f"moved the torn tail from seq {torn.seq} to {log_path}.torn")
+
+
+@app.command()
+def rulesets() -> None:
+    """The installed rule systems, their options and actions."""
+    for name in rule_names():
+        rules = get_rules(name)
+        click.echo(f"{name} {rules.version}")
+        for key, spec in rules.option_specs.items():
+            choices = f" ({', '.join(map(str, spec.choices))})" if spec.choices else ""
+            click.echo(f"  option {key} = {spec.default!r}{choices}")
+
+
+@app.command()
+def schema() -> None:
+    """The JSON Schema of a log line."""
+    click.echo(json.dumps(json_schema(), indent=2, sort_keys=True))
+
+
+def main() -> None:
+    app(prog_name="combatlog")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,5 @@
+"""`python -m combatlog`: the command line."""
+
+from combatlog.cli.main import main
+
+main()

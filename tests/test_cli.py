@@ -1,0 +1,173 @@
+"""The command line, in-process and as a subprocess."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from combatlog.cli.main import app
+from combatlog.replays import open_log
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
+
+def run(*args: str):
+    return CliRunner().invoke(app, list(args), catch_exceptions=False)
+
+
+def demo(path: Path, *extra: str):
+    result = run("demo", "--log", str(path), *extra)
+    assert result.exit_code == 0, result.output
+    return result
+
+
+def head(path: Path):
+    return open_log(path, create=False).head()
+
+
+def test_demo_plays_the_example_to_the_end_and_prints_the_transcript(tmp_path):
+    out = demo(tmp_path / "demo.db").output
+    assert out.splitlines()[0].startswith("Goblins at the ford under skirmish")
+    assert "Round 1." in out and "The encounter ends: victory" in out
+
+
+@pytest.mark.parametrize("timing", ["turn", "simultaneous", "mixed"])
+def test_the_same_demo_seed_gives_a_byte_identical_log(tmp_path, timing):
+    demo(tmp_path / "a.jsonl", "--seed", "3", "--timing", timing)
+    demo(tmp_path / "b.jsonl", "--seed", "3", "--timing", timing)
+    assert (tmp_path / "a.jsonl").read_bytes() == (tmp_path / "b.jsonl").read_bytes()
+    assert b'"at"' not in (tmp_path / "a.jsonl").read_bytes()
+
+
+def test_demo_refuses_to_overwrite_a_log_without_force(tmp_path):
+    demo(tmp_path / "d.db")
+    result = run("demo", "--log", str(tmp_path / "d.db"))
+    assert result.exit_code == 1 and "pass --force" in result.output
+    demo(tmp_path / "d.db", "--force", "--seed", "9")
+
+
+def test_new_then_do_runs_a_fight_step_by_step(tmp_path):
+    log = tmp_path / "f.db"
+    assert run("new", str(EXAMPLES / "skirmish-ambush.toml"), "--log", str(log)).exit_code == 0
+    assert run("do", str(log), "begin").exit_code == 0
+    state = json.loads(run("show", str(log), "--json").output)
+    actor = state["acting"][0]
+    target = "g1" if state["combatants"][actor]["side"] == "party" else "ayla"
+    result = run("do", str(log), "act", actor, "strike", target, "--dice", "1d20: 20", "--dice", "1d8: 5")
+    assert result.exit_code == 0, result.output
+    assert json.loads(run("show", str(log), "--json").output)["combatants"][target]["damage"] >= 5
+    before = head(log)
+    assert run("undo", str(log)).exit_code == 0
+    assert json.loads(run("show", str(log), "--json").output)["combatants"][target]["damage"] == 0
+    assert run("redo", str(log)).exit_code == 0
+    assert head(log)[0] == before[0] + 4
+
+
+def test_show_json_has_the_promised_keys_and_can_look_back(tmp_path):
+    log = tmp_path / "d.db"
+    demo(log)
+    now = json.loads(run("show", str(log), "--json").output)
+    assert {"seq", "phase", "round", "order", "combatants"} <= set(now)
+    assert all({"name", "side", "status"} <= set(c) for c in now["combatants"].values())
+    early = json.loads(run("show", str(log), "--at", "5", "--json").output)
+    assert early["seq"] == 5 and early["phase"] == "setup"
+
+
+@pytest.mark.parametrize(
+    "args, code, message",
+    [
+        (["do", "{log}", "act", "nobody", "strike", "g1"], 1, "no such combatant"),
+        (["do", "{log}", "act", "ayla", "fireball", "g1"], 1, "combatlog: "),
+        (["do", "{log}", "dance"], 1, "unknown command"),
+        (["do", "{log}", "act", "ayla"], 2, "act needs ACTOR ACTION"),
+        (["do", "{log}", "begin", "--param", "oops"], 2, "use KEY=VALUE"),
+        (["frobnicate"], 2, "No such command"),
+    ],
+)
+def test_bad_commands_get_one_line_and_append_nothing(tmp_path, args, code, message):
+    log = tmp_path / "f.db"
+    run("new", str(EXAMPLES / "skirmish-ambush.toml"), "--log", str(log))
+    run("do", str(log), "begin")
+    before = head(log)
+    result = run(*[a.format(log=log) for a in args])
+    assert result.exit_code == code
+    assert message in result.output
+    assert "Traceback" not in result.output
+    assert head(log) == before
+
+
+def test_a_bad_encounter_file_names_the_file_and_the_key(tmp_path):
+    bad = tmp_path / "bad.toml"
+    bad.write_text('rules = "skirmish"\n[[combatants]]\nid = "a"\n')
+    result = run("new", str(bad), "--log", str(tmp_path / "x.db"))
+    assert result.exit_code == 1
+    assert f"{bad}: combatants[0].side: missing" in result.output
+    assert not (tmp_path / "x.db").exists()
+
+
+def test_a_missing_log_is_an_error_and_is_not_created(tmp_path):
+    result = run("show", str(tmp_path / "none.db"))
+    assert result.exit_code == 1 and "no such log" in result.output
+    assert not (tmp_path / "none.db").exists()
+
+
+def test_audit_is_clean_on_a_played_log_and_names_the_seq_of_a_tampered_line(tmp_path):
+    log = tmp_path / "d.jsonl"
+    demo(log)
+    assert run("audit", str(log)).exit_code == 0
+    lines = log.read_bytes().split(b"\n")
+    i = next(n for n, line in enumerate(lines) if b'"DamageApplied"' in line)
+    lines[i] = lines[i].replace(b'"amount":', b'"amount":9')
+    log.write_bytes(b"\n".join(lines))
+    result = run("audit", str(log))
+    assert result.exit_code == 1
+    assert result.output.splitlines()[0].startswith(f"seq {i + 1}: tampered")
+
+
+def test_export_copies_between_stores_with_digests_intact(tmp_path):
+    demo(tmp_path / "d.db")
+    assert run("export", str(tmp_path / "d.db"), str(tmp_path / "d.jsonl")).exit_code == 0
+    assert run("export", str(tmp_path / "d.jsonl"), str(tmp_path / "e.db")).exit_code == 0
+    assert list(open_log(tmp_path / "e.db").lines()) == list(open_log(tmp_path / "d.db").lines())
+    assert run("audit", str(tmp_path / "d.jsonl")).exit_code == 0
+
+
+def test_a_torn_log_is_read_with_a_warning_refused_for_writing_and_repaired(tmp_path):
+    log = tmp_path / "d.jsonl"
+    demo(log)
+    log.write_bytes(log.read_bytes() + b'{"seq":999,')
+    shown = run("show", str(log), "--json")
+    assert shown.exit_code == 0 and "torn" in shown.output
+    refused = run("do", str(log), "note", "hello")
+    assert refused.exit_code == 1 and "combatlog repair" in refused.output
+    assert run("repair", str(log)).exit_code == 0
+    assert run("do", str(log), "note", "hello").exit_code == 0
+
+
+def test_replay_stops_at_the_seq_asked_and_transcript_reads_as_prose(tmp_path):
+    log = tmp_path / "d.db"
+    demo(log)
+    out = run("replay", str(log), "--to", "12", "--json").output.splitlines()
+    assert len(out) == 12 and json.loads(out[-1])["seq"] == 12
+    md = run("transcript", str(log), "--format", "markdown").output
+    assert "### Round 1." in md
+
+
+def test_rulesets_and_schema_describe_what_is_installed():
+    assert "skirmish 1" in run("rulesets").output
+    assert json.loads(run("schema").output)["title"] == "combatlog log line"
+
+
+def test_the_module_and_the_console_script_run_as_subprocesses(tmp_path):
+    log = tmp_path / "s.db"
+    done = subprocess.run([sys.executable, "-m", "combatlog", "demo", "--log", str(log)],
+                          capture_output=True, text=True)
+    assert done.returncode == 0 and "The encounter ends" in done.stdout
+    bad = subprocess.run([sys.executable, "-m", "combatlog", "do", str(log), "act", "x", "y"],
+                         capture_output=True, text=True)
+    assert bad.returncode == 1 and bad.stderr.count("\n") == 1 and "Traceback" not in bad.stderr
