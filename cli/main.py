@@ -372,9 +372,16 @@ def export(log_path: str, other: str) -> None:
     if Path(other).exists() and Path(other).stat().st_size > 0:
         fail(f"{other} exists; export writes only to a new log")
     try:
-        count = copy_log(source, open_log(other))
+        target = open_log(other)
     except LogError as exc:
         fail(str(exc))
+    try:
+        count = copy_log(source, target)
+    except LogError as exc:
+        target.close()
+        for leftover in (Path(other), Path(f"{other}-wal"), Path(f"{other}-shm")):
+            leftover.unlink(missing_ok=True)  # a half copy is no copy
+        fail(f"{exc}; nothing exported")
     click.echo(f"{other}: {count} events")
 
 

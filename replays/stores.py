@@ -305,7 +305,8 @@ def open_log(where: str | Path, create: bool = True) -> EventLog:
 def copy_log(source: EventLog, target: EventLog) -> int:
     """Copy every line of `source` to an empty `target`, step by step, bytes intact; returns the count.
 
-    Raises LogError when the target isn't empty.
+    Raises LogError when the target isn't empty, CorruptLog naming the seq of a line that
+    isn't one (the steps before it are already copied).
     """
     if target.head()[0] != 0:
         raise LogError("the target log is not empty; export writes only to a new log")
@@ -314,7 +315,10 @@ def copy_log(source: EventLog, target: EventLog) -> int:
     seq = 0
     start = 1
     for line in source.lines():
-        s = _step_of(line)
+        try:
+            s = _step_of(line)
+        except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+            raise CorruptLog(f"seq {seq + 1}: can't read the line ({exc})", seq + 1) from None
         if step is not None and s != step:
             target.append(batch, start)
             start += len(batch)

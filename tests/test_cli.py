@@ -171,3 +171,22 @@ def test_the_module_and_the_console_script_run_as_subprocesses(tmp_path):
     bad = subprocess.run([sys.executable, "-m", "combatlog", "do", str(log), "act", "x", "y"],
                          capture_output=True, text=True)
     assert bad.returncode == 1 and bad.stderr.count("\n") == 1 and "Traceback" not in bad.stderr
+
+
+def test_a_corrupted_log_is_named_by_seq_for_every_reader_and_never_half_exported(tmp_path):
+    log = tmp_path / "d.jsonl"
+    demo(log)
+    lines = log.read_bytes().split(b"\n")
+    lines[20] = b'{"garbage": true}'
+    log.write_bytes(b"\n".join(lines))
+    for args in (["show", str(log)], ["replay", str(log)], ["do", str(log), "note", "x"],
+                 ["export", str(log), str(tmp_path / "copy.db")]):
+        result = run(*args)
+        assert result.exit_code == 1, args
+        assert "seq 21" in result.output.splitlines()[-1] and "Traceback" not in result.output
+    assert not (tmp_path / "copy.db").exists()
+    assert run("audit", str(log)).output.startswith("seq 21: tampered")
+    not_sqlite = tmp_path / "x.db"
+    not_sqlite.write_bytes(b"not a database" * 100)
+    result = run("show", str(not_sqlite))
+    assert result.exit_code == 1 and "not a combatlog SQLite log" in result.output
