@@ -190,3 +190,48 @@ def test_a_corrupted_log_is_named_by_seq_for_every_reader_and_never_half_exporte
     not_sqlite.write_bytes(b"not a database" * 100)
     result = run("show", str(not_sqlite))
     assert result.exit_code == 1 and "not a combatlog SQLite log" in result.output
+
+
+def _started(tmp_path) -> Path:
+    log = tmp_path / "p.db"
+    run("new", str(EXAMPLES / "skirmish-ambush.toml"), "--log", str(log), "--seed", "4")
+    run("do", str(log), "begin")
+    return log
+
+
+def test_play_takes_typed_dice_undo_redo_and_saves_every_step(tmp_path):
+    log = _started(tmp_path)
+    state = json.loads(run("show", str(log), "--json").output)
+    actor = state["acting"][0]
+    target = "g1" if state["combatants"][actor]["side"] == "party" else "ayla"
+    script = "\n".join([
+        "status",
+        "act nobody strike g1",            # refused, nothing appended
+        "1d20: 20",                        # a physical die, queued
+        "1d8: 3",
+        f"act {actor} strike {target}",
+        "undo",
+        "redo",
+        "note 'the bridge creaks'",
+        "quit",
+    ]) + "\n"
+    result = CliRunner().invoke(app, ["play", str(log)], input=script, catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert "refused: act 'nobody': no such combatant" in result.output
+    assert "dice queued: 2 roll(s)" in result.output
+    after = json.loads(run("show", str(log), "--json").output)
+    assert after["combatants"][target]["damage"] >= 3
+    lines = list(open_log(log).lines())
+    entered = [line for line in lines if b'"source":"entered"' in line]
+    assert len(entered) == 2 and b"StepUndone" in b"".join(lines) and b"StepRedone" in b"".join(lines)
+    assert b"the bridge creaks" in lines[-1]
+
+
+def test_play_as_a_subprocess_loses_nothing_when_its_input_just_stops(tmp_path):
+    log = _started(tmp_path)
+    before = head(log)[0]
+    done = subprocess.run([sys.executable, "-m", "combatlog", "play", str(log)], input="auto\nauto\n",
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert head(log)[0] > before
+    assert run("audit", str(log)).exit_code == 0
