@@ -6,7 +6,7 @@ the phase table), so the next decision sees its effect, exactly as a replay will
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import msgspec
 
@@ -54,7 +54,3 @@ class Draft:
             return
         self.emit(DamageApplied(target=target, amount=amount, location=location, kind=kind, source=source))
         self.rules.after_damage(self, target)
-
-    def option(self, name: str, default: Any = None) -> Any:
-        """An encounter option as recorded when the encounter was created."""
-        return self.state.options.get(name, default)

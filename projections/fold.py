@@ -262,13 +262,6 @@ class Projection:
             undo=tuple(self.undo), redo=tuple(self.redo),
         )
 
-    def fork(self) -> "Projection":
-        """An independent copy that can fold on (states are shared, stacks copied)."""
-        p = Projection(self.snapshot(), {k: list(v) for k, v in self.history.items()})
-        if self._open is not None:
-            p._open = p.history[self.step]
-        return p
-
     def apply(self, envelope: Envelope) -> None:
         """Fold one envelope; raises FoldError (naming its seq) if it can't come here."""
         seq = envelope.seq
