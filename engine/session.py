@@ -15,15 +15,13 @@ from combatlog.engine.errors import Refused
 from combatlog.engine.rules.base import RuleSystem
 from combatlog.events import (
     CommandIssued,
-    CorruptLog,
     Envelope,
     Event,
     EventLog,
-    line_decoder,
     seal,
 )
 from combatlog.events import Command
-from combatlog.projections import Encounter, FoldError, Projection
+from combatlog.projections import Encounter, Projection, replay
 
 
 class _NoDice(Dice):
@@ -35,21 +33,7 @@ class _NoDice(Dice):
 
 def load(log: EventLog) -> Projection:
     """Fold a whole log into a projection; raises CorruptLog naming the seq that can't be read."""
-    projection = Projection()
-    decode = line_decoder()
-    apply = projection.apply
-    seq = 0
-    for line in log.lines():
-        seq += 1
-        try:
-            envelope = decode(line)
-        except Exception as exc:  # msgspec's errors, or a missing upcaster
-            raise CorruptLog(f"seq {seq}: can't decode the line ({exc})", seq) from None
-        try:
-            apply(envelope)
-        except FoldError as exc:
-            raise CorruptLog(str(exc), exc.seq) from None
-    return projection
+    return replay(log)
 
 
 def dice_for(state: Encounter, command: Command, step: int) -> Dice:

@@ -11,12 +11,13 @@ from combatlog.projections.fold import (
     register_fold,
 )
 from combatlog.projections.phases import MACHINE, TABLE, Phase, allow, legal
+from combatlog.projections.replay import envelopes, replay
 from combatlog.projections.snapshot import dump_snapshot, load_snapshot
 from combatlog.projections.state import Combatant, Condition, Encounter, Held, Pending
 
 __all__ = [
     "HANDLERS", "FoldError", "NeedsHistory", "Projection", "Snapshot", "apply", "fold",
     "register_fold", "MACHINE", "TABLE", "Phase", "allow", "legal",
-    "dump_snapshot", "load_snapshot",
+    "dump_snapshot", "load_snapshot", "envelopes", "replay",
     "Combatant", "Condition", "Encounter", "Held", "Pending",
 ]

@@ -9,37 +9,14 @@ cost doesn't grow with the log's length. No engine and no dice: a replay only fo
 from __future__ import annotations
 
 import bisect
-from typing import Any, Iterator
+from typing import Any
 
 import msgspec
 
-from combatlog.events import CorruptLog, Envelope, EventLog, line_decoder
-from combatlog.projections import Encounter, FoldError, Projection, Snapshot
+from combatlog.events import CorruptLog, EventLog
+from combatlog.projections import Encounter, FoldError, Projection, Snapshot, envelopes, replay
 
-
-def envelopes(log: EventLog, start: int = 1, stop: int | None = None) -> Iterator[Envelope]:
-    """Decode the log's lines from `start` to `stop`; raises CorruptLog naming a line that can't be read."""
-    decode = line_decoder()
-    seq = start - 1
-    for line in log.lines(start, stop):
-        seq += 1
-        try:
-            yield decode(line)
-        except Exception as exc:  # msgspec's errors, a missing upcaster
-            raise CorruptLog(f"seq {seq}: can't decode the line ({exc})", seq) from None
-
-
-def replay(log: EventLog, stop: int | None = None, start: Projection | Snapshot | None = None) -> Projection:
-    """Fold the log (up to `stop`) into a projection; raises CorruptLog naming the seq at fault."""
-    projection = start if isinstance(start, Projection) else Projection(start)
-    apply = projection.apply
-    first = projection.seq + 1
-    try:
-        for envelope in envelopes(log, first, stop):
-            apply(envelope)
-    except FoldError as exc:
-        raise CorruptLog(str(exc), exc.seq) from None
-    return projection
+__all__ = ["Cursor", "diff_states", "envelopes", "replay"]
 
 
 class Cursor:

@@ -1,0 +1,32 @@
+"""Folding a stored log: decode its lines and fold them, naming the seq of anything unreadable."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from combatlog.events import CorruptLog, Envelope, EventLog, line_decoder
+from combatlog.projections.fold import FoldError, Projection, Snapshot
+
+
+def envelopes(log: EventLog, start: int = 1, stop: int | None = None) -> Iterator[Envelope]:
+    """Decode the log's lines from `start` to `stop`; raises CorruptLog naming a line that can't be read."""
+    decode = line_decoder()
+    seq = start - 1
+    for line in log.lines(start, stop):
+        seq += 1
+        try:
+            yield decode(line)
+        except Exception as exc:  # msgspec's errors, a missing upcaster
+            raise CorruptLog(f"seq {seq}: can't decode the line ({exc})", seq) from None
+
+
+def replay(log: EventLog, stop: int | None = None, start: Projection | Snapshot | None = None) -> Projection:
+    """Fold the log (up to `stop`) onto `start`; raises CorruptLog naming the seq at fault."""
+    projection = start if isinstance(start, Projection) else Projection(start)
+    apply = projection.apply
+    try:
+        for envelope in envelopes(log, projection.seq + 1, stop):
+            apply(envelope)
+    except FoldError as exc:
+        raise CorruptLog(str(exc), exc.seq) from None
+    return projection
