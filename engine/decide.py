@@ -214,6 +214,8 @@ def _advance(draft: Draft) -> None:
                 return
         if state.acting:
             return
+        if rules.waiting(state):
+            return  # the game master rules before the fight goes on
         may_act = lambda c: rules.may_act(draft.state, c)  # noqa: E731
         actors = order.next_actors(state, may_act)
         if actors:
@@ -223,7 +225,7 @@ def _advance(draft: Draft) -> None:
             timing = rules.timing(state.options)
             draft.emit(TurnStarted(actors=actors, declaring=timing.name != "turn"))
             rules.turn_started(draft, actors)
-            idle = tuple(a for a in draft.state.acting if not rules.affordable(draft.state, draft.state.combatants[a]))
+            idle = tuple(a for a in draft.state.acting if rules.idle(draft.state, draft.state.combatants[a]))
             if idle:
                 draft.emit(TurnEnded(actors=idle))
             continue
@@ -231,6 +233,8 @@ def _advance(draft: Draft) -> None:
         over = rules.outcome(draft.state)
         if over is not None:
             draft.emit(EncounterEnded(outcome=over[0], winner=over[1]))
+            return
+        if rules.waiting(draft.state):
             return
         _start_round(draft, draft.state.round + 1)
         return
@@ -258,6 +262,17 @@ def _end_round(draft: Draft) -> None:
     for target in dict.fromkeys(h.target for h in held):
         rules.after_damage(draft, target)
     draft.emit(RoundEnded(round=draft.state.round))
+    rules.round_ended(draft)
+
+
+def next_round(draft: Draft) -> None:
+    """Start the round after the current one (a rule system's command resuming the fight)."""
+    _start_round(draft, draft.state.round + 1)
+
+
+def advance(draft: Draft) -> None:
+    """Go on: the next turn, the round's end, or the encounter's end (after a rule system's command)."""
+    _advance(draft)
 
 
 def _resolve(draft: Draft, pending) -> None:

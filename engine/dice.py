@@ -3,6 +3,7 @@
 Expressions (case-insensitive, no spaces needed):
 
     2d10        the sum of two ten-sided dice           d%      one percentile die (1-100)
+    2d10z       ten-sided dice read 0-9 (z: faces count from zero), e.g. Starflight's
     2d6+3       a modifier (+ or -, several allowed)      d10     one die
     4d6kh3      keep the highest 3 (kl: lowest)          4d6dl1  drop the lowest 1 (dh: highest)
     6d10>=6     a pool: count faces >= 6 (successes)     6d10>=6c  ones cancel successes;
@@ -25,7 +26,7 @@ from dataclasses import dataclass
 from combatlog.events import DiceRolled
 
 _TERM = re.compile(
-    r"""^(?P<count>\d*)d(?P<sides>\d+|%)
+    r"""^(?P<count>\d*)d(?P<sides>\d+|%)(?P<zero>z)?
         (?:(?P<keep>kh|kl|dh|dl|k)(?P<keepn>\d+))?
         (?:>=(?P<target>\d+)(?P<cancel>c)?)?
         (?P<mods>(?:[+-]\d+)*)$""",
@@ -41,8 +42,10 @@ class DiceError(ValueError):
 class NeedDice(DiceError):
     """A roll needs faces that weren't entered; says which roll, for what."""
 
-    def __init__(self, expression: str, purpose: str, count: int, sides: int) -> None:
-        super().__init__(f"enter the faces for {expression} ({purpose}): {count} number(s) from 1 to {sides}")
+    def __init__(self, expression: str, purpose: str, count: int, sides: int, low: int = 1) -> None:
+        super().__init__(
+            f"enter the faces for {expression} ({purpose}): {count} number(s) from {low} to {sides + low - 1}"
+        )
         self.expression = expression
         self.purpose = purpose
 
@@ -59,6 +62,12 @@ class Expr:
     target: int | None = None
     cancel: bool = False
     modifier: int = 0
+    low: int = 1  # the lowest face: 1, or 0 for zero-based dice (NdXz)
+
+    @property
+    def high(self) -> int:
+        """The highest face."""
+        return self.sides + self.low - 1
 
     def count_faces(self, faces: Sequence[int]) -> DiceRolled:
         """The DiceRolled event for these faces (purpose and source filled in by the caller)."""
@@ -106,8 +115,8 @@ def parse(expression: str) -> Expr:
     m = _TERM.match(text)
     if m is None:
         raise DiceError(
-            f"can't read dice expression {expression!r}; use NdX with optional kh/kl/dh/dl N, >=T[c] "
-            "and +/-M, e.g. 2d10+3, d%, 4d6kh3, 6d10>=6c"
+            f"can't read dice expression {expression!r}; use NdX (NdXz: faces from 0) with optional "
+            "kh/kl/dh/dl N, >=T[c] and +/-M, e.g. 2d10+3, 2d10z, d%, 4d6kh3, 6d10>=6c"
         )
     count = int(m["count"] or 1)
     sides = 100 if m["sides"] == "%" else int(m["sides"])
@@ -120,6 +129,7 @@ def parse(expression: str) -> Expr:
     expr = Expr(
         text=text, count=count, sides=sides, keep=m["keep"], keepn=keepn,
         target=int(m["target"]) if m["target"] else None, cancel=bool(m["cancel"]), modifier=modifier,
+        low=0 if m["zero"] else 1,
     )
     _parsed[text] = expr
     return expr
@@ -148,6 +158,10 @@ def _stamp(rolled: DiceRolled, purpose: str, source: str, by: str | None) -> Dic
     )
 
 
+def _die(expr: Expr) -> str:
+    return f"a d{expr.sides}" + (" read 0-9" if expr.low == 0 and expr.sides == 10 else " counted from 0" if expr.low == 0 else "")
+
+
 def step_seed(seed: int, step: int) -> int:
     """The seed of step `step`'s generator: a stable hash of the encounter seed and the step."""
     return int.from_bytes(hashlib.sha256(f"{seed}:{step}".encode()).digest()[:8], "big")
@@ -165,7 +179,8 @@ class SeededDice(Dice):
 
     def faces(self, expr: Expr, purpose: str) -> tuple[int, ...]:
         rng = self.rng
-        return tuple(rng.randint(1, expr.sides) for _ in range(expr.count))
+        low, high = expr.low, expr.high
+        return tuple(rng.randint(low, high) for _ in range(expr.count))
 
 
 class ScriptedDice(Dice):
@@ -180,8 +195,8 @@ class ScriptedDice(Dice):
         out = tuple(self.queue[: expr.count])
         del self.queue[: expr.count]
         for f in out:
-            if not 1 <= f <= expr.sides:
-                raise DiceError(f"scripted face {f} can't come up on a d{expr.sides} ({purpose})")
+            if not expr.low <= f <= expr.high:
+                raise DiceError(f"scripted face {f} can't come up on {_die(expr)} ({purpose})")
         return out
 
 
@@ -196,15 +211,15 @@ class EnteredDice(Dice):
 
     def faces(self, expr: Expr, purpose: str) -> tuple[int, ...]:
         if self.used >= len(self.rolls):
-            raise NeedDice(expr.text, purpose, expr.count, expr.sides)
+            raise NeedDice(expr.text, purpose, expr.count, expr.sides, expr.low)
         faces = self.rolls[self.used]
         if len(faces) != expr.count:
             raise DiceError(
                 f"{expr.text} ({purpose}) needs {expr.count} face(s), {len(faces)} were entered: {list(faces)}"
             )
         for f in faces:
-            if not 1 <= f <= expr.sides:
-                raise DiceError(f"{f} can't come up on a d{expr.sides}; {expr.text} ({purpose}) takes 1 to {expr.sides}")
+            if not expr.low <= f <= expr.high:
+                raise DiceError(f"{f} can't come up on {_die(expr)}; {expr.text} ({purpose}) takes {expr.low} to {expr.high}")
         self.used += 1
         return faces
 

@@ -19,6 +19,11 @@
     [combatants.stats]
     hp = 12
 
+    [[commands]]                  # optional: more set-up steps, in order, after the combatants
+    kind = "place"                # any command the rule system knows (see `combatlog rulesets`)
+    actor = "ayla"
+    params = { x = 0, y = 0 }
+
 A bad file raises EncounterFileError naming the file and the key.
 """
 
@@ -30,7 +35,8 @@ from typing import Any
 
 from combatlog.events import Command
 
-_TOP = {"title", "rules", "seed", "options", "surprise", "combatants"}
+_TOP = {"title", "rules", "seed", "options", "surprise", "combatants", "commands"}
+_STEP = {"kind", "actor", "action", "targets", "params"}
 _COMBATANT = {"id", "name", "side", "kind", "group", "stats"}
 
 
@@ -95,6 +101,27 @@ def encounter_commands(data: dict[str, Any], name: str = "<encounter>", seed: in
         if not isinstance(stats, dict):
             raise bad(f"{where}.stats", "must be a table")
         commands.append(Command(kind="add", params={k: v for k, v in c.items()}))
+    steps = data.get("commands", [])
+    if not isinstance(steps, list):
+        raise bad("commands", "must be a list of [[commands]] tables")
+    for i, c in enumerate(steps):
+        where = f"commands[{i}]"
+        if not isinstance(c, dict):
+            raise bad(where, "must be a table")
+        for key in c:
+            if key not in _STEP:
+                raise bad(f"{where}.{key}", f"unknown key; use {', '.join(sorted(_STEP))}")
+        if not isinstance(c.get("kind"), str) or not c.get("kind"):
+            raise bad(f"{where}.kind", "missing or not text")
+        if c.get("kind") == "create":
+            raise bad(f"{where}.kind", "the file itself creates the encounter")
+        if not isinstance(c.get("params", {}), dict):
+            raise bad(f"{where}.params", "must be a table")
+        targets = c.get("targets", [])
+        if not isinstance(targets, list) or not all(isinstance(t, str) for t in targets):
+            raise bad(f"{where}.targets", "must be a list of ids")
+        commands.append(Command(kind=c["kind"], actor=c.get("actor"), action=c.get("action"),
+                                targets=tuple(targets), params=dict(c.get("params", {}))))
     surprise = data.get("surprise")
     if surprise is not None:
         if not isinstance(surprise, dict) or not isinstance(surprise.get("sides"), list):

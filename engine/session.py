@@ -28,7 +28,7 @@ class _NoDice(Dice):
     """The dice of an encounter without a seed: every roll must be entered."""
 
     def faces(self, expr, purpose):
-        raise NeedDice(expr.text, purpose, expr.count, expr.sides)
+        raise NeedDice(expr.text, purpose, expr.count, expr.sides, expr.low)
 
 
 def load(log: EventLog) -> Projection:
@@ -132,6 +132,9 @@ class Session:
         """Let the rule system's policy take the next acting combatant's step; raises Refused if no one acts."""
         state = self.state
         if not state.acting:
+            ruling = self.rules.ruling_policy(state) if state.rules is not None and state.phase != "end" else None
+            if ruling is not None:
+                return self.execute(ruling)
             raise Refused("auto", f"no one is taking a turn (phase {state.phase})")
         actor = state.combatants[state.acting[0]]
         return self.execute(self.rules.policy(state, actor))

@@ -11,7 +11,7 @@ are rebuilt once per registration, never per event.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal, Union
+from typing import Any, Callable, ClassVar, Literal, Union
 
 import msgspec
 
@@ -328,6 +328,23 @@ def event_types() -> tuple[type[Event], ...]:
 def generation() -> int:
     """A counter that changes whenever the union changes (decoders cache on it)."""
     return _generation
+
+
+_resolvers: list[Callable[[str], None]] = []
+
+
+def add_resolver(fn: Callable[[str], None]) -> None:
+    """Register `fn(tag)`, called when a log holds an event tag no one registered (it may register it)."""
+    if fn not in _resolvers:
+        _resolvers.append(fn)
+
+
+def resolve(tag: str) -> bool:
+    """Ask the resolvers to register the event type `tag`; True if the union grew."""
+    before = _generation
+    for fn in _resolvers:
+        fn(tag)
+    return _generation != before
 
 
 def event_union() -> Any:

@@ -111,14 +111,25 @@ def line_decoder() -> Any:
     generation = catalogue.generation()
     if _decoder_cache is not None and _decoder_cache[0] == generation:
         return _decoder_cache[1]
-    typed = msgspec.json.Decoder(Envelope[catalogue.event_union()]).decode
-    by_tag = {cls.__struct_config__.tag: cls for cls in catalogue.event_types()}
+    current: list[Any] = []  # [generation, typed decoder, types by tag], refreshed when the union grows
+
+    def refresh() -> None:
+        current[:] = [
+            catalogue.generation(),
+            msgspec.json.Decoder(Envelope[catalogue.event_union()]).decode,
+            {cls.__struct_config__.tag: cls for cls in catalogue.event_types()},
+        ]
+
+    refresh()
     validation_error = msgspec.ValidationError
 
     def slow(line: bytes) -> Envelope:
         loose = _loose_decoder.decode(line)
         tag = loose.event.get("type")
-        cls = by_tag.get(tag)
+        cls = current[2].get(tag)
+        if cls is None and isinstance(tag, str) and catalogue.resolve(tag):
+            refresh()  # a rule system registered its events: decode with the larger union from now on
+            cls = current[2].get(tag)
         if cls is None:
             raise msgspec.ValidationError(f"unknown event type {tag!r}")
         data = upcast(tag, loose.v, cls.version, loose.event)
@@ -127,7 +138,7 @@ def line_decoder() -> Any:
 
     def decode(line: bytes) -> Envelope:
         try:
-            envelope = typed(line)
+            envelope = current[1](line)
         except validation_error:
             return slow(line)
         if envelope.v != envelope.event.version:

@@ -14,6 +14,7 @@ _systems: dict[str, RuleSystem] = {}
 # Ours, importable even when the package's entry points aren't installed (a source checkout).
 BUILTIN: dict[str, str] = {
     "skirmish": "combatlog.engine.rules.skirmish",
+    "starflight": "combatlog.engine.rules.starflight",
 }
 
 
@@ -62,5 +63,18 @@ def names() -> list[str]:
         known.add(name)
     return sorted(n for n in known if n in _systems or n not in BUILTIN)
 
+
+def _load_every_system(tag: str) -> None:
+    """A log names an event type no one registered: load every rule system (theirs register it)."""
+    for name in names():
+        try:
+            get(name)
+        except Exception:  # a broken plugin must not stop a log of another system from loading
+            continue
+
+
+from combatlog.events import catalogue as _catalogue  # noqa: E402
+
+_catalogue.add_resolver(_load_every_system)
 
 __all__ = ["ActionSpec", "OptionSpec", "RuleSystem", "get", "names", "register"]

@@ -147,6 +147,10 @@ class RuleSystem:
                 out.append(spec)
         return out
 
+    def idle(self, state: "Encounter", combatant: "Combatant") -> bool:
+        """True when `combatant`'s turn ends as it starts (nothing it can do)."""
+        return not self.affordable(state, combatant)
+
     def turn_started(self, draft: "Draft", actors: tuple[str, ...]) -> None:
         """Hook when a turn starts (after budgets are set)."""
 
@@ -155,6 +159,13 @@ class RuleSystem:
 
     def round_ending(self, draft: "Draft") -> None:
         """Hook before a round ends (held damage is released after it)."""
+
+    def round_ended(self, draft: "Draft") -> None:
+        """Hook right after a round ended (held damage counted), before the end check."""
+
+    def waiting(self, state: "Encounter") -> bool:
+        """True while the fight waits for the game master's ruling (no turn or round starts)."""
+        return False
 
     # --- damage and the end -----------------------------------------------------------
 
@@ -182,6 +193,10 @@ class RuleSystem:
     def policy(self, state: "Encounter", actor: "Combatant") -> Command:
         """The command an automatic combatant issues now (default: end the turn)."""
         return Command(kind="end_turn", actor=actor.id, by="policy")
+
+    def ruling_policy(self, state: "Encounter") -> Command | None:
+        """The game master's command when the fight waits for a ruling and play is automatic (None: none)."""
+        return None
 
     def describe(self, state: "Encounter", pending: "Pending") -> str:
         """A line of prose for a declared action (transcripts)."""
