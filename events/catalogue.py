@@ -342,7 +342,13 @@ def add_resolver(fn: Callable[[str], None]) -> None:
 def resolve(tag: str) -> bool:
     """Ask the resolvers to register the event type `tag`; True if the union grew."""
     before = _generation
-    for fn in _resolvers:
+    if not _resolvers:
+        # The rule systems' registry adds its resolver when imported; a process that only
+        # reads logs may not have imported it yet.
+        import importlib
+
+        importlib.import_module("combatlog.engine.rules")
+    for fn in list(_resolvers):
         fn(tag)
     return _generation != before
 

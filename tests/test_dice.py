@@ -103,3 +103,14 @@ def test_seeded_faces_stay_on_the_die(count, sides, seed):
     r = SeededDice(seed, 1).roll(f"{count}d{sides}")
     assert len(r.faces) == count and all(1 <= f <= sides for f in r.faces)
     assert r.total == sum(r.faces)
+
+
+def test_zero_based_dice_read_0_to_9():
+    assert ScriptedDice([0, 9]).roll("2d10z+1").total == 10
+    faces = {f for step in range(200) for f in SeededDice(3, step).roll("2d10z").faces}
+    assert faces == set(range(10))
+    assert EnteredDice([(0, 0)]).roll("2d10z").total == 0
+    with pytest.raises(DiceError, match="takes 0 to 9"):
+        EnteredDice([(10, 1)]).roll("2d10z")
+    with pytest.raises(NeedDice, match="from 0 to 9"):
+        EnteredDice([]).roll("1d10z", "direction")

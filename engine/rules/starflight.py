@@ -206,9 +206,9 @@ class GoalEvent(Event):
 EVENTS = (StrengthTotalled, RangeSet, Placed, TargetChosen, MarchingOrder, ShieldsSet, Awaiting,
           SimpleCombatStarted, GroupsRanked, HitsTaken, GoalEvent)
 
+allow("SimpleCombatStarted", [SETUP, SURPRISE], INITIATIVE)
 for _cls in EVENTS:
     allow(_cls.__name__, LIVE)
-allow("SimpleCombatStarted", [SETUP, SURPRISE], INITIATIVE)
 
 
 def _extra(state: Encounter, key: str, sub: str, value: Any) -> Encounter:
@@ -867,8 +867,7 @@ class Starflight(RuleSystem):
             out.append(SHOOT)
         if weapon(actor, None, True) is not None:
             out.append(MELEE)
-        if state.options.get("grid", "none") != "none":
-            out.append(MOVE)
+        out.append(MOVE)  # refused with a reason when there is no grid
         if "heal" in actor.stats:
             out.append(HEAL)
         return out
