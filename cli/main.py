@@ -18,14 +18,14 @@ from typing import Any, NoReturn
 import click
 import msgspec
 
-from combatlog.engine import Refused, Session, get_rules, rule_names
+from combatlog.engine import Refused, RuleSystem, Session, get_rules, rule_names
 from combatlog.engine.dice import DiceError
 from combatlog.engine.encounter_file import EncounterFileError, read_encounter
 from combatlog.events import Command, LogError, json_schema
 from combatlog.replays import JsonlLog, copy_log, open_log
 from combatlog.replays.audit import audit as run_audit
 from combatlog.replays.cursor import Cursor, envelopes
-from combatlog.replays.transcript import transcript
+from combatlog.replays.transcript import render, transcript
 
 TIMINGS = ("turn", "simultaneous", "mixed")
 
@@ -84,7 +84,7 @@ def app() -> None:
 
 
 @app.command()
-@click.option("--rules", "rules_name", default="skirmish", show_default=True, help="The rule system.")
+@click.option("--rules", "rules_name", default="starflight", show_default=True, help="The rule system.")
 @click.option("--seed", type=int, default=7, show_default=True, help="The dice seed.")
 @click.option("--log", "log_path", default="combatlog-demo.db", show_default=True, help="Where to write the log.")
 @click.option("--timing", type=click.Choice(TIMINGS), default=None, help="Turn-based, simultaneous or mixed.")
@@ -201,7 +201,7 @@ def do_command(log_path: str, kind: str, words: tuple[str, ...], params: tuple[s
             fail(str(exc))
         return
     try:
-        command = build_command(kind, words, params, _dice(dice), by)
+        command = build_command(kind, words, params, _dice(dice), by, _rules_of(session))
     except UsageError as exc:
         fail(str(exc), 2)
     execute(session, command)
@@ -214,9 +214,19 @@ class UsageError(ValueError):
     """A command line that doesn't follow the grammar."""
 
 
+def _rules_of(session: Session) -> RuleSystem | None:
+    try:
+        return session.rules if session.state.rules is not None else None
+    except KeyError:
+        return None
+
+
 def build_command(kind: str, words: tuple[str, ...], params: tuple[str, ...] | list[str],
-                  entered: tuple[tuple[int, ...], ...] | None, by: str) -> Command:
-    """The Command for `kind` and its words (the grammar of `do` and `play`); raises UsageError."""
+                  entered: tuple[tuple[int, ...], ...] | None, by: str, rules: RuleSystem | None = None) -> Command:
+    """The Command for `kind` and its words (the grammar of `do` and `play`); raises UsageError.
+
+    A rule system's own commands take the positional words it names in `command_words`.
+    """
     p: dict[str, Any] = {}
     for item in params:
         if "=" not in item:
@@ -243,6 +253,22 @@ def build_command(kind: str, words: tuple[str, ...], params: tuple[str, ...] | l
     elif kind == "end":
         if words:
             p.setdefault("outcome", " ".join(words))
+    elif rules is not None and kind in rules.commands:
+        names = rules.command_words.get(kind, ())
+        rest = list(words)
+        for name in names:
+            if not rest:
+                break
+            if name.startswith("*"):
+                p.setdefault(name[1:], [_value(w) for w in rest])
+                rest = []
+            elif name == "actor":
+                actor = rest.pop(0)
+            else:
+                p.setdefault(name, _value(rest.pop(0)))
+        if rest:
+            shape = " ".join(n.lstrip("*").upper() for n in names) or "no words"
+            raise UsageError(f"{kind} takes {shape}; left over: {' '.join(rest)}")
     elif words:
         raise UsageError(f"{kind} takes no words: {' '.join(words)}")
     return Command(kind=kind, actor=actor, action=action, targets=targets, params=p, by=by, entered=entered)
@@ -273,6 +299,8 @@ def _summary(session: Session) -> str:
         line += f"; ids: {enemies}"
     else:
         line += "; commands: " + ", ".join(session.legal())
+        if state.rules is not None:
+            line += "".join(f"; {x}" for x in session.rules.summary(state) if x.startswith("Waiting"))
     return line
 
 
@@ -329,6 +357,11 @@ def play(log_path: str, by: str) -> None:
             break
         if kind == "help":
             click.echo(PLAY_HELP)
+            rules = _rules_of(session)
+            for name, text in (rules.commands.items() if rules is not None else ()):
+                words_ = " ".join(w.lstrip("*").upper() + ("..." if w.startswith("*") else "")
+                                  for w in rules.command_words.get(name, ()))
+                click.echo(f"  {name} {words_}".rstrip() + f": {text}")
             continue
         if kind == "clear":
             queued.clear()
@@ -348,7 +381,8 @@ def play(log_path: str, by: str) -> None:
             else:
                 plain = tuple(w for w in rest if "=" not in w)
                 params = [w for w in rest if "=" in w]
-                command = build_command(kind, plain, params, tuple(queued) if queued else None, by)
+                command = build_command(kind, plain, params, tuple(queued) if queued else None, by,
+                                        _rules_of(session))
                 envelopes_ = session.execute(command)
         except (Refused, DiceError, UsageError, LogError) as exc:
             click.echo(f"refused: {exc}")
@@ -409,6 +443,7 @@ def show(log_path: str, at: int | None, as_json: bool) -> None:
                    "resources": dict(c.resources)}
             for c in state.combatants.values()
         },
+        "rules_state": dict(state.extra),
     }
     if as_json:
         click.echo(json.dumps(data, sort_keys=True))
@@ -426,6 +461,9 @@ def show(log_path: str, at: int | None, as_json: bool) -> None:
         table.add_row(("> " if cid in state.acting else "") + cid, c["name"], c["side"], str(c["initiative"] or ""),
                       str(c["damage"]), c["status"], ", ".join(c["conditions"]))
     console.print(table)
+    if state.rules is not None:
+        for line in get_rules(state.rules).summary(state):
+            console.print(line, markup=False, highlight=False)
 
 
 @app.command()
@@ -448,19 +486,17 @@ def replay(log_path: str, to: int | None, as_json: bool) -> None:
 
 @app.command(name="transcript")
 @click.argument("log_path", metavar="LOG")
-@click.option("--format", "fmt", type=click.Choice(["text", "markdown"]), default="text", show_default=True)
-def transcript_cmd(log_path: str, fmt: str) -> None:
-    """The whole fight as readable prose."""
+@click.option("--format", "fmt", type=click.Choice(["text", "markdown", "html"]), default="text", show_default=True)
+@click.option("--dice", is_flag=True, help="Tell every roll as well, under its action.")
+def transcript_cmd(log_path: str, fmt: str, dice: bool) -> None:
+    """The whole fight as readable prose (text, Markdown, or a standalone HTML page)."""
     log = read_log(log_path)
     try:
-        for _, line in transcript(log):
-            if fmt == "markdown":
-                stripped = line.strip()
-                line = f"### {stripped}" if stripped.startswith(("Round", "Surprise round")) else (
-                    f"- {stripped}" if line.startswith("  ") else stripped)
-            click.echo(line)
+        lines = [line for _, line in transcript(log, dice=dice)]
     except LogError as exc:
         fail(str(exc))
+    for line in render(lines, fmt, title=lines[0] if lines else log_path):
+        click.echo(line)
 
 
 @app.command()
@@ -531,7 +567,13 @@ def rulesets() -> None:
         click.echo(f"{name} {rules.version}")
         for key, spec in rules.option_specs.items():
             choices = f" ({', '.join(map(str, spec.choices))})" if spec.choices else ""
-            click.echo(f"  option {key} = {spec.default!r}{choices}")
+            click.echo(f"  option {key} = {spec.default!r}{choices}" + (f": {spec.help}" if spec.help else ""))
+        if rules.required_stats:
+            click.echo(f"  stats {', '.join(rules.required_stats)}")
+        for kind, text in rules.commands.items():
+            words = " ".join(w.lstrip("*").upper() + ("..." if w.startswith("*") else "")
+                             for w in rules.command_words.get(kind, ()))
+            click.echo(f"  command {kind} {words}".rstrip() + f": {text}")
 
 
 @app.command()

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+import html
+from typing import Iterable, Iterator
 
 from combatlog.engine import get_rules
 from combatlog.events import EventLog
@@ -16,18 +17,56 @@ def _name(projection: Projection, cid: str | None) -> str:
     return c.name if c is not None else str(cid)
 
 
-def transcript(log: EventLog, stop: int | None = None) -> Iterator[tuple[int, str]]:
-    """Yield (seq, line) for the events worth saying, up to `stop`; raises CorruptLog like a replay."""
+def transcript(log: EventLog, stop: int | None = None, dice: bool = False) -> Iterator[tuple[int, str]]:
+    """Yield (seq, line) for the events worth saying, up to `stop`; raises CorruptLog like a replay.
+
+    Prose: an action and its outcome make one line ("Ayla (initiative 17) fires the blaster at
+    Thrynn 2: 14 against HD 11, a hit; 2d6 = 7 damage."), headings ("Round 2.") are flush left,
+    details are indented. With `dice`, every roll is told as well, under its action.
+    """
     projection = Projection()
     rules = None
+    declared: dict[str, str] = {}  # action id -> its description, for actions that resolve later
+    open_action: tuple[int, str, str] | None = None  # (seq, id, text) of a declaration not told yet
+    deferred: list[tuple[int, str]] = []  # what happened while an action resolved, told after it
+    resolving = False
     for envelope in envelopes(log, 1, stop):
         e = envelope.event
         t = type(e)
-        before = projection.state
+        seq = envelope.seq
         projection.apply(envelope)
         state = projection.state
         line = None
-        if t is ev.EncounterCreated:
+        if t in _BOUNDARIES:
+            if open_action is not None:  # declared, to resolve later (simultaneous timing)
+                yield open_action[0], f"{open_action[2]} (declared)."
+                open_action = None
+            yield from deferred
+            deferred.clear()
+            resolving = False
+        if t is ev.ActionDeclared:
+            if rules is not None:
+                text = rules.describe(state, state.pending[-1])
+                declared[e.id] = text
+                if dice:
+                    line = text + "."
+                else:
+                    open_action = (seq, e.id, text)
+        elif t is ev.ResolutionStarted:
+            resolving = True
+        elif t is ev.ActionResolved:
+            if open_action is not None and open_action[1] == e.id:
+                line, seq = f"{open_action[2]}: {e.outcome}.", open_action[0]
+                open_action = None
+            elif dice:
+                line = f"  -> {e.outcome}"
+            else:
+                line = f"{declared.get(e.id, 'An action')}: {e.outcome}."
+            yield seq, line
+            line = None
+            yield from deferred  # what the action did, after the line that says it
+            deferred.clear()
+        elif t is ev.EncounterCreated:
             rules = get_rules(e.rules)
             line = f"{e.title or 'An encounter'} under {e.rules} {e.rules_version}" + (
                 f", seed {e.seed}." if e.seed is not None else ", dice entered at the table.")
@@ -40,24 +79,26 @@ def transcript(log: EventLog, stop: int | None = None) -> Iterator[tuple[int, st
                 ", ".join(f"{_name(projection, c)} ({state.combatants[c].initiative})" for c in tier) for tier in e.tiers)
         elif t is ev.RoundStarted:
             line = "Surprise round." if e.surprise else f"Round {e.round}."
-        elif t is ev.ActionDeclared and rules is not None:
-            pending = state.pending[-1]
-            line = rules.describe(state, pending) + "."
         elif t is ev.DiceRolled:
-            faces = " ".join(str(f) for f in e.faces)
-            who = f"{_name(projection, e.by)}: " if e.by else ""
-            line = f"  {who}{e.expression} [{faces}] = {e.total} ({e.purpose})" + (
-                " (entered)" if e.source == "entered" else "")
+            if dice:
+                faces = " ".join(str(f) for f in e.faces)
+                who = f"{_name(projection, e.by)}: " if e.by else ""
+                line = f"  {who}{e.expression} [{faces}] = {e.total} ({e.purpose})" + (
+                    " (entered)" if e.source == "entered" else "")
         elif t is ev.DamageApplied:
-            where = f" to the {e.location}" if e.location else ""
-            line = f"  {_name(projection, e.target)} takes {e.amount} damage{where}" + (
-                ", held to the round's end." if e.held else ".")
-        elif t is ev.ActionResolved and e.outcome:
-            line = f"  -> {e.outcome}"
+            if dice or not e.held:
+                where = f" to the {e.location}" if e.location else ""
+                if e.amount < 0:
+                    line = f"  {_name(projection, e.target)} recovers {-e.amount}{where}."
+                else:
+                    line = f"  {_name(projection, e.target)} takes {e.amount} damage{where}" + (
+                        ", held to the round's end." if e.held else ".")
         elif t is ev.CombatantDefeated:
             line = f"  {_name(projection, e.combatant)} is {e.how}."
         elif t is ev.ConditionApplied:
-            line = f"  {_name(projection, e.target)} is {e.condition}."
+            line = f"  {_name(projection, e.target)}: {e.condition}."
+        elif t is ev.ConditionRemoved:
+            line = f"  {_name(projection, e.target)}: no longer {e.condition}."
         elif t is ev.Moved:
             line = f"  {_name(projection, e.combatant)} moves to {e.to}."
         elif t is ev.GmRuling:
@@ -72,6 +113,58 @@ def transcript(log: EventLog, stop: int | None = None) -> Iterator[tuple[int, st
             line = f"Redone: step {e.step}."
         elif t is ev.EncounterEnded:
             line = f"The encounter ends: {e.outcome}" + (f"; {e.winner} win." if e.winner else ".")
-        del before
+        elif rules is not None:
+            line = rules.narrate(state, e, dice)
         if line is not None:
-            yield envelope.seq, line
+            if resolving and not dice:
+                deferred.append((seq, line))
+            else:
+                yield seq, line
+    if open_action is not None:
+        yield open_action[0], f"{open_action[2]}."
+    yield from deferred
+
+
+_BOUNDARIES = {ev.CommandIssued, ev.ActionDeclared, ev.RoundEnded, ev.RoundStarted, ev.TurnStarted,
+               ev.TurnEnded, ev.EncounterEnded}
+
+
+def render(lines: Iterable[str], fmt: str = "text", title: str = "combatlog transcript") -> Iterator[str]:
+    """The transcript's lines as plain text, Markdown or a standalone HTML page."""
+    if fmt == "text":
+        yield from lines
+        return
+    if fmt == "markdown":
+        for line in lines:
+            stripped = line.strip()
+            if stripped.startswith(_HEADINGS):
+                yield f"\n### {stripped}\n"
+            elif line.startswith("  "):
+                yield f"  - {stripped}"
+            else:
+                yield f"- {stripped}"
+        return
+    if fmt != "html":
+        raise ValueError(f"unknown format {fmt!r}; use text, markdown or html")
+    yield "<!DOCTYPE html>"
+    yield '<html lang="en"><head><meta charset="utf-8">'
+    yield f"<title>{html.escape(title)}</title>"
+    yield ("<style>body{font-family:system-ui,sans-serif;max-width:52rem;margin:2rem auto;line-height:1.45}"
+           "h2{margin-top:1.5rem;border-bottom:1px solid #ccc}p{margin:.2rem 0}p.detail{margin-left:1.5rem;"
+           "color:#555;font-size:.92em}</style></head><body>")
+    first = True
+    for line in lines:
+        stripped = html.escape(line.strip())
+        if first:
+            yield f"<h1>{stripped}</h1>"
+            first = False
+        elif line.strip().startswith(_HEADINGS):
+            yield f"<h2>{stripped}</h2>"
+        elif line.startswith("  "):
+            yield f'<p class="detail">{stripped}</p>'
+        else:
+            yield f"<p>{stripped}</p>"
+    yield "</body></html>"
+
+
+_HEADINGS = ("Round ", "Surprise round")

@@ -32,7 +32,7 @@ def head(path: Path):
 
 def test_demo_plays_the_example_to_the_end_and_prints_the_transcript(tmp_path):
     out = demo(tmp_path / "demo.db").output
-    assert out.splitlines()[0].startswith("Goblins at the ford under skirmish")
+    assert out.splitlines()[0].startswith("A Thrynn patrol on Arth under starflight")
     assert "Round 1." in out and "The encounter ends: victory" in out
 
 
@@ -235,3 +235,89 @@ def test_play_as_a_subprocess_loses_nothing_when_its_input_just_stops(tmp_path):
     assert done.returncode == 0, done.stderr
     assert head(log)[0] > before
     assert run("audit", str(log)).exit_code == 0
+
+
+# --- Starflight at the command line ---------------------------------------------------
+
+STARFLIGHT_DUEL = """
+title = "A duel at range"
+rules = "starflight"
+[options]
+victory = "ruling"
+ranges = "given"
+[[combatants]]
+id = "ayla"
+side = "party"
+kind = "pc"
+stats = { hp = 20, initiative = 9, hd = 12, strength = 5, weapons = [{ name = "blaster", damage = "2d6", range = 12 }] }
+[[combatants]]
+id = "thrynn"
+side = "patrol"
+stats = { hp = 12, initiative = 0, hd = 10, strength = 3, weapons = [{ name = "pistol", damage = "1d6", range = 8 }] }
+[[commands]]
+kind = "range"
+actor = "ayla"
+params = { range = 4 }
+"""
+
+
+def test_starflight_by_hand_physical_dice_rule_commands_and_the_rulings(tmp_path):
+    (tmp_path / "duel.toml").write_text(STARFLIGHT_DUEL)
+    log = tmp_path / "duel.jsonl"
+    assert run("new", str(tmp_path / "duel.toml"), "--log", str(log)).exit_code == 0
+    assert run("do", str(log), "range", "thrynn", "6").exit_code == 0  # the game master gives the range
+    # no seed: initiative is typed in (2d10 read 0-9): Ayla 9+9+9 = 27, the Thrynn 0+0 = 0
+    assert run("do", str(log), "begin", "--dice", "2d10z: 9 9", "--dice", "2d10z: 0 0").exit_code == 0
+    script = "\n".join([
+        "2d10z: 5 6",          # 11 against HD 10: a hit
+        "2d6: 3 4",            # 7 damage
+        "act ayla shoot thrynn weapon=blaster",
+        "end_turn ayla",
+        "end_turn thrynn",     # the round ends and waits for the game master's ruling
+        "status",
+        "conclude victory party",
+        "quit",
+    ]) + "\n"
+    result = CliRunner().invoke(app, ["play", str(log)], input=script, catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert "Waiting for the game master: resolve combat" in result.output
+    state = json.loads(run("show", str(log), "--json").output)
+    assert state["phase"] == "end" and state["winner"] == "party"
+    assert state["combatants"]["thrynn"]["damage"] == 7
+    prose = run("transcript", str(log)).output
+    assert "ayla (initiative 27) fires the blaster at thrynn: 11 against HD 10, a hit; 2d6 = 7 damage." in prose
+    assert "GM ruling (resolve combat)" in prose
+    assert run("audit", str(log)).exit_code == 0
+
+
+def test_starflight_rule_commands_take_their_words_and_refuse_extra_ones(tmp_path):
+    (tmp_path / "duel.toml").write_text(STARFLIGHT_DUEL)
+    log = tmp_path / "duel.db"
+    run("new", str(tmp_path / "duel.toml"), "--log", str(log), "--seed", "4")
+    before = head(log)
+    result = run("do", str(log), "range", "thrynn", "6", "7")
+    assert result.exit_code == 2 and "left over: 7" in result.output
+    result = run("do", str(log), "place", "ayla", "1", "1")
+    assert result.exit_code == 1 and "no grid" in result.output
+    assert head(log) == before
+    assert run("do", str(log), "marching", "party", "ayla").exit_code == 0
+
+
+def test_transcript_as_html_and_markdown(tmp_path):
+    log = tmp_path / "d.db"
+    demo(log, "--timing", "mixed")
+    page = run("transcript", str(log), "--format", "html").output
+    assert page.startswith("<!DOCTYPE html>") and "<h2>Surprise round.</h2>" in page and "</html>" in page
+    assert "<h1>A Thrynn patrol on Arth under starflight 1, seed 7.</h1>" in page
+    md = run("transcript", str(log), "--format", "markdown").output
+    assert "### Round 1." in md and "- Composite strength (initial)" in md
+    assert " against FHD " in run("transcript", str(log)).output  # the surprise round's flat-footed targets
+    detailed = run("transcript", str(log), "--dice").output
+    assert "(initiative check)" in detailed and "(initiative check)" not in run("transcript", str(log)).output
+
+
+@pytest.mark.parametrize("rules", ["starflight", "skirmish"])
+def test_every_rule_system_has_a_demo(tmp_path, rules):
+    out = demo(tmp_path / f"{rules}.db", "--rules", rules).output
+    assert f"under {rules}" in out and "The encounter ends" in out
+    assert run("audit", str(tmp_path / f"{rules}.db")).exit_code == 0

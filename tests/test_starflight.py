@@ -476,8 +476,9 @@ def test_the_patrol_plays_to_the_end_and_its_log_replays_and_audits_clean(timing
         if c.kind == "create":
             c.params["options"] = dict(c.params["options"], timing=timing, grid=grid)
         s.execute(c)
-    s.do("surprise", sides=["patrol"])
+    assert s.state.surprised == ("patrol",)  # the file's ruling
     s.do("begin")
+    assert s.state.surprise_round
     s.play_out(3000)
     assert s.state.phase == "end" and s.state.winner in ("party", "patrol")
     assert replay(log).state == s.state

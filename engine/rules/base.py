@@ -60,6 +60,8 @@ class RuleSystem:
     option_specs: dict[str, OptionSpec] = {}
     required_stats: tuple[str, ...] = ()
     commands: dict[str, str] = {}  # extra command kinds this system decides, with a help line
+    # the positional words of those commands on the command line ("actor", a param, or "*param" for the rest)
+    command_words: dict[str, tuple[str, ...]] = {}
 
     # --- the encounter's options and combatants ---------------------------------------
 
@@ -196,6 +198,14 @@ class RuleSystem:
 
     def ruling_policy(self, state: "Encounter") -> Command | None:
         """The game master's command when the fight waits for a ruling and play is automatic (None: none)."""
+        return None
+
+    def summary(self, state: "Encounter") -> list[str]:
+        """Lines about this system's own state, shown under the combatants (`combatlog show`)."""
+        return []
+
+    def narrate(self, state: "Encounter", event: Any, dice: bool = False) -> str | None:
+        """A transcript line for one of this system's own events (None: say nothing); details indented."""
         return None
 
     def describe(self, state: "Encounter", pending: "Pending") -> str:

@@ -757,6 +757,15 @@ class Starflight(RuleSystem):
         "goal": "Simple Combat: a group that rolled 18 chooses (params group, choice = secondary | bonus)",
     }
 
+    command_words = {
+        "place": ("actor", "x", "y", "facing"),
+        "range": ("actor", "range"),
+        "marching": ("side", "*order"),
+        "conclude": ("decision", "winner"),
+        "exchange": (),
+        "goal": ("group", "choice"),
+    }
+
     # --- options and combatants ---
 
     def options(self, given: dict[str, Any]) -> dict[str, Any]:
@@ -977,6 +986,65 @@ class Starflight(RuleSystem):
     def ruling_policy(self, state: Encounter) -> Command | None:
         if state.extra.get("awaiting") == "resolve combat":
             return Command(kind="conclude", params={"decision": "continue"}, by="policy")
+        return None
+
+    def summary(self, state: Encounter) -> list[str]:
+        out = []
+        now = csi(state)
+        first = state.extra.get("csi_initial")
+        out.append("CSI: " + ", ".join(f"{s} {v}" + (f" (of {first[s]})" if first and s in first else "")
+                                       for s, v in now.items()))
+        if state.options.get("grid", "none") == "none":
+            ranges = state.extra.get("ranges", {})
+            if ranges:
+                out.append("Ranges to target: " + ", ".join(f"{cid} {r}" for cid, r in ranges.items()))
+        else:
+            placed = [f"{c.id} at {c.position}" for c in state.active() if c.position]
+            if placed:
+                out.append("Positions: " + ", ".join(placed))
+        with_shields = [f"{c.id} {shields(state, c)}/{c.stats['shields']}" for c in state.active() if "shields" in c.stats]
+        if with_shields:
+            out.append("Shields: " + ", ".join(with_shields))
+        if state.extra.get("awaiting"):
+            out.append(f"Waiting for the game master: {state.extra['awaiting']} (conclude continue|victory SIDE|draw)"
+                       if state.extra["awaiting"] == "resolve combat" else f"Waiting for: {state.extra['awaiting']}")
+        return out
+
+    def narrate(self, state: Encounter, event: Any, dice: bool = False) -> str | None:
+        name = lambda cid: state.combatants[cid].name if cid in state.combatants else cid  # noqa: E731
+        t = type(event)
+        if t is StrengthTotalled:
+            values = ", ".join(f"{s} {v}" for s, v in event.csi.items())
+            return f"Composite strength ({event.reason or 'now'}): {values}."
+        if t is RangeSet:
+            return f"  {name(event.combatant)}: range to target {event.range} ({event.how})."
+        if t is Placed:
+            if event.how == "moved":
+                return None  # the move's own line says where
+            facing = f", facing {event.facing}" if event.facing else ""
+            return f"  {name(event.combatant)} stands at {_num(event.x)},{_num(event.y)}{facing} ({event.how})."
+        if t is ShieldsSet and event.reason == "regenerated":
+            return f"  {name(event.combatant)}'s shields regenerate to {event.shields}."
+        if t is MarchingOrder:
+            return f"Marching order of {event.side}: {', '.join(name(c) for c in event.order)}."
+        if t is Awaiting:
+            return f"The game master rules: {event.topic}." if event.topic else None
+        if t is SimpleCombatStarted:
+            return "Simple Combat: " + "; ".join(
+                f"{g} ({', '.join(name(c) for c in ids)})" for g, ids in event.groups.items()) + "."
+        if t is GroupsRanked:
+            rolls = ", ".join(f"{g} {r}" + (f" ({event.modifiers[g]:+d})" if event.modifiers.get(g) else "")
+                              for g, r in sorted(event.results.items(), key=lambda x: -x[1]))
+            lost = ", ".join(f"{g} {n}" for g, n in event.losses.items() if n)
+            return f"Group rolls: {rolls}." + (f" Losses: {lost}." if lost else "")
+        if t is HitsTaken:
+            return f"  {name(event.combatant)} takes {event.hits} hit{'s' if event.hits != 1 else ''}."
+        if t is GoalEvent:
+            said = {"primary": "reaches its primary goal", "primary lost": "can no longer reach its primary goal",
+                    "choice due": "rolled 18 and chooses: a secondary goal or +1", "secondary": "takes a secondary goal",
+                    "bonus": "takes +1 on its future rolls"}
+            return f"  {event.group} {said.get(event.what, event.what)}" + (
+                f" (roll {event.roll})." if event.roll is not None else ".")
         return None
 
     def describe(self, state: Encounter, pending: Pending) -> str:
