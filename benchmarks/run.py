@@ -1,0 +1,344 @@
+"""combatlog's benchmarks: replay, undo, seek, append and audit, beside the measured floor and a peer.
+
+    python benchmarks/run.py [--quick] [--json OUT]
+
+Builds a long session of the bundled Starflight example (the patrol, with hit points
+multiplied so the fight goes on; an undo and a redo every 50 steps, as at a real table),
+seals it, stores it as JSON lines and SQLite, and measures:
+
+- replay: the whole log folded into the full projection, from each store, events/s; and
+  the floor, msgspec decoding the same file into the same envelopes plus a minimal
+  dict-dispatch fold, timed in the same run (`replay_vs_floor` = replay time / floor time);
+- peak RSS of a replay of the JSON-lines log, in a fresh process;
+- undo (and redo) at log lengths 1k, 10k, 100k (and 1M): one step appended to SQLite;
+- seek to random seqs through a Cursor (snapshots every 1024 events);
+- append: the session's own steps (~8 events each) appended one transaction per step,
+  SQLite synchronous=FULL and JSON lines with fsync: steps/s and the p99 step latency;
+- audit: the digest chain and every step re-decided, events/s;
+- peer: the same events stored and replayed with the `eventsourcing` library (the `bench`
+  extra), when it is installed: `peer_replay_ratio` = combatlog's replay rate / the peer's.
+
+A script, not a test: it prints a table and, with --json, writes the figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import os
+import platform
+import random
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+
+import msgspec
+
+from combatlog.engine import Command, Session
+from combatlog.engine.encounter_file import read_encounter
+from combatlog.events import Envelope, catalogue, line_decoder
+from combatlog.projections import replay
+from combatlog.replays import JsonlLog, MemoryLog, SqliteLog
+from combatlog.replays.audit import audit
+from combatlog.replays.cursor import Cursor
+from combatlog.replays.stores import copy_log
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "starflight-patrol.toml"
+UNDO_EVERY = 50
+
+
+def build(events: int, seed: int = 7) -> MemoryLog:
+    """A long Starflight session of at least `events` events, in memory."""
+    log = MemoryLog()
+    session = Session(log)
+    for command in read_encounter(EXAMPLE, seed=seed):
+        if command.kind == "add":
+            stats = dict(command.params["stats"])
+            stats["hp"] = stats["hp"] * 100_000  # the fight must outlast the benchmark
+            command = msgspec.structs.replace(command, params={**command.params, "stats": stats})
+        session.execute(command)
+    session.execute(Command(kind="begin"))
+    steps = 0
+    while log.head()[0] < events:
+        session.auto()
+        steps += 1
+        if steps % UNDO_EVERY == 0:
+            session.undo()
+            session.redo()
+    return log
+
+
+def prefix(source: MemoryLog, events: int) -> MemoryLog:
+    """The whole steps of `source` holding at most `events` events."""
+    out = MemoryLog()
+    batch: list[bytes] = []
+    step = None
+    for line in source.lines():
+        s = msgspec.json.decode(line, type=_Step).step
+        if step is not None and s != step:
+            if out.head()[0] + len(batch) > events:
+                break
+            out.append(batch, out.head()[0] + 1)
+            batch = []
+        step = s
+        batch.append(line)
+    if batch and out.head()[0] + len(batch) <= events:
+        out.append(batch, out.head()[0] + 1)
+    return out
+
+
+class _Step(msgspec.Struct):
+    step: int
+
+
+def timed(fn, repeat: int = 3) -> float:
+    """The best wall time of `repeat` runs of fn()."""
+    best = float("inf")
+    for _ in range(repeat):
+        gc.collect()
+        t = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t)
+    return best
+
+
+def floor(log) -> int:
+    """msgspec decoding every line into envelopes, plus a minimal dict-dispatch fold."""
+    decode = line_decoder()
+    counts: dict[type, int] = {}
+    dispatch = {cls: (lambda acc, e: acc + 1) for cls in catalogue.event_types()}
+    acc = 0
+    for line in log.lines():
+        envelope = decode(line)
+        acc = dispatch[type(envelope.event)](acc, envelope.event)
+    counts[Envelope] = acc
+    return acc
+
+
+def child_replay(path: str) -> None:
+    """In a fresh process: replay the log at `path`, print the peak RSS in MB."""
+    log = JsonlLog(path, create=False)
+    projection = replay(log)
+    assert projection.seq > 0
+    print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+
+
+def peer(log: MemoryLog, limit: int) -> float | None:
+    """Events/s of storing and replaying the same events with `eventsourcing` (None if not installed)."""
+    try:
+        from eventsourcing.application import Application
+        from eventsourcing.domain import Aggregate, event
+    except ImportError:
+        return None
+
+    class Fight(Aggregate):
+        @event("Created")
+        def __init__(self) -> None:
+            self.count = 0
+            self.last = ""
+
+        @event("Recorded")
+        def record(self, kind: str, data: dict) -> None:
+            self.count += 1
+            self.last = kind
+
+    with tempfile.TemporaryDirectory() as tmp:
+        app = Application(env={"PERSISTENCE_MODULE": "eventsourcing.sqlite",
+                               "SQLITE_DBNAME": str(Path(tmp) / "peer.db")})
+        fight = Fight()
+        lines = list(log.lines())[:limit]
+        for i, line in enumerate(lines):
+            env = msgspec.json.decode(line)
+            fight.record(env["event"]["type"], env["event"])
+            if i % 1000 == 999:
+                app.save(fight)
+        app.save(fight)
+        t = time.perf_counter()
+        again = app.repository.get(fight.id)
+        took = time.perf_counter() - t
+        assert again.count == len(lines)
+    return len(lines) / took
+
+
+def machine() -> dict:
+    def v(name: str) -> str:
+        try:
+            return version(name)
+        except PackageNotFoundError:
+            return "not installed"
+
+    return {
+        "machine": f"{platform.machine()}, {os.cpu_count()} cores, {platform.system()} {platform.release()}",
+        "python": platform.python_version(),
+        "libraries": {name: v(name) for name in ("combatlog", "msgspec", "transitions", "eventsourcing")},
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="about 100k events (under a minute)")
+    parser.add_argument("--json", dest="out", help="write the figures to this file")
+    parser.add_argument("--child-replay", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child_replay:
+        child_replay(args.child_replay)
+        return
+    total = 100_000 if args.quick else 1_000_000
+    lengths = [n for n in (1_000, 10_000, 100_000, 1_000_000) if n <= total]
+    say = lambda *a: print(*a, file=sys.stderr, flush=True)  # noqa: E731
+    rng = random.Random(1)
+
+    say(f"building a {total:,}-event session ...")
+    t = time.perf_counter()
+    memory = build(total)
+    n = memory.head()[0]
+    say(f"  {n:,} events in {time.perf_counter() - t:.1f} s")
+    results: dict = {"events": n, **machine()}
+    with tempfile.TemporaryDirectory() as tmp:
+        jsonl = JsonlLog(Path(tmp) / "long.jsonl")
+        sqlite = SqliteLog(Path(tmp) / "long.db")
+        copy_log(memory, jsonl)
+        copy_log(memory, sqlite)
+
+        # 1. replay, beside the floor
+        say("replay ...")
+        rates = {}
+        for name, log in (("jsonl", jsonl), ("sqlite", sqlite)):
+            rates[name] = n / timed(lambda: replay(log))
+        floor_time = timed(lambda: floor(jsonl))
+        replay_time = n / rates["jsonl"]
+        results["replay_events_per_s"] = {k: round(v) for k, v in rates.items()}
+        results["floor_events_per_s"] = round(n / floor_time)
+        results["floor_us_per_event"] = round(floor_time / n * 1e6, 2)
+        results["replay_vs_floor"] = round(replay_time / floor_time, 2)
+
+        # 2. peak memory of a replay, in a fresh process
+        out = subprocess.run([sys.executable, __file__, "--child-replay", str(Path(tmp) / "long.jsonl")],
+                             capture_output=True, text=True, check=True)
+        results["peak_rss_mb"] = round(float(out.stdout.strip()), 1)
+
+        # 3. undo, redo and seek by log length
+        say("undo, redo, seek ...")
+        undo_ms: dict[str, float] = {}
+        redo_ms: dict[str, float] = {}
+        seek_ms: dict[str, float] = {}
+        for length in lengths:
+            part = prefix(memory, length)
+            db = SqliteLog(Path(tmp) / f"undo-{length}.db")
+            copy_log(part, db)
+            session = Session(db)
+            undos, redos = [], []
+            for _ in range(20):
+                t = time.perf_counter()
+                session.undo()
+                undos.append(time.perf_counter() - t)
+                t = time.perf_counter()
+                session.redo()
+                redos.append(time.perf_counter() - t)
+            undo_ms[str(length)] = round(statistics.median(undos) * 1000, 3)
+            redo_ms[str(length)] = round(statistics.median(redos) * 1000, 3)
+            cursor = Cursor(db)
+            seeks = []
+            for _ in range(50):
+                seq = rng.randint(1, cursor.last)
+                t = time.perf_counter()
+                cursor.seek(seq)
+                seeks.append(time.perf_counter() - t)
+            seek_ms[str(length)] = round(statistics.median(seeks) * 1000, 3)
+            db.close()
+        results["undo_ms"] = undo_ms
+        results["redo_ms"] = redo_ms
+        results["seek_ms"] = seek_ms
+
+        # 4. append: the session's steps, one transaction (and fsync) per step
+        say("append ...")
+        steps: list[list[bytes]] = []
+        current = None
+        for line in prefix(memory, 40_000 if args.quick else 80_000).lines():
+            s = msgspec.json.decode(line, type=_Step).step
+            if s != current:
+                steps.append([])
+                current = s
+            steps[-1].append(line)
+        append: dict[str, dict] = {}
+        for name, target in (("sqlite", SqliteLog(Path(tmp) / "append.db")),
+                             ("jsonl", JsonlLog(Path(tmp) / "append.jsonl"))):
+            latencies = []
+            seq = 1
+            start = time.perf_counter()
+            for batch in steps:
+                t = time.perf_counter()
+                target.append(batch, seq)
+                latencies.append(time.perf_counter() - t)
+                seq += len(batch)
+            took = time.perf_counter() - start
+            latencies.sort()
+            append[name] = {"steps_per_s": round(len(steps) / took),
+                            "p99_ms": round(latencies[int(len(latencies) * 0.99)] * 1000, 3)}
+            target.close()
+        results["append_steps_per_s"] = {k: v["steps_per_s"] for k, v in append.items()}
+        results["append_p99_ms"] = {k: v["p99_ms"] for k, v in append.items()}
+        results["append_events_per_step"] = round(sum(map(len, steps)) / len(steps), 1)
+
+        # 5. audit
+        say("audit ...")
+        t = time.perf_counter()
+        report = audit(sqlite)
+        results["audit_events_per_s"] = round(n / (time.perf_counter() - t))
+        assert report.clean, report.findings[:3]
+
+        # 6. peer
+        say("peer ...")
+        limit = min(n, 100_000)
+        peer_rate = peer(memory, limit)
+        results["peer_events"] = limit
+        results["peer_replay_events_per_s"] = round(peer_rate) if peer_rate else None
+        results["peer_replay_ratio"] = round(rates["jsonl"] / peer_rate, 1) if peer_rate else None
+        jsonl.close()
+        sqlite.close()
+
+    table(results)
+    if args.out:
+        Path(args.out).write_text(json.dumps(results, indent=2, sort_keys=True) + "\n")
+
+
+def table(r: dict) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    t = Table("measure", "result", "target", title=f"combatlog benchmarks, {r['events']:,} events")
+    ok = lambda good: "met" if good else "MISSED"  # noqa: E731
+    rj, rs = r["replay_events_per_s"]["jsonl"], r["replay_events_per_s"]["sqlite"]
+    t.add_row("replay, JSON lines", f"{rj:,} events/s", f">= 500,000: {ok(rj >= 500_000)}")
+    t.add_row("replay, SQLite", f"{rs:,} events/s", f">= 500,000: {ok(rs >= 500_000)}")
+    t.add_row("floor (decode + dict fold)", f"{r['floor_events_per_s']:,} events/s ({r['floor_us_per_event']} us)", "")
+    t.add_row("replay / floor", f"{r['replay_vs_floor']}x", f"<= 1.5x: {ok(r['replay_vs_floor'] <= 1.5)}")
+    t.add_row("peak RSS of the replay", f"{r['peak_rss_mb']} MB", f"<= 150 MB: {ok(r['peak_rss_mb'] <= 150)}")
+    for k, v in r["undo_ms"].items():
+        t.add_row(f"undo / redo at {int(k):,}", f"{v} / {r['redo_ms'][k]} ms", f"< 1 ms: {ok(v < 1 and r['redo_ms'][k] < 1)}")
+    for k, v in r["seek_ms"].items():
+        t.add_row(f"seek at {int(k):,}", f"{v} ms", f"< 5 ms: {ok(v < 5)}")
+    first, last = list(r["undo_ms"].values())[0], list(r["undo_ms"].values())[-1]
+    t.add_row("undo, longest / shortest log", f"{last / first:.2f}x", f"<= 1.5x: {ok(last / first <= 1.5)}")
+    for k, v in r["append_steps_per_s"].items():
+        t.add_row(f"append, {k}", f"{v:,} steps/s, p99 {r['append_p99_ms'][k]} ms",
+                  f">= 3,000: {ok(v >= 3000)}")
+    t.add_row("audit", f"{r['audit_events_per_s']:,} events/s", f">= 100,000: {ok(r['audit_events_per_s'] >= 100_000)}")
+    if r["peer_replay_ratio"] is not None:
+        t.add_row(f"peer (eventsourcing), {r['peer_events']:,} events",
+                  f"{r['peer_replay_events_per_s']:,} events/s; combatlog {r['peer_replay_ratio']}x",
+                  f">= 20x: {ok(r['peer_replay_ratio'] >= 20)}")
+    else:
+        t.add_row("peer (eventsourcing)", "not installed: pip install -e '.[bench]'", "")
+    Console(width=120).print(t)
+    print(f"{r['machine']}; Python {r['python']}; " + ", ".join(f"{k} {v}" for k, v in r["libraries"].items()))
+
+
+if __name__ == "__main__":
+    main()
