@@ -44,6 +44,7 @@ from combatlog.engine import Command, Session
 from combatlog.engine.encounter_file import read_encounter
 from combatlog.events import Envelope, catalogue, line_decoder
 from combatlog.projections import replay
+from combatlog.projections.fold import paused_gc
 from combatlog.replays import JsonlLog, MemoryLog, SqliteLog
 from combatlog.replays.audit import audit
 from combatlog.replays.cursor import Cursor
@@ -101,7 +102,8 @@ def timed(fn, repeat: int = 3) -> float:
     """The best wall time of `repeat` runs of fn()."""
     best = float("inf")
     for _ in range(repeat):
-        gc.collect()
+        if gc.isenabled():
+            gc.collect()
         t = time.perf_counter()
         fn()
         best = min(best, time.perf_counter() - t)
@@ -211,7 +213,8 @@ def main() -> None:
         rates = {}
         for name, log in (("jsonl", jsonl), ("sqlite", sqlite)):
             rates[name] = n / timed(lambda: replay(log))
-        floor_time = timed(lambda: floor(jsonl))
+        with paused_gc():  # the floor gets every advantage the replay has
+            floor_time = timed(lambda: floor(jsonl))
         replay_time = n / rates["jsonl"]
         results["replay_events_per_s"] = {k: round(v) for k, v in rates.items()}
         results["floor_events_per_s"] = round(n / floor_time)

@@ -12,6 +12,7 @@ redoing it restores the state exactly as it was after, i.e. the same events and 
 
 from __future__ import annotations
 
+import gc
 from typing import Any, Callable, Iterable
 
 import msgspec
@@ -25,6 +26,7 @@ replace = msgspec.structs.replace
 
 Handler = Callable[[Encounter, Any], Encounter]
 HANDLERS: dict[type, Handler] = {}
+_ROWS: dict[type, tuple[dict[str, str], "Handler | None"]] = {}
 
 
 class FoldError(Exception):
@@ -48,6 +50,7 @@ def register_fold(event_type: type) -> Callable[[Handler], Handler]:
 
     def deco(fn: Handler) -> Handler:
         HANDLERS[event_type] = fn
+        _ROWS.pop(event_type, None)
         return fn
 
     return deco
@@ -280,21 +283,22 @@ class Projection:
             elif etype not in _META:
                 self._begin_step()
         state = self.state
-        if etype is ev.EncounterCreated:
-            if state.rules is not None:
-                raise FoldError("the encounter was already created", seq)
-        elif state.rules is None and etype is not ev.CommandIssued:
-            raise FoldError(f"{etype.__name__} before the encounter was created", seq)
-        tag = etype.__struct_config__.tag
-        phase = TABLE.get((state.phase, tag))
+        if state.rules is None or etype is ev.EncounterCreated:
+            if etype is ev.EncounterCreated:
+                if state.rules is not None:
+                    raise FoldError("the encounter was already created", seq)
+            elif etype is not ev.CommandIssued:
+                raise FoldError(f"{etype.__name__} before the encounter was created", seq)
+        row = _ROWS.get(etype)
+        if row is None:
+            row = _row(etype)
+        phase = row[0].get(state.phase)
         if phase is None:
-            raise FoldError(f"{tag} is not legal in phase {state.phase}", seq)
-        if etype in _META:
+            raise FoldError(f"{etype.__struct_config__.tag} is not legal in phase {state.phase}", seq)
+        handler = row[1]
+        if handler is None:
             self._meta(event, seq)
         else:
-            handler = HANDLERS.get(etype)
-            if handler is None:
-                raise FoldError(f"no fold for event type {tag}", seq)
             try:
                 state = handler(state, event)
             except KeyError as exc:
@@ -336,6 +340,41 @@ class Projection:
             self.redo.pop()
             self.undo.append(event.step)
             self.state = before_after[1]
+
+
+# Per event type: (phase -> next phase, fold handler or None for undo/redo), from TABLE and
+# HANDLERS, built on first use (a type's row never changes once its phases are declared).
+
+
+def _row(etype: type) -> tuple[dict[str, str], Handler | None]:
+    tag = etype.__struct_config__.tag
+    phases = {src: dest for (src, trigger), dest in TABLE.items() if trigger == tag}
+    if etype in _META:
+        handler = None
+    else:
+        handler = HANDLERS.get(etype)
+        if handler is None:
+            raise FoldError(f"no fold for event type {tag}", 0)
+    if not phases:
+        return phases, handler  # not cached: its phases may not be declared yet
+    _ROWS[etype] = (phases, handler)
+    return phases, handler
+
+
+class paused_gc:
+    """Pause the cyclic garbage collector while folding a whole log.
+
+    A fold builds millions of short-lived, acyclic objects (freed by reference counting);
+    the collector's passes over the growing undo history only cost time.
+    """
+
+    def __enter__(self) -> None:
+        self.was = gc.isenabled()
+        gc.disable()
+
+    def __exit__(self, *exc: object) -> None:
+        if self.was:
+            gc.enable()
 
 
 def fold(envelopes: Iterable[Envelope], start: Projection | Snapshot | None = None) -> Projection:

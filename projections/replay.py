@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from combatlog.events import CorruptLog, Envelope, EventLog, line_decoder
-from combatlog.projections.fold import FoldError, Projection, Snapshot
+from combatlog.projections.fold import FoldError, Projection, Snapshot, paused_gc
 
 
 def envelopes(log: EventLog, start: int = 1, stop: int | None = None) -> Iterator[Envelope]:
@@ -24,9 +24,17 @@ def replay(log: EventLog, stop: int | None = None, start: Projection | Snapshot 
     """Fold the log (up to `stop`) onto `start`; raises CorruptLog naming the seq at fault."""
     projection = start if isinstance(start, Projection) else Projection(start)
     apply = projection.apply
-    try:
-        for envelope in envelopes(log, projection.seq + 1, stop):
-            apply(envelope)
-    except FoldError as exc:
-        raise CorruptLog(str(exc), exc.seq) from None
+    decode = line_decoder()
+    seq = projection.seq
+    with paused_gc():
+        try:
+            for line in log.lines(seq + 1, stop):
+                seq += 1
+                try:
+                    envelope = decode(line)
+                except Exception as exc:  # msgspec's errors, a missing upcaster
+                    raise CorruptLog(f"seq {seq}: can't decode the line ({exc})", seq) from None
+                apply(envelope)
+        except FoldError as exc:
+            raise CorruptLog(str(exc), exc.seq) from None
     return projection

@@ -32,6 +32,7 @@ from combatlog.events import (
     line_decoder,
 )
 from combatlog.projections import FoldError, Projection
+from combatlog.projections.fold import paused_gc
 
 
 class Finding(msgspec.Struct, frozen=True):
@@ -111,6 +112,13 @@ def audit(log: EventLog, progress: Callable[[int], None] | None = None) -> Repor
     if torn is not None:
         report.findings.append(Finding(torn.seq, "torn", str(torn)))
     projection = Projection()
+    with paused_gc():
+        _audit_steps(log, report, progress, projection)
+    return report
+
+
+def _audit_steps(log: EventLog, report: Report, progress: Callable[[int], None] | None,
+                 projection: Projection) -> None:
     for step in _steps(log, report, progress):
         report.steps += 1
         first, _ = step[0]
@@ -134,7 +142,6 @@ def audit(log: EventLog, progress: Callable[[int], None] | None = None) -> Repor
         except FoldError as exc:
             report.findings.append(Finding(exc.seq, "illegal", str(exc).split(": ", 1)[1]))
             break
-    return report
 
 
 def _check_version(projection: Projection, report: Report, seq: int) -> None:

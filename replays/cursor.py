@@ -15,6 +15,7 @@ import msgspec
 
 from combatlog.events import CorruptLog, EventLog
 from combatlog.projections import Encounter, FoldError, Projection, Snapshot, envelopes, replay
+from combatlog.projections.fold import paused_gc
 
 __all__ = ["Cursor", "diff_states", "envelopes", "replay"]
 
@@ -30,11 +31,12 @@ class Cursor:
         projection = Projection()
         apply = projection.apply
         try:
-            for envelope in envelopes(log):
-                apply(envelope)
-                if envelope.seq % every == 0:
-                    self._snap_seqs.append(envelope.seq)
-                    self._snaps.append(projection.snapshot())
+            with paused_gc():
+                for envelope in envelopes(log):
+                    apply(envelope)
+                    if envelope.seq % every == 0:
+                        self._snap_seqs.append(envelope.seq)
+                        self._snaps.append(projection.snapshot())
         except FoldError as exc:
             raise CorruptLog(str(exc), exc.seq) from None
         self.history = projection.history
