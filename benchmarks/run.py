@@ -291,10 +291,9 @@ def main() -> None:
 
         # 5. audit
         say("audit ...")
-        t = time.perf_counter()
-        report = audit(sqlite)
-        results["audit_events_per_s"] = round(n / (time.perf_counter() - t))
-        assert report.clean, report.findings[:3]
+        reports = []
+        results["audit_events_per_s"] = round(n / timed(lambda: reports.append(audit(sqlite))))
+        assert reports[-1].clean, reports[-1].findings[:3]
 
         # 6. peer
         say("peer ...")

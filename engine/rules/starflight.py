@@ -372,9 +372,20 @@ def planned_position(state: Encounter, c: Combatant) -> tuple[float, float] | No
     return pos
 
 
+_WEAPONS: dict[int, tuple[Any, list[dict[str, Any]]]] = {}
+
+
 def weapons(c: Combatant) -> list[dict[str, Any]]:
-    """The combatant's weapons, as given in its stats."""
-    return [w for w in c.stats.get("weapons", ()) if isinstance(w, dict)]
+    """The combatant's weapons, as given in its stats (read once per stats mapping)."""
+    stats = c.stats
+    hit = _WEAPONS.get(id(stats))
+    if hit is not None and hit[0] is stats:
+        return hit[1]
+    out = [w for w in stats.get("weapons", ()) if isinstance(w, dict)]
+    if len(_WEAPONS) > 4096:
+        _WEAPONS.clear()
+    _WEAPONS[id(stats)] = (stats, out)  # holding `stats` keeps its id from being reused
+    return out
 
 
 def weapon(c: Combatant, name: str | None, melee: bool) -> dict[str, Any] | None:
@@ -766,6 +777,10 @@ class Starflight(RuleSystem):
         "goal": ("group", "choice"),
     }
 
+    def __init__(self) -> None:
+        self._orders: dict[int, tuple[Any, RankedOrder]] = {}
+        self._timings: dict[int, tuple[Any, Timing]] = {}
+
     # --- options and combatants ---
 
     def options(self, given: dict[str, Any]) -> dict[str, Any]:
@@ -819,11 +834,31 @@ class Starflight(RuleSystem):
     # --- order and timing ---
 
     def order(self, options: dict[str, Any]) -> RankedOrder:
+        hit = self._orders.get(id(options))
+        if hit is not None and hit[0] is options:
+            return hit[1]
+        made = self._make_order(options)
+        if len(self._orders) > 256:
+            self._orders.clear()
+        self._orders[id(options)] = (options, made)  # an encounter's options never change
+        return made
+
+    def _make_order(self, options: dict[str, Any]) -> RankedOrder:
         if options.get("method") == "simple":
             return SimpleOrder()
         return StarflightOrder(ties=("pc_first", "rolloff:1d10z"), group_initiative=bool(options.get("group_initiative")))
 
     def timing(self, options: dict[str, Any]) -> Timing:
+        hit = self._timings.get(id(options))
+        if hit is not None and hit[0] is options:
+            return hit[1]
+        made = self._make_timing(options)
+        if len(self._timings) > 256:
+            self._timings.clear()
+        self._timings[id(options)] = (options, made)
+        return made
+
+    def _make_timing(self, options: dict[str, Any]) -> Timing:
         base = options.get("timing", "turn")
         preset = {"turn": ("turn",) * 3, "simultaneous": ("simultaneous",) * 3,
                   "mixed": ("simultaneous", "turn", "simultaneous")}[base]
