@@ -15,6 +15,7 @@ _systems: dict[str, RuleSystem] = {}
 BUILTIN: dict[str, str] = {
     "skirmish": "combatlog.engine.rules.skirmish",
     "starflight": "combatlog.engine.rules.starflight",
+    "infinite-realms": "combatlog.engine.rules.infinite_realms",
 }
 
 
