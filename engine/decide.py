@@ -421,8 +421,7 @@ def _undo(view: Projection) -> list[Event]:
     if not view.undo:
         raise Refused("undo", "there is nothing to undo")
     step = view.undo[-1]
-    before = view.history.get(step)
-    if before is not None and before[0].rules is None:
+    if step == 1:  # a log's first step is always the encounter's creation
         raise Refused("undo", "the encounter's creation can't be undone", "start a new log instead")
     return [StepUndone(step=step)]
 

@@ -22,6 +22,7 @@ from combatlog.events import (
 )
 from combatlog.events import Command
 from combatlog.projections import Encounter, Projection, replay
+from combatlog.projections.replay import apply_from
 
 
 class _NoDice(Dice):
@@ -103,7 +104,7 @@ class Session:
         # fold or the append fails, the projection is rebuilt from the log as it stands.
         try:
             for envelope in envelopes:
-                view.apply(envelope)
+                apply_from(self.log, view, envelope)
             self.log.append(lines, expected_seq=envelopes[0].seq)
         except BaseException:
             self.projection = load(self.log)

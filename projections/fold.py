@@ -236,9 +236,16 @@ class Projection:
     shared, so keeping them costs references, and undo and redo cost a lookup.
     """
 
-    __slots__ = ("state", "seq", "step", "digest", "undo", "redo", "history", "_open")
+    __slots__ = ("state", "seq", "step", "digest", "undo", "redo", "history", "_open", "keep")
 
-    def __init__(self, snapshot: Snapshot | None = None, history: dict | None = None, share: bool = False) -> None:
+    # Steps whose before/after states are kept for undo and redo; older ones are dropped and,
+    # if an undo or redo reaches them, folded again from the log (`projections.replay`), so a
+    # long log replays in bounded memory.
+    KEEP = 4096
+
+    def __init__(self, snapshot: Snapshot | None = None, history: dict | None = None,
+                 keep: int | None = None) -> None:
+        self.keep = self.KEEP if keep is None else keep
         if snapshot is None:
             self.state = Encounter()
             self.seq = 0
@@ -253,9 +260,10 @@ class Projection:
             self.digest = snapshot.digest
             self.undo = list(snapshot.undo)
             self.redo = list(snapshot.redo)
-        # `share`: fold on top of another fold's finished history (a replay cursor's), whose
-        # entries are final; steps already there are taken as they are, never rewritten.
-        self.history: dict[int, list[Encounter]] = {} if history is None else (history if share else dict(history))
+        # On top of another fold's finished history (a replay cursor's), whose entries are
+        # final: steps already there are taken as they are, never rewritten. It is copied (at
+        # most KEEP entries), so a fold that stops mid-step never leaves a half step in it.
+        self.history: dict[int, list[Encounter]] = {} if history is None else dict(history)
         self._open: list[Encounter] | None = None
 
     def snapshot(self) -> Snapshot:
@@ -317,7 +325,10 @@ class Projection:
         if self.step in self.history:  # a shared, finished history already holds it
             return
         self._open = [self.state, self.state]
-        self.history[self.step] = self._open
+        history = self.history
+        history[self.step] = self._open
+        if len(history) > self.keep:
+            del history[next(iter(history))]  # the oldest step: folded again from the log if ever needed
 
     def _meta(self, event: Any, seq: int) -> None:
         if type(event) is ev.StepUndone:

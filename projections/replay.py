@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from combatlog.events import CorruptLog, Envelope, EventLog, line_decoder
-from combatlog.projections.fold import FoldError, Projection, Snapshot, paused_gc
+from combatlog.projections.fold import FoldError, NeedsHistory, Projection, Snapshot, paused_gc
 
 
 def envelopes(log: EventLog, start: int = 1, stop: int | None = None) -> Iterator[Envelope]:
@@ -34,7 +34,35 @@ def replay(log: EventLog, stop: int | None = None, start: Projection | Snapshot 
                     envelope = decode(line)
                 except Exception as exc:  # msgspec's errors, a missing upcaster
                     raise CorruptLog(f"seq {seq}: can't decode the line ({exc})", seq) from None
-                apply(envelope)
+                try:
+                    apply(envelope)
+                except NeedsHistory:
+                    apply_from(log, projection, envelope)
         except FoldError as exc:
             raise CorruptLog(str(exc), exc.seq) from None
     return projection
+
+
+def states_around(log: EventLog, step: int) -> list:
+    """[state before step `step`, state after it], folded again from the log."""
+    projection = Projection()
+    before = None
+    for envelope in envelopes(log):
+        if envelope.step == step and before is None:
+            before = projection.state
+        elif envelope.step > step and before is not None:
+            return [before, projection.state]
+        apply_from(log, projection, envelope)
+    if before is None:
+        raise CorruptLog(f"step {step} is not in the log", 0)
+    return [before, projection.state]
+
+
+def apply_from(log: EventLog, projection: Projection, envelope: Envelope) -> None:
+    """Fold `envelope`; an undo or redo of a step older than the projection keeps is folded again from `log`."""
+    while True:
+        try:
+            projection.apply(envelope)
+            return
+        except NeedsHistory as need:
+            projection.history[need.step] = states_around(log, need.step)

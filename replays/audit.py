@@ -33,6 +33,7 @@ from combatlog.events import (
 )
 from combatlog.projections import FoldError, Projection
 from combatlog.projections.fold import paused_gc
+from combatlog.projections.replay import apply_from
 
 
 class Finding(msgspec.Struct, frozen=True):
@@ -138,7 +139,7 @@ def _audit_steps(log: EventLog, report: Report, progress: Callable[[int], None] 
                 report.overrides.append(Override(env.seq, env.event.reason, env.event.subject))
         try:
             for env, _ in step:
-                projection.apply(env)
+                apply_from(log, projection, env)
         except FoldError as exc:
             report.findings.append(Finding(exc.seq, "illegal", str(exc).split(": ", 1)[1]))
             break

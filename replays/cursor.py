@@ -15,7 +15,8 @@ import msgspec
 
 from combatlog.events import CorruptLog, EventLog
 from combatlog.projections import Encounter, FoldError, Projection, Snapshot, envelopes, replay
-from combatlog.projections.fold import paused_gc
+from combatlog.projections.fold import NeedsHistory, paused_gc
+from combatlog.projections.replay import apply_from
 
 __all__ = ["Cursor", "diff_states", "envelopes", "replay"]
 
@@ -33,7 +34,10 @@ class Cursor:
         try:
             with paused_gc():
                 for envelope in envelopes(log):
-                    apply(envelope)
+                    try:
+                        apply(envelope)
+                    except NeedsHistory:
+                        apply_from(log, projection, envelope)
                     if envelope.seq % every == 0:
                         self._snap_seqs.append(envelope.seq)
                         self._snaps.append(projection.snapshot())
@@ -51,7 +55,7 @@ class Cursor:
         if seq == self.last:
             return self.final
         i = bisect.bisect_right(self._snap_seqs, seq) - 1
-        projection = Projection(self._snaps[i], self.history, share=True)
+        projection = Projection(self._snaps[i], self.history)
         if seq > projection.seq:
             replay(self.log, seq, projection)
         return projection

@@ -1,0 +1,48 @@
+"""Undo history in bounded memory: steps older than the window are folded again from the log."""
+
+from __future__ import annotations
+
+import pytest
+
+from combatlog.engine import Session
+from combatlog.projections import Projection, replay
+from combatlog.replays.audit import audit
+from combatlog.replays.cursor import Cursor
+
+from tests.conftest import new_session
+
+
+def _play(session: Session, steps: int) -> list:
+    states = [session.state]
+    for _ in range(steps):
+        if session.state.phase == "end":
+            break
+        session.auto()
+        states.append(session.state)
+    return states
+
+
+@pytest.mark.parametrize("keep", [1, 3])
+def test_undo_and_redo_far_beyond_the_kept_window_restore_the_exact_states(monkeypatch, keep):
+    monkeypatch.setattr(Projection, "KEEP", keep)
+    s = new_session(seed=5, begin=True)
+    states = _play(s, 12)
+    assert len(s.projection.history) <= keep
+    for expected in reversed(states[:-1]):  # undo all the way back to the fight's start
+        s.undo()
+        assert s.state == expected
+    for expected in states[1:]:
+        s.redo()
+        assert s.state == expected
+    assert replay(s.log).state == s.state
+    assert audit(s.log).clean
+    cursor = Cursor(s.log, every=7)
+    for seq in range(0, cursor.last + 1, 5):
+        assert cursor.at(seq).state == replay(s.log, seq).state
+
+
+def test_a_long_replay_keeps_at_most_the_window(monkeypatch):
+    monkeypatch.setattr(Projection, "KEEP", 4)
+    s = new_session(seed=9, begin=True)
+    _play(s, 30)
+    assert len(replay(s.log).history) <= 4
