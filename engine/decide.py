@@ -70,6 +70,9 @@ CORE_COMMANDS = {
 }
 
 
+STALL_ROUNDS = 10  # rounds one step may run through with no one able to act before the fight is a draw
+
+
 def rules_of(state: Encounter) -> RuleSystem:
     """The rule system the encounter was created under."""
     return registry.get(state.rules or "")
@@ -142,6 +145,9 @@ def _add(draft: Draft, command: Command) -> None:
     side = p.get("side")
     if not side:
         raise Refused(f"add {cid}", "a combatant needs a side")
+    if draft.state.phase == "surprise" and side not in draft.state.sides():
+        raise Refused(f"add {cid}", f"the surprise was ruled before side {side!r} was there",
+                      "undo the ruling, add the new side's combatants, then rule again")
     stats = draft.rules.check_combatant(dict(p.get("stats", {})))
     draft.emit(CombatantAdded(id=cid, name=str(p.get("name", cid)), side=str(side), kind=kind,
                               group=p.get("group"), stats=stats))
@@ -235,6 +241,11 @@ def _advance(draft: Draft) -> None:
             draft.emit(EncounterEnded(outcome=over[0], winner=over[1]))
             return
         if rules.waiting(draft.state):
+            return
+        draft.rounds_started += 1
+        if draft.rounds_started > STALL_ROUNDS:
+            # whole rounds went by in this one step with no one able to act: nothing will change
+            draft.emit(EncounterEnded(outcome=f"draw: no one could act for {STALL_ROUNDS} rounds", winner=None))
             return
         _start_round(draft, draft.state.round + 1)
         return

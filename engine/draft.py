@@ -28,6 +28,7 @@ class Draft:
         self.rules = rules
         self.step = step
         self.hold_damage = False  # set while simultaneous actions resolve
+        self.rounds_started = 0  # rounds this step has started (a step that can't stop is a stalled fight)
 
     def emit(self, event: Event) -> Event:
         """Record `event` and fold it into the draft's state; returns the event."""

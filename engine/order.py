@@ -42,14 +42,15 @@ def initiative_entries(draft: "Draft", group_initiative: bool) -> list[Entry]:
     state = draft.state
     rules = draft.rules
     entries: list[Entry] = []
-    seen_groups: dict[str, int] = {}
+    seen_groups: dict[tuple[str, str], int] = {}
     for c in state.active():
         if group_initiative and c.kind == "npc" and c.group is not None:
-            if c.group in seen_groups:
-                entry = entries[seen_groups[c.group]]
+            key = (c.side, c.group)  # a group is of one side: the same name on two sides is two groups
+            if key in seen_groups:
+                entry = entries[seen_groups[key]]
                 entry.ids = entry.ids + (c.id,)
                 continue
-            seen_groups[c.group] = len(entries)
+            seen_groups[key] = len(entries)
         entries.append(Entry(ids=(c.id,), value=0, pc=c.kind == "pc", stats=c.stats))
     for entry in entries:
         first = state.combatant(entry.ids[0])

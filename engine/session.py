@@ -14,7 +14,9 @@ from combatlog.engine.dice import Dice, DiceError, EnteredDice, NeedDice, Seeded
 from combatlog.engine.errors import Refused
 from combatlog.engine.rules.base import RuleSystem
 from combatlog.events import (
+    CombatantDefeated,
     CommandIssued,
+    DamageApplied,
     Envelope,
     Event,
     EventLog,
@@ -140,15 +142,31 @@ class Session:
         actor = state.combatants[state.acting[0]]
         return self.execute(self.rules.policy(state, actor))
 
-    def play_out(self, max_steps: int = 10_000) -> int:
+    def play_out(self, max_steps: int = 10_000, quiet_rounds: int = 10) -> int:
         """Let the policy play every turn until the encounter ends; returns the steps taken.
 
-        Raises RuntimeError if it doesn't end within `max_steps`.
+        When `quiet_rounds` whole rounds go by with no one hurt (no one can reach or harm
+        anyone), the policy ends the encounter as a draw, as a game master would. Raises
+        RuntimeError if it doesn't end within `max_steps`.
         """
         steps = 0
+        quiet = 0
+        acted = False
+        round_ = self.state.round
         while self.state.phase != "end":
             if steps >= max_steps:
                 raise RuntimeError(f"the encounter didn't end within {max_steps} steps")
-            self.auto()
+            envelopes = self.auto()
             steps += 1
+            if any((isinstance(e.event, DamageApplied) and e.event.amount > 0) or isinstance(e.event, CombatantDefeated)
+                   for e in envelopes):
+                acted = True
+            if self.state.round != round_:
+                quiet = 0 if acted else quiet + 1
+                acted = False
+                round_ = self.state.round
+                if quiet >= quiet_rounds and self.state.phase != "end":
+                    self.execute(Command(kind="end", by="policy", params={
+                        "outcome": f"draw: no one was hurt for {quiet_rounds} rounds"}))
+                    steps += 1
         return steps

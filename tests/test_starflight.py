@@ -318,17 +318,23 @@ def test_simultaneous_damage_counts_at_the_round_end_and_the_fallen_still_act():
 
 
 def test_simultaneous_actions_resolve_movement_then_shooting_then_melee():
-    s = sf(fighter("a", "party", "pc", init=9), fighter("x", "patrol"), grid="physical", ranges="given",
-           timing="simultaneous")
+    s = sf(fighter("a", "party", "pc", init=9), fighter("x", "patrol"), fighter("y", "party", "pc", init=5),
+           grid="physical", ranges="given", timing="simultaneous")
     run(s, "place", actor="a", params={"x": 0, "y": 0})
     run(s, "place", actor="x", params={"x": 1, "y": 0})
-    run(s, "begin", [5, 5, 0, 0])
+    run(s, "place", actor="y", params={"x": 0, "y": 3})
+    run(s, "begin", [5, 5, 0, 0, 1, 1])  # a 19, x 0, y 7
     act(s, "a", "melee", "x", weapon="knife")  # declared first, at range 1: legal once x has moved in
     run(s, "end_turn", actor="a")
-    act(s, "x", "move", x=0, y=0)
-    events = run(s, "end_turn", [0, 0], actor="x")
-    assert [e.category for e in of(events, ResolutionStarted)] == ["movement", "melee"]
-    assert of(events, ActionResolved)[1].outcome == "0 against HD 10, a miss"  # at range zero: rolled
+    act(s, "y", "shoot", "x", weapon="blaster")  # declared second
+    run(s, "end_turn", actor="y")
+    act(s, "x", "move", x=0, y=0)  # declared last
+    events = run(s, "end_turn", [0, 0, 0, 0], actor="x")
+    assert [e.category for e in of(events, ResolutionStarted)] == ["movement", "shooting", "melee"]
+    resolved = of(events, ActionResolved)
+    assert resolved[0].outcome == "moves to 0,0"
+    assert resolved[1].outcome == "1 against HD 10, a miss"  # the shot, from 3 squares
+    assert resolved[2].outcome == "0 against HD 10, a miss"  # the knife, at range zero: rolled
 
 
 def test_timing_per_category():
@@ -497,3 +503,77 @@ def test_a_starflight_log_loads_in_a_process_that_never_imported_starflight(tmp_
             f"p = replay(JsonlLog({str(tmp_path / 'patrol.jsonl')!r})); print(p.state.phase, p.state.winner)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["end", s.state.winner]
+
+
+# --- edge cases -----------------------------------------------------------------------
+
+
+def test_a_turn_based_shot_is_measured_from_where_the_shooter_stands_not_where_it_is_going():
+    s = sf(fighter("a", "party", "pc", init=9, weapons=[BLASTER]), fighter("x", "patrol"), grid="physical",
+           ranges="given", timing="mixed")  # moves wait for the round's end, shots resolve at once
+    run(s, "place", actor="a", params={"x": 0, "y": 0})
+    run(s, "place", actor="x", params={"x": 20, "y": 0})
+    run(s, "begin", [5, 5, 0, 0])
+    act(s, "a", "move", x=10, y=0)  # declared: resolves at the round's end
+    with pytest.raises(Refused, match="at range 20, beyond the blaster's 12"):
+        act(s, "a", "shoot", "x")
+
+
+def test_the_same_group_name_on_two_sides_is_two_groups():
+    s = sf(fighter("a", "A", group="guards"), fighter("b", "A", group="guards"), fighter("x", "B", group="guards"),
+           group_initiative=True)
+    events = run(s, "begin", [1, 1, 9, 9, 1, 1, 1, 1, 1, 1])
+    assert [r.combatants for r in of(events, InitiativeRolled)] == [("a", "b"), ("x",)]
+    s = sf(fighter("a", "A", group="guards"), fighter("x", "B", group="guards"), method="simple")
+    run(s, "begin")
+    events = run(s, "exchange", [5, 5, 1, 1])
+    assert of(events, GroupsRanked)[0].results == {"A/guards": 10, "B/guards": 2}
+    assert s.state.phase == "end" and s.state.winner == "A"
+
+
+def test_a_fight_where_no_one_can_ever_act_ends_as_a_draw_instead_of_looping():
+    s = sf(fighter("a", "A", weapons=[]), fighter("x", "B", weapons=[]))
+    run(s, "begin", [1, 1, 2, 2, 1, 1, 1, 1])
+    assert s.state.phase == "end" and s.state.winner is None and s.state.outcome.startswith("draw")
+
+
+def test_automatic_play_calls_a_draw_when_no_one_is_hurt_for_ten_rounds():
+    far = {"name": "sling", "damage": "1d4", "range": 2}
+    s = Session(MemoryLog())
+    s.do("create", rules="starflight", seed=3, options={"grid": "physical", "ranges": "given"})
+    s.do("add", **fighter("a", "A", init=-1, weapons=[far]))  # no movement points, out of range
+    s.do("add", **fighter("x", "B", init=-1, weapons=[far]))
+    s.do("place", actor="a", x=0, y=0)
+    s.do("place", actor="x", x=9, y=0)
+    s.do("begin")
+    s.play_out(500)
+    assert s.state.outcome == "draw: no one was hurt for 10 rounds"
+
+
+def test_the_ruling_mode_does_not_stop_after_the_surprise_round():
+    s = sf(fighter("a", "party", "pc", init=9), fighter("x", "patrol"), victory="ruling")
+    run(s, "surprise", params={"sides": ["patrol"]})
+    run(s, "begin", [5, 5, 0, 0, 2, 2, 2, 2])
+    run(s, "end_turn", [1, 1, 1, 1], actor="a")  # the surprise round ends: round 1 starts at once
+    assert s.state.round == 1 and s.state.acting == ("a",) and "awaiting" not in s.state.extra
+
+
+@pytest.mark.parametrize("params", [{"x": 1, "y": 1, "facing": [1]}, {"x": 1, "y": 1, "facing": True},
+                                    {"x": 1, "y": 1, "facing": 9}])
+def test_a_bad_facing_is_refused(params):
+    s = two(grid="physical", ranges="given")
+    with pytest.raises(Refused, match="use 1-8"):
+        run(s, "place", actor="a", params=params)
+
+
+def test_a_bad_marching_order_is_refused():
+    s = two()
+    with pytest.raises(Refused, match="every member"):
+        run(s, "marching", params={"side": "party", "order": ["a", 1]})
+
+
+def test_a_side_added_after_the_surprise_ruling_is_refused():
+    s = two()
+    run(s, "surprise", params={"sides": ["party", "patrol"]})
+    with pytest.raises(Refused, match="surprise was ruled before"):
+        s.do("add", **fighter("r", "raiders"))

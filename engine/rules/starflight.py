@@ -357,7 +357,7 @@ def range_between(state: Encounter, a: Combatant, b: Combatant, range_from: str 
         if range_from == "theirs":
             return ranges.get(b.id)
         return ranges.get(a.id)
-    pa, pb = planned_position(state, a), position(b)
+    pa, pb = position(a), position(b)  # where they stand now: a declared move counts once it resolves
     if pa is None or pb is None:
         return None
     return distance(state, pa, pb)
@@ -404,14 +404,19 @@ def near_death(c: Combatant) -> bool:
 
 def auto_target(state: Encounter, actor: Combatant) -> Combatant | None:
     """The text's automatic target: the enemy with the next lowest initiative check value, else the highest."""
+    ranked = target_preference(state, actor)
+    return ranked[0] if ranked else None
+
+
+def target_preference(state: Encounter, actor: Combatant) -> list[Combatant]:
+    """Enemies in the automatic schema's order: the next lowest initiative check value down, then the
+    highest down (so the first is the text's target; the rest are who comes next when it can't be reached)."""
     rank = {cid: i for i, cid in enumerate(state.flat_order())}
     enemies = [c for c in state.active() if c.side != actor.side]
-    if not enemies:
-        return None
     mine = actor.initiative if actor.initiative is not None else 0
     enemies.sort(key=lambda c: (-(c.initiative or 0), rank.get(c.id, len(rank))))
     lower = [c for c in enemies if (c.initiative or 0) < mine]
-    return lower[0] if lower else enemies[0]
+    return lower + [c for c in enemies if c not in lower]
 
 
 # --- actions --------------------------------------------------------------------------
@@ -540,9 +545,13 @@ def _check_move(state: Encounter, actor: Combatant, targets: tuple[str, ...], pa
     if state.options.get("grid") == "physical" and not (x.is_integer() and y.is_integer()):
         return "on a physical grid a square is whole numbers x, y"
     facing = params.get("facing")
-    if facing is not None and facing not in DIRECTIONS:
+    if facing is not None and not _is_facing(facing):
         return f"facing={facing!r}: use 1-8 (1 ahead, clockwise in 45-degree steps)"
     return None
+
+
+def _is_facing(value: Any) -> bool:
+    return type(value) is int and 1 <= value <= 8
 
 
 def _heal(draft: Draft, p: Pending) -> str:
@@ -586,9 +595,18 @@ def simple_groups(state: Encounter) -> dict[str, list[str]]:
     pc_sides = {c.side for c in state.combatants.values() if c.kind == "pc" and not c.removed}
     groups: dict[str, list[str]] = {}
     for c in state.active():
-        name = c.side if c.side in pc_sides else (c.group or c.side)
+        name = c.side if c.side in pc_sides else group_key(state, c)
         groups.setdefault(name, []).append(c.id)
     return groups
+
+
+def group_key(state: Encounter, c: Combatant) -> str:
+    """A combatant's group: its `group` (as `side/group` when another side uses that name too), else its side."""
+    if not c.group:
+        return c.side
+    if any(o.group == c.group and o.side != c.side for o in state.combatants.values()):
+        return f"{c.side}/{c.group}"
+    return c.group
 
 
 def _group_side(state: Encounter, ids: list[str]) -> str:
@@ -628,6 +646,11 @@ def _exchange(draft: Draft, command: Command) -> None:
     sizes = {g: len(ids) for g, ids in groups.items()}
     size_mod = size_modifiers(sizes) if opts.get("simple_size_modifier") else {g: 0 for g in groups}
     experience = dict(opts.get("simple_experience") or {})
+    unknown = [g for g in experience if g not in groups and not any(g == state.combatants[i].group for i in
+                                                                    (cid for ids in groups.values() for cid in ids))]
+    if unknown:
+        raise Refused(f"option simple_experience: {', '.join(map(str, unknown))}", "no such group",
+                      f"groups: {', '.join(groups)}")
     goals = state.extra.get("goals", {})
     naturals: dict[str, int] = {}
     modifiers: dict[str, int] = {}
@@ -664,6 +687,10 @@ def _exchange(draft: Draft, command: Command) -> None:
             _pc_hits(draft, pcs, sum(1 for h in groups if side_of[h] != side_of[g] and results[h] > results[g]))
     if primary is not None:
         draft.emit(EncounterEnded(outcome=f"primary goal reached by {primary}", winner=side_of[primary]))
+        return
+    over = STARFLIGHT.outcome(draft.state)
+    if over is not None:  # the exchange settled it: no choice is left to make
+        draft.emit(EncounterEnded(outcome=over[0], winner=over[1]))
         return
     if any(v.get("choice_due") for v in draft.state.extra.get("goals", {}).values()):
         draft.emit(Awaiting(topic="goal choice"))
@@ -886,7 +913,7 @@ class Starflight(RuleSystem):
         if state.options.get("movement") == "speed":
             metres = float(c.stats.get("speed", 0)) * 5 / 3
             return int(metres // float(state.options.get("increment_m", 10)))
-        return int(c.stats.get("initiative", 0)) + 1
+        return max(0, int(c.stats.get("initiative", 0)) + 1)
 
     def budget(self, state: Encounter, combatant: Combatant) -> dict[str, int]:
         if state.options.get("method") == "simple":
@@ -965,7 +992,7 @@ class Starflight(RuleSystem):
     def round_ended(self, draft: Draft) -> None:
         state = draft.state
         draft.emit(StrengthTotalled(csi=csi(state), reason=f"end of round {state.round}"))
-        if state.options.get("victory") == "ruling" and self.outcome(draft.state) is None:
+        if state.options.get("victory") == "ruling" and not state.surprise_round and self.outcome(draft.state) is None:
             draft.emit(Awaiting(topic="resolve combat"))
 
     def waiting(self, state: Encounter) -> bool:
@@ -992,6 +1019,9 @@ class Starflight(RuleSystem):
             draft.emit(ConditionRemoved(target=target, condition=NEAR_DEATH, reason="healed"))
 
     def outcome(self, state: Encounter) -> tuple[str, str | None] | None:
+        if state.options.get("method") != "simple" and state.phase != "setup" and not any(
+                weapons(c) for c in state.active()):
+            return ("draw: no one left standing has a weapon", None)
         values = csi(state)
         standing = [s for s, v in values.items() if v > 0]
         if len(standing) == 1:
@@ -1130,7 +1160,7 @@ def _place_cmd(draft: Draft, command: Command) -> None:
     if state.options.get("grid") == "physical" and not (x.is_integer() and y.is_integer()):
         raise Refused(f"place {c.id}", "on a physical grid a square is whole numbers x, y")
     facing = p.get("facing")
-    if facing is not None and facing not in DIRECTIONS:
+    if facing is not None and not _is_facing(facing):
         raise Refused(f"place {c.id}: facing={facing!r}", "use 1-8 (1 ahead, clockwise in 45-degree steps)")
     draft.emit(Placed(combatant=c.id, x=x, y=y, facing=facing, how="given"))
 
@@ -1157,7 +1187,7 @@ def _marching_cmd(draft: Draft, command: Command) -> None:
         raise Refused(f"marching {side!r}", "no such side", f"sides: {', '.join(state.sides())}")
     order = command.params.get("order")
     members = [c.id for c in state.combatants.values() if c.side == side and not c.removed]
-    if not isinstance(order, list) or sorted(order) != sorted(members):
+    if not isinstance(order, list) or not all(isinstance(x, str) for x in order) or sorted(order) != sorted(members):
         raise Refused(f"marching {side}", "give every member of the side once, front to back",
                       f"members: {', '.join(members)}")
     draft.emit(MarchingOrder(side=side, order=tuple(order)))
@@ -1230,7 +1260,7 @@ def _place_all(draft: Draft) -> None:
         put(leader, (0.0, 0.0), 1, "centre")
     lead_pos = position(draft.state.combatants[leader])
     assert lead_pos is not None
-    key = lambda cid: draft.state.combatants[cid].group or draft.state.combatants[cid].side  # noqa: E731
+    key = lambda cid: group_key(draft.state, draft.state.combatants[cid])  # noqa: E731
     heads: dict[str, str] = {}
     for cid in order:
         heads.setdefault(key(cid), cid)
@@ -1278,40 +1308,58 @@ def _place_all(draft: Draft) -> None:
 
 
 def _policy(state: Encounter, actor: Combatant) -> Command:
+    """The automatic combatant: the text's target if it can be attacked (else the next in the same
+    order that can): melee at range zero, else a weapon in range; else move toward the text's target
+    (or step off its square to shoot); else end the turn."""
     end = Command(kind="end_turn", actor=actor.id, by="policy")
-    target = auto_target(state, actor)
-    if target is None:
+    preference = target_preference(state, actor)
+    if not preference:
         return end
     can = {s.name for s in STARFLIGHT.affordable(state, actor)}
     left = actor.resources.get("actions", 0)
+    timing = STARFLIGHT.timing(state.options)
+    grid = state.options.get("grid", "none") != "none"
 
-    def act(action: str, **params: Any) -> Command:
-        targets = () if action == "move" else (target.id,)
-        return Command(kind="act", actor=actor.id, action=action, targets=targets, params=params, by="policy")
+    def act(action: str, target: Combatant | None = None, **params: Any) -> Command:
+        return Command(kind="act", actor=actor.id, action=action, targets=(target.id,) if target else (),
+                       params=params, by="policy")
 
-    own = range_between(state, actor, target)
-    choices = [("own", own)]
-    if state.options.get("grid", "none") == "none" and targeted(state, target.id, actor.id):
-        choices.append(("theirs", range_between(state, actor, target, "theirs")))
-    for how, r in sorted(choices, key=lambda x: (x[1] is None, x[1] or 0)):
-        if r is None:
-            continue
-        extra: dict[str, Any] = {"range_from": "theirs"} if how == "theirs" else {}
-        if r == 0 and "melee" in can:
-            for w in weapons(actor):
-                if w.get("melee") and (2 if w.get("full_round") else 1) <= left:
-                    return act("melee", weapon=w["name"], **extra)
-        if r >= 1 and "shoot" in can:
-            for w in weapons(actor):
-                if int(w.get("range", 0)) >= r and (2 if w.get("full_round") else 1) <= left:
-                    return act("shoot", weapon=w["name"], **extra)
-    if "move" in can and own is not None:
-        here = planned_position(state, actor)
-        there = position(target)
+    def expected(target: Combatant, category: str, how: str = "own") -> int | None:
+        """The range when an attack of `category` would resolve (after declared moves, if later)."""
+        if grid and not timing.immediate(category) and not timing.immediate("movement"):
+            here, there = planned_position(state, actor), planned_position(state, target)
+            return None if here is None or there is None else distance(state, here, there)
+        return range_between(state, actor, target, how)
+
+    fits = lambda w: (2 if w.get("full_round") else 1) <= left  # noqa: E731
+    for target in preference:
+        hows = ["own"]
+        if not grid and targeted(state, target.id, actor.id):
+            hows.append("theirs")
+        for how in sorted(hows, key=lambda h: range_between(state, actor, target, h) or 0):
+            extra: dict[str, Any] = {"range_from": "theirs"} if how == "theirs" else {}
+            if "melee" in can and expected(target, "melee", how) == 0:
+                for w in weapons(actor):
+                    if w.get("melee") and fits(w):
+                        return act("melee", target, weapon=w["name"], **extra)
+            r = expected(target, "shooting", how)
+            if "shoot" in can and r is not None and r >= 1:
+                for w in weapons(actor):
+                    if int(w.get("range", 0)) >= r and fits(w):
+                        return act("shoot", target, weapon=w["name"], **extra)
+    target = preference[0]
+    here, there = planned_position(state, actor), position(target)
+    if "move" in can and here is not None and there is not None:
+        planned = distance(state, here, there)
         reach = max([int(w.get("range", 0)) for w in weapons(actor)] + [0])
-        need = own - reach if reach else own
+        melee = any(w.get("melee") for w in weapons(actor))
+        if not weapons(actor):
+            return end
+        if planned == 0 and not melee:
+            return act("move", x=_plain(here[0] + 1), y=_plain(here[1]))  # range zero is melee: step off to shoot
+        need = planned if melee or not reach else planned - reach
         step = min(need, actor.resources.get("mp", 0))
-        if here is not None and there is not None and step > 0:
+        if step > 0:
             x, y = _towards(state, here, there, step)
             if (x, y) != here:
                 return act("move", x=_plain(x), y=_plain(y))
