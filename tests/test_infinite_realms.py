@@ -377,3 +377,157 @@ def test_the_road_plays_to_the_end_and_its_log_replays_and_audits_clean(tmp_path
     assert s.state.phase == "end" and s.state.winner in ("party", "bandits")
     assert replay(log).state == s.state
     assert audit(log).clean
+
+
+# --- after review: edges and the state between actions --------------------------------
+
+
+PIKE = {"name": "pike", "kind": "melee", "ap": 3, "damage": 5, "critical": 0, "reach": 10}
+DAGGER = {"name": "dagger", "kind": "melee", "ap": 2, "damage": 1, "critical": 0, "reach": 1}
+
+
+def test_the_reach_bonus_is_given_once_a_round():
+    s = ir(fighter("a", "A", ap=14, weapons=[PIKE]), fighter("b", "B", ap=3, weapons=[DAGGER]),
+           fighter("c", "A", ap=1))
+    run(s, "distance", params={"a": "a", "b": "b", "yards": 3})
+    run(s, "engage", params={"combatants": ["b", "c"]})  # b fights c: no free attack on a
+    run(s, "begin", [1, 1, 1])
+    act(s, "a", "walk", toward="b")  # engages: +4 (10 ft against 1 ft)
+    assert s.state.combatants["a"].resources["ap"] == 14 - 1 + 4
+    act(s, "a", "walk", away_from="b")
+    act(s, "a", "walk", toward="b")  # engaging again this round: no more
+    assert s.state.combatants["a"].resources["ap"] == 17 - 2
+
+
+def test_moving_toward_an_ally_engages_no_one():
+    s = ir(fighter("a", "A", weapons=[PIKE]), fighter("c", "A", weapons=[DAGGER]), fighter("b", "B"))
+    run(s, "begin", [1, 1, 1])
+    act(s, "a", "walk", toward="c")
+    assert "engaged" not in s.state.extra and s.state.combatants["a"].resources["ap"] == 9
+
+
+def test_the_free_attack_uses_the_first_melee_weapon():
+    bow = {"name": "bow", "kind": "missile", "ap": 5, "damage": 4, "critical": 0, "short": 5, "medium": 50,
+           "long": 100}
+    s = duel({"defense": 50}, {"offense": 60, "weapons": [bow, DAGGER]})
+    events = act(s, "a", "walk", faces=[1], away_from="b")
+    assert outcome(events).startswith("B's free attack: d% 1 against 10: a hit by 9, 25% of 1 = 0")
+    s = duel({"defense": 50}, {"offense": 60})
+    run(s, "override", params={"reason": "t", "condition": {"target": "b", "name": "stunned"}})
+    events = act(s, "a", "walk", away_from="b")  # a stunned enemy gets no free attack
+    assert outcome(events) == "moves 3 yards away from B"
+
+
+def test_walking_away_from_an_enemy_never_engaged_is_not_fleeing():
+    s = ir(fighter("a", "A"), fighter("b", "B", ap=5))
+    run(s, "begin", [1, 1])
+    act(s, "a", "walk", away_from="b")
+    run(s, "end_turn", actor="a")
+    with pytest.raises(Refused, match="hasn't fled"):
+        act(s, "b", "pursue", "a")
+
+
+def test_a_pursuer_who_makes_the_running_roll_catches_up():
+    s = duel({"running": 40, "defense": 100}, {"running": 60, "ap": 9}, faces=(9, 1))
+    act(s, "a", "run", faces=[95], away_from="b")
+    run(s, "end_turn", actor="a")
+    events = act(s, "b", "pursue", "a", [70])  # need 60 - 40 + 50 = 70
+    assert "catches up" in outcome(events) and "a" in s.state.extra["engaged"]["b"]
+
+
+def test_attacks_on_the_surprised_side_get_plus_20_in_the_surprise_round():
+    s = ir(fighter("a", "A", offense=40), fighter("b", "B", defense=20))
+    run(s, "engage", params={"combatants": ["a", "b"]})
+    run(s, "surprise", params={"sides": ["B"]})
+    run(s, "begin", [1, 1])
+    assert s.state.surprise_round and s.state.acting == ("a",)
+    events = act(s, "a", "attack", "b", [95])
+    assert "against 40 (surprised +20)" in outcome(events)
+
+
+def test_aim_is_lost_to_a_hit_even_when_armour_stops_it_all():
+    s = duel({"offense": 100}, {"protection": 50, "ap": 11}, faces=(9, 1))
+    act(s, "b", "aim")  # b 10 AP; a 10: a's tie-break 9 beats b's 1
+    assert s.state.extra["aim"]["b"] == 1 and s.state.acting == ("a",)
+    events = act(s, "a", "attack", "b", [50])  # a hit by 50: 50% of 20 = 10, all of it stopped
+    assert "0 through armour" in outcome(events)
+    assert "b" not in s.state.extra["aim"]
+
+
+def test_a_critical_is_rolled_even_when_the_hit_drops_the_target_and_can_kill():
+    s = ir(fighter("a", "A"), fighter("b", "B", hp=20, ap=5), fighter("c", "B"))
+    run(s, "engage", params={"combatants": ["a", "b"]})
+    run(s, "begin", [1, 1, 1])
+    act(s, "a", "attack", "b", [5, 30])  # 20 damage: 0 HP, passed out; the re-roll is made by 70: dies
+    assert s.state.combatants["b"].defeated == "dead"
+
+
+def test_a_shorter_stun_does_not_cut_a_longer_one():
+    s = duel()
+    act(s, "a", "attack", "b", [5, 57])  # made by 43: stunned two rounds
+    act(s, "a", "attack", "b", [5, 62])  # made by 38: stunned one round
+    assert [c.remaining for c in s.state.combatants["b"].conditions if c.name == "stunned"] == [3]
+
+
+def test_defense_bought_by_command_at_the_start_of_the_round_and_not_after():
+    s = duel({"offense": 60}, {"defense": 20})
+    run(s, "defend", actor="b", params={"ap": 2})  # before anyone has acted
+    events = act(s, "a", "attack", "b", [95])
+    assert "against 36" in outcome(events)
+    with pytest.raises(Refused, match="before anyone does anything else"):
+        run(s, "defend", actor="b", params={"ap": 1})
+
+
+@pytest.mark.parametrize("stats, message", [({"defense": {}}, "defense"),
+                                            ({"weapons": [{"name": "spear", "kind": "thrown", "ap": 3, "long": 30}]},
+                                             "short <= medium <= long")])
+def test_bad_stats_are_refused(stats, message):
+    s = ir(fighter("a", "A"))
+    with pytest.raises(Refused, match=message):
+        s.do("add", **fighter("b", "B", **stats))
+
+
+@pytest.mark.parametrize("made_by, extra", [(10, 5), (11, 10), (20, 10), (21, 10), (30, 10), (31, 15), (35, 15),
+                                            (36, 20), (40, 20), (41, 20), (45, 20), (46, 0), (50, 0), (51, 0),
+                                            (55, 0), (56, 0), (65, 0), (66, 0)])
+def test_critical_hit_band_edges(made_by, extra):
+    s = duel()
+    faces = [5, 100 - made_by] + ([1] if 56 <= made_by <= 65 else [])
+    act(s, "a", "attack", "b", faces)
+    b = s.state.combatants["b"]
+    assert b.damage == 20 + extra
+    assert b.has("half AP") is (21 <= made_by <= 30)
+    assert b.has("stunned") is (31 <= made_by <= 45)
+    assert b.has("internal bleeding") is (46 <= made_by <= 65)
+    assert (b.defeated == "passed out") is (51 <= made_by <= 55)
+    assert b.has("crippled right arm") is (56 <= made_by <= 65)
+    assert (b.defeated == "dead") is (made_by >= 66)
+
+
+@pytest.mark.parametrize("missed_by, down, stunned, wound, broken", [
+    (20, True, False, 0, False), (21, False, True, 0, False), (30, False, True, 0, False), (31, False, False, 5, False),
+    (40, False, False, 5, False), (41, False, False, 0, True), (45, False, False, 0, True), (46, False, True, 10, False),
+    (50, False, True, 10, False), (51, False, True, 20, False), (60, False, True, 20, False), (61, False, False, 0, True),
+    (65, False, False, 0, True), (66, False, False, 20, False)])
+def test_critical_miss_band_edges(missed_by, down, stunned, wound, broken):
+    s = duel({"offense": 0}, {"defense": 0})
+    faces = [97, missed_by] + ([50] if missed_by >= 66 else [])  # 66+: a critical hit on oneself? 50 > 0: no
+    act(s, "a", "attack", "b", faces)
+    a = s.state.combatants["a"]
+    assert (a.has("down"), a.has("stunned"), a.damage, "broken" in s.state.extra) == (down, stunned, wound, broken)
+
+
+def test_medium_range_is_plain_and_long_range_starts_past_it():
+    bow = {"name": "bow", "kind": "missile", "ap": 2, "damage": 4, "critical": 0, "short": 5, "medium": 15,
+           "long": 30}
+    s = ir(fighter("a", "A", ap=30, offense=50, weapons=[bow]), fighter("b", "B", ap=5, defense=10))
+    run(s, "begin", [1, 1])
+    for yards, need in ((6, 40), (15, 40), (16, 20)):
+        run(s, "distance", params={"a": "a", "b": "b", "yards": yards})
+        assert f"against {need}" in outcome(act(s, "a", "attack", "b", [95]))
+
+
+def test_a_round_in_which_no_one_has_any_ap_ends_the_fight_as_a_draw():
+    s = ir(fighter("a", "A", ap=0), fighter("b", "B", ap=0))
+    run(s, "begin", [1, 1] * 11)
+    assert s.state.phase == "end" and s.state.outcome == "draw: no one could act for 10 rounds"

@@ -62,7 +62,20 @@ Readings where the text is silent or says two things:
   `running` plus `pursuit_base` (default 50). A fleeing combatant who gets away is out of
   the fight ("got away"). Moving "by" an enemy isn't modelled (distances are per pair).
 - First aid costs `first_aid_ap` AP (default 5; the text leaves it to the next chapter)
-  and succeeds on d% at or under the healer's `first_aid` skill.
+  and succeeds on d% at or under the healer's `first_aid` skill; it reaches allies still in
+  the fight (one who passed out can't be treated in this combat).
+- A critical hit is a hit whose *roll* is at or under the weapon's `critical` (the Critical
+  Hits section; the attack sections say "made by", which the chart's margins already use).
+- Free attacks use the enemy's first melee weapon (a punch if it has none) against the raw
+  base defense (or dodge), with no critical miss; a stunned or fallen enemy gets none.
+- Defense is bought only while no one has spent AP this round except on defense: by the
+  acting combatant (`defend` action) or for anyone (`defend ACTOR N` command).
+- Reach is compared between the two who engage (their first melee weapons), and the bonus
+  is given once a round (the largest). Moving toward or away from an ally engages no one.
+- Getting up costs 5 AP, or a whole round's AP for one who has fewer.
+- Equal AP and equal d10 + Init: the combatant added first acts first.
+- With a surprise ruling, round 0 is a surprise round the surprised side sits out, and
+  attacks on it get the chart's +20.
 
 Combatant stats: `hp`, `ap`, `init`, `defense` (required); `offense`, `dodge`, `protection`
 (a number or {type: n}), `ps`, `adjusted_pd`, `punch_ap`, `kick_ap`, `running`,
@@ -90,6 +103,7 @@ from combatlog.events import (
     ConditionApplied,
     ConditionRemoved,
     Event,
+    ResourceSpent,
     ResourcesSet,
 )
 from combatlog.projections import Combatant, Encounter, Pending
@@ -117,9 +131,11 @@ KICK = {"name": "kick", "kind": "melee", "damage_ps": 10, "critical": 5, "type":
 
 
 class RoundReset(Event):
-    """A new round: each combatant's starting AP; defense bought, aim and attack kinds cleared."""
+    """A new round: each combatant's starting AP (and reach bonus given with it); defense bought, aim
+    and attack kinds cleared."""
 
     start_ap: dict[str, int]
+    given: dict[str, int] = {}
 
 
 class Engaged(Event):
@@ -221,9 +237,11 @@ def pair(a: str, b: str) -> str:
 @register_fold(RoundReset)
 def _fold_reset(state: Encounter, e: RoundReset) -> Encounter:
     extra = dict(state.extra)
-    for key in ("defense_ap", "using", "aim", "reach_bonus"):
+    for key in ("defense_ap", "using", "aim", "reach_bonus", "reach_given", "acted"):
         extra.pop(key, None)
     extra["start_ap"] = dict(e.start_ap)
+    if e.given:
+        extra["reach_given"] = dict(e.given)
     return replace(state, extra=extra)
 
 
@@ -247,6 +265,11 @@ def _fold_engaged(state: Encounter, e: Engaged) -> Encounter:
         for cid, n in e.bonus.items():
             pending[cid] = max(pending.get(cid, 0), n)
         extra["reach_bonus"] = pending  # engaged before the fight: added to the first round's AP
+    elif e.bonus:
+        given = dict(extra.get("reach_given", {}))
+        for cid, n in e.bonus.items():
+            given[cid] = int(given.get(cid, 0)) + n  # the bonus given this round, so far
+        extra["reach_given"] = given
     return replace(state, extra=extra)
 
 
@@ -438,7 +461,7 @@ def target_number(state: Encounter, attacker: Combatant, target: Combatant, w: d
     if aim:
         why.append(f"aim +{5 * aim}")
     for cond, bonus in OFFENSE_MODS.items():
-        if target.has(cond):
+        if target.has(cond) or (cond == SURPRISED and state.surprise_round and target.side in state.surprised):
             offense += bonus
             why.append(f"{cond} +{bonus}")
     if kind in ("thrown", "missile"):
@@ -516,11 +539,13 @@ def strike(draft: Draft, attacker_id: str, target_id: str, w: dict[str, Any], *,
             said += ", short range"
         amount = _half_up(amount * factor(attacker, "damage"))
         taken = max(0, amount - protection(target, w.get("type")))
+        if int(draft.state.extra.get("aim", {}).get(target.id, 0)):
+            draft.emit(Aimed(combatant=target.id, aim=0, reason="hit before attacking"))
         said += f": a hit by {made_by}, {pct}% of {base} = {amount}"
         if taken != amount:
             said += f", {taken} through armour"
         _hurt(draft, target.id, taken, w.get("type"), attacker.id)
-        if roll <= int(w.get("critical", 0)) and draft.state.combatants[target.id].active:
+        if roll <= int(w.get("critical", 0)) and draft.state.combatants[target.id].defeated != "dead":
             again = draft.roll("d%", f"critical hit? {w['name']} at {target.id} (need {number} or less)",
                                by=attacker.id).total
             if again <= number:
@@ -550,7 +575,8 @@ def _hurt(draft: Draft, target: str, amount: int, kind: str | None, source: str)
 def _stun(draft: Draft, target: str, rounds: int, condition: str = STUNNED) -> None:
     """Stunned (0 AP) or at half AP: the rest of this round and the next `rounds` round(s)."""
     c = draft.state.combatants[target]
-    draft.emit(ConditionApplied(target=target, condition=condition, duration=rounds + 1, source="critical"))
+    now = max([x.remaining or 0 for x in c.conditions if x.name == condition] + [0])
+    draft.emit(ConditionApplied(target=target, condition=condition, duration=max(now, rounds + 1), source="critical"))
     ap = c.resources.get("ap", 0)
     draft.emit(ResourcesSet(combatant=target, resources={**c.resources, "ap": 0 if condition == STUNNED else ap // 2}))
 
@@ -578,7 +604,7 @@ def critical_hit(draft: Draft, target: str, made_by: int, base: int, source: str
         said += f" ({extra})"
         if extra:
             draft.damage(target, extra, kind="critical", source=source)  # armour doesn't stop it
-    if not draft.state.combatants[target].active:
+    if not draft.state.combatants[target].active and band != 9:
         return said
     if band == 2:
         _stun(draft, target, 1, HALF_AP)
@@ -686,6 +712,22 @@ def _check_attack(state: Encounter, actor: Combatant, targets: tuple[str, ...], 
 
 
 def _check_hand(state: Encounter, actor: Combatant, targets: tuple[str, ...], params: dict[str, Any]) -> str | None:
+    return _limb_problem(actor) or _reach_problem(state, actor, targets)
+
+
+def _check_kick(state: Encounter, actor: Combatant, targets: tuple[str, ...], params: dict[str, Any]) -> str | None:
+    if actor.has("crippled right leg") or actor.has("crippled left leg"):
+        return f"{actor.name} can't kick with a crippled leg"
+    return _reach_problem(state, actor, targets)
+
+
+def _limb_problem(actor: Combatant) -> str | None:
+    if actor.has("crippled right arm") and actor.has("crippled left arm"):
+        return f"{actor.name} can't punch with both arms crippled"
+    return None
+
+
+def _reach_problem(state: Encounter, actor: Combatant, targets: tuple[str, ...]) -> str | None:
     if targets[0] not in engaged_with(state, actor.id):
         return f"{state.combatants[targets[0]].name} isn't within reach; engage first (move toward them)"
     return None
@@ -712,6 +754,10 @@ def _move(draft: Draft, p: Pending) -> str:
     me = state.combatants[p.actor]
     yards = MOVES[p.action]
     toward, away = p.params.get("toward"), p.params.get("away_from")
+    if toward and state.combatants[toward].side == me.side:
+        return f"moves up to {state.combatants[toward].name}"
+    if away and state.combatants[away].side == me.side:
+        return f"moves away from {state.combatants[away].name}"
     if toward:
         other = state.combatants[toward]
         d = distance(state, me.id, toward)
@@ -728,21 +774,31 @@ def _move(draft: Draft, p: Pending) -> str:
         return f"moves {min(d, yards)} yards toward {other.name} ({left} left)"
     other = state.combatants[away]
     said = []
-    if away in engaged_with(state, me.id):
+    fled = away in engaged_with(state, me.id)
+    if fled:
         fighting_others = [x for x in engaged_with(state, away) if x != me.id]
-        if not fighting_others and other.active:
-            w = weapon(state, other, None) or PUNCH
-            if w.get("kind", "melee") != "melee":
-                w = PUNCH
+        able = other.active and not other.has(STUNNED) and not other.has(DOWN)
+        if not fighting_others and able:
+            w = melee_weapon(state, other)
             said.append(f"{other.name}'s free attack: " + strike(draft, away, me.id, w, free=True,
                                                                  dodge=p.action == "dodge_run"))
         draft.emit(Disengaged(combatants=(me.id, away)))
     if draft.state.combatants[me.id].active:
         d = distance(draft.state, me.id, away)
         draft.emit(DistanceSet(a=me.id, b=away, yards=d + yards, how="moved"))
-        draft.emit(Fled(combatant=me.id, enemy=away, round=state.round))
+        if fled:
+            draft.emit(Fled(combatant=me.id, enemy=away, round=state.round))
         said.append(f"moves {yards} yards away from {other.name}")
     return "; ".join(said)
+
+
+def melee_weapon(state: Encounter, c: Combatant) -> dict[str, Any]:
+    """The first unbroken melee weapon of `c`, else a punch."""
+    broken = state.extra.get("broken", {}).get(c.id, ())
+    for w in weapons(c):
+        if w.get("kind", "melee") == "melee" and w["name"] not in broken:
+            return w
+    return PUNCH
 
 
 def _check_move(state: Encounter, actor: Combatant, targets: tuple[str, ...], params: dict[str, Any]) -> str | None:
@@ -767,11 +823,18 @@ def _check_defend(state: Encounter, actor: Combatant, targets: tuple[str, ...], 
     ap = params.get("ap", 1)
     if isinstance(ap, bool) or not isinstance(ap, int) or ap < 1:
         return f"ap={ap!r}: spend a whole number of AP, at least 1"
-    start = state.extra.get("start_ap", {}).get(actor.id)
-    bought = int(state.extra.get("defense_ap", {}).get(actor.id, 0))
-    if start is None or actor.resources.get("ap", 0) + bought != start:
-        return "defense is bought at the start of the round, before anything else"
+    if not round_untouched(state):
+        return "defense is bought at the start of the round, before anyone does anything else"
     return None
+
+
+def round_untouched(state: Encounter) -> bool:
+    """True while no one has spent AP this round on anything but defense."""
+    start = state.extra.get("start_ap")
+    if start is None:
+        return False
+    bought = state.extra.get("defense_ap", {})
+    return all(c.resources.get("ap", 0) + int(bought.get(c.id, 0)) == start.get(c.id, 0) for c in state.active())
 
 
 def _stand(draft: Draft, p: Pending) -> str:
@@ -829,8 +892,11 @@ def _reach_bonus(state: Encounter, ids: tuple[str, ...]) -> dict[str, int]:
 
 
 def _engage(draft: Draft, ids: tuple[str, ...]) -> None:
-    """Engage now: the reach bonus is added to this round's AP."""
-    bonus = _reach_bonus(draft.state, ids)
+    """Engage now: the reach bonus is added to this round's AP, once a round (the largest one)."""
+    state = draft.state
+    given = state.extra.get("reach_given", {})
+    bonus = {cid: n - int(given.get(cid, 0)) for cid, n in _reach_bonus(state, ids).items()
+             if n > int(given.get(cid, 0)) and not state.combatants[cid].has(STUNNED)}
     draft.emit(Engaged(combatants=tuple(ids), bonus=bonus))
     for cid, extra in bonus.items():
         c = draft.state.combatants[cid]
@@ -840,7 +906,7 @@ def _engage(draft: Draft, ids: tuple[str, ...]) -> None:
 ATTACK = ActionSpec("attack", "melee", {"ap": 0}, _attack, check=_check_attack,
                     help="attack with a weapon (params weapon, rapid=true for missiles against a rush)")
 PUNCH_A = ActionSpec("punch", "melee", {"ap": 0}, _attack, check=_check_hand, help="punch (punch_ap AP)")
-KICK_A = ActionSpec("kick", "melee", {"ap": 0}, _attack, check=_check_hand, help="kick (kick_ap AP)")
+KICK_A = ActionSpec("kick", "melee", {"ap": 0}, _attack, check=_check_kick, help="kick (kick_ap AP)")
 AIM = ActionSpec("aim", None, {"ap": 1}, _aim, targets="none", min_targets=0, max_targets=0, check=_check_aim,
                  help="+5 offense for the next attack (params weapon; at most 2 melee, 3 thrown, 5 missile)")
 MOVE_SPECS = [ActionSpec(name, "movement", {"ap": 1}, _move, targets="none", min_targets=0, max_targets=0,
@@ -876,8 +942,9 @@ class InfiniteRealms(RuleSystem):
     commands = {
         "distance": "set the distance between two combatants in yards (params a, b, yards)",
         "engage": "two or more combatants start fighting hand to hand (params combatants = ids)",
+        "defend": "at the round's start, before anyone acts: a combatant spends AP on defense (actor; params ap)",
     }
-    command_words = {"distance": ("a", "b", "yards"), "engage": ("*combatants",)}
+    command_words = {"distance": ("a", "b", "yards"), "engage": ("*combatants",), "defend": ("actor", "ap")}
 
     def options(self, given: dict[str, Any]) -> dict[str, Any]:
         out = super().options(given)
@@ -898,7 +965,7 @@ class InfiniteRealms(RuleSystem):
         for key in ("defense", "protection"):
             v = stats.get(key, 0)
             if isinstance(v, dict):
-                if not all(isinstance(x, int) and not isinstance(x, bool) for x in v.values()):
+                if not v or not all(isinstance(x, int) and not isinstance(x, bool) for x in v.values()):
                     raise Refused(f"stat {key}", "give whole numbers by attack kind or damage type")
             elif isinstance(v, bool) or not isinstance(v, int):
                 raise Refused(f"stat {key}={v!r}", "a whole number, or a table of them")
@@ -922,8 +989,13 @@ class InfiniteRealms(RuleSystem):
                     parse_dice(str(dmg))
                 except DiceError as exc:
                     raise Refused(f"weapons[{i}].damage", str(exc)) from None
-            if w.get("kind", "melee") != "melee" and not isinstance(w.get("long"), int):
-                raise Refused(f"weapons[{i}]", "a thrown or missile weapon needs short, medium and long ranges")
+            for key in ("reach", "critical", "offense", "short", "medium", "long"):
+                if key in w and (isinstance(w[key], bool) or not isinstance(w[key], int)):
+                    raise Refused(f"weapons[{i}].{key}={w[key]!r}", "not a whole number")
+            if w.get("kind", "melee") != "melee":
+                ranges = [w.get(k) for k in ("short", "medium", "long")]
+                if not all(isinstance(r, int) for r in ranges) or not ranges[0] <= ranges[1] <= ranges[2]:
+                    raise Refused(f"weapons[{i}]", "a thrown or missile weapon needs short <= medium <= long, in yards")
         return stats
 
     def order(self, options: dict[str, Any]) -> ActionPointOrder:
@@ -971,18 +1043,20 @@ class InfiniteRealms(RuleSystem):
             return {"ap": 2 if legs else 1}
         if spec.name == "defend":
             return {"ap": int(params.get("ap", 1)) if isinstance(params.get("ap", 1), int) else 1}
+        if spec.name == "stand":  # 5 AP, or a whole round's AP for one who has fewer
+            return {"ap": min(5, int(state.extra.get("start_ap", {}).get(actor.id, 5)) or 5)}
         if spec.name == "first_aid":
             return {"ap": int(state.options.get("first_aid_ap", 5))}
         return dict(spec.cost)
 
     def round_started(self, draft: Draft) -> None:
-        bonus = draft.state.extra.get("reach_bonus", {})
+        bonus = {cid: n for cid, n in draft.state.extra.get("reach_bonus", {}).items()
+                 if draft.state.combatants[cid].active and not draft.state.combatants[cid].has(STUNNED)}
         for cid in sorted(bonus):
             c = draft.state.combatants[cid]
-            if c.active:
-                draft.emit(ResourcesSet(combatant=cid, resources={**c.resources, "ap": c.resources.get("ap", 0) + bonus[cid]}))
+            draft.emit(ResourcesSet(combatant=cid, resources={**c.resources, "ap": c.resources.get("ap", 0) + bonus[cid]}))
         state = draft.state
-        draft.emit(RoundReset(start_ap={c.id: c.resources.get("ap", 0) for c in state.active()}))
+        draft.emit(RoundReset(start_ap={c.id: c.resources.get("ap", 0) for c in state.active()}, given=bonus))
 
     def round_ending(self, draft: Draft) -> None:
         state = draft.state
@@ -1030,6 +1104,22 @@ class InfiniteRealms(RuleSystem):
                 if b in state.extra.get("engaged", {}).get(a, ()):
                     draft.emit(Disengaged(combatants=(a, b)))
                 draft.emit(DistanceSet(a=a, b=b, yards=yards, how="given"))
+            return
+        if command.kind == "defend":
+            c = state.combatants.get(command.actor or "")
+            if c is None or not c.active:
+                raise Refused(f"defend {command.actor!r}", "no such combatant in the fight",
+                              "ids: " + ", ".join(x.id for x in state.active()))
+            if state.phase not in ("declare", "resolve"):
+                raise Refused("defend", "defense is bought once the round has begun")
+            why = _check_defend(state, c, (), dict(command.params))
+            ap = command.params.get("ap", 1)
+            if why is None and c.resources.get("ap", 0) < ap:
+                why = f"{c.name} has {c.resources.get('ap', 0)} AP"
+            if why:
+                raise Refused(f"defend {c.id}", why)
+            draft.emit(ResourceSpent(combatant=c.id, resource="ap", amount=ap))
+            draft.emit(DefenseBought(combatant=c.id, ap=ap))
             return
         if command.kind == "engage":
             ids = p.get("combatants")
