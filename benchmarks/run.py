@@ -124,10 +124,22 @@ def floor(log) -> int:
 
 
 def child_replay(path: str) -> None:
-    """In a fresh process: replay the log at `path`, print the peak RSS in MB."""
+    """In a fresh process: replay the log at `path`, print the peak RSS in MB.
+
+    The peak is the process's own memory map's high-water mark (VmHWM): getrusage's
+    ru_maxrss would carry over the parent's peak from before the exec.
+    """
     log = JsonlLog(path, create=False)
     projection = replay(log)
     assert projection.seq > 0
+    try:
+        with open("/proc/self/status") as fh:
+            for line in fh:
+                if line.startswith("VmHWM:"):
+                    print(int(line.split()[1]) / 1024)
+                    return
+    except OSError:
+        pass
     print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
 
 

@@ -13,6 +13,7 @@ redoing it restores the state exactly as it was after, i.e. the same events and 
 from __future__ import annotations
 
 import gc
+from collections import deque
 from typing import Any, Callable, Iterable
 
 import msgspec
@@ -27,6 +28,7 @@ replace = msgspec.structs.replace
 Handler = Callable[[Encounter, Any], Encounter]
 HANDLERS: dict[type, Handler] = {}
 _ROWS: dict[type, tuple[dict[str, str], "Handler | None"]] = {}
+_ISSUED, _CREATED = ev.CommandIssued, ev.EncounterCreated
 
 
 class FoldError(Exception):
@@ -58,8 +60,11 @@ def register_fold(event_type: type) -> Callable[[Handler], Handler]:
 
 def _with(state: Encounter, cid: str, **changes: Any) -> Encounter:
     """`state` with combatant `cid` changed."""
-    combatants = dict(state.combatants)
-    combatants[cid] = replace(state.combatant(cid), **changes)
+    combatants = state.combatants.copy()
+    c = combatants.get(cid)
+    if c is None:
+        c = state.combatant(cid)  # raises KeyError naming the known ids
+    combatants[cid] = replace(c, **changes)
     return replace(state, combatants=combatants)
 
 
@@ -236,7 +241,7 @@ class Projection:
     shared, so keeping them costs references, and undo and redo cost a lookup.
     """
 
-    __slots__ = ("state", "seq", "step", "digest", "undo", "redo", "history", "_open", "keep")
+    __slots__ = ("state", "seq", "step", "digest", "undo", "redo", "history", "_open", "keep", "_kept")
 
     # Steps whose before/after states are kept for undo and redo; older ones are dropped and,
     # if an undo or redo reaches them, folded again from the log (`projections.replay`), so a
@@ -264,6 +269,7 @@ class Projection:
         # final: steps already there are taken as they are, never rewritten. It is copied (at
         # most KEEP entries), so a fold that stops mid-step never leaves a half step in it.
         self.history: dict[int, list[Encounter]] = {} if history is None else dict(history)
+        self._kept: deque[int] = deque(self.history)  # the order steps entered the history, oldest first
         self._open: list[Encounter] | None = None
 
     def snapshot(self) -> Snapshot:
@@ -285,17 +291,17 @@ class Projection:
                 raise FoldError(f"step {envelope.step} comes after step {self.step}", seq)
             self.step = envelope.step
             self._open = None
-            if etype is ev.CommandIssued:
+            if etype is _ISSUED:
                 if event.command.kind not in ("undo", "redo"):
                     self._begin_step()
             elif etype not in _META:
                 self._begin_step()
         state = self.state
-        if state.rules is None or etype is ev.EncounterCreated:
-            if etype is ev.EncounterCreated:
+        if state.rules is None or etype is _CREATED:
+            if etype is _CREATED:
                 if state.rules is not None:
                     raise FoldError("the encounter was already created", seq)
-            elif etype is not ev.CommandIssued:
+            elif etype is not _ISSUED:
                 raise FoldError(f"{etype.__name__} before the encounter was created", seq)
         row = _ROWS.get(etype)
         if row is None:
@@ -327,8 +333,10 @@ class Projection:
         self._open = [self.state, self.state]
         history = self.history
         history[self.step] = self._open
-        if len(history) > self.keep:
-            del history[next(iter(history))]  # the oldest step: folded again from the log if ever needed
+        kept = self._kept
+        kept.append(self.step)
+        while len(kept) > self.keep:
+            history.pop(kept.popleft(), None)  # the oldest step: folded again from the log if ever needed
 
     def _meta(self, event: Any, seq: int) -> None:
         if type(event) is ev.StepUndone:

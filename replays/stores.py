@@ -168,20 +168,21 @@ class JsonlLog:
         base = min((start - 1) // every, len(index) - 1) if start > 1 and index else 0
         seq = base * every
         offset = index[base] if index else 0
-        with open(self.path, "rb") as fh:
+        good = self._good_bytes
+        last = self._count if stop is None else min(stop, self._count)
+        next_mark = (len(index)) * every  # the seq whose offset the index takes next
+        with open(self.path, "rb", buffering=1 << 20) as fh:
             fh.seek(offset)
             for raw in fh:
-                if offset >= self._good_bytes:
+                if offset >= good or seq >= last:
                     return
-                if seq % every == 0 and seq // every == len(index):
+                if seq == next_mark:
                     index.append(offset)
+                    next_mark += every
                 offset += len(raw)
                 seq += 1
-                if seq < start:
-                    continue
-                if stop is not None and seq > stop:
-                    return
-                yield raw[:-1]
+                if seq >= start:
+                    yield raw[:-1]
 
     def head(self) -> tuple[int, bytes | None]:
         return (self._count, self._last)
@@ -256,12 +257,8 @@ class SqliteLog:
             cursor = self.db.execute("SELECT line FROM events WHERE seq >= ? ORDER BY seq", (start,))
         else:
             cursor = self.db.execute("SELECT line FROM events WHERE seq BETWEEN ? AND ? ORDER BY seq", (start, stop))
-        while True:
-            rows = cursor.fetchmany(4096)
-            if not rows:
-                return
-            for (line,) in rows:
-                yield bytes(line)
+        for (line,) in cursor:  # BLOBs come back as bytes
+            yield line
 
     def head(self) -> tuple[int, bytes | None]:
         row = self.db.execute("SELECT seq, line FROM events ORDER BY seq DESC LIMIT 1").fetchone()
