@@ -388,6 +388,25 @@ def weapons(c: Combatant) -> list[dict[str, Any]]:
     return out
 
 
+_CHEAPEST: dict[int, tuple[Any, tuple[int | None, int | None]]] = {}
+
+
+def cheapest(c: Combatant) -> tuple[int | None, int | None]:
+    """The fewest actions a shot and a melee attack cost `c` (None: it has no such weapon)."""
+    stats = c.stats
+    hit = _CHEAPEST.get(id(stats))
+    if hit is not None and hit[0] is stats:
+        return hit[1]
+    ws = weapons(c)
+    ranged = [2 if w.get("full_round") else 1 for w in ws if int(w.get("range", 0)) >= 1]
+    melee = [2 if w.get("full_round") else 1 for w in ws if w.get("melee")]
+    out = (min(ranged) if ranged else None, min(melee) if melee else None)
+    if len(_CHEAPEST) > 4096:
+        _CHEAPEST.clear()
+    _CHEAPEST[id(stats)] = (stats, out)
+    return out
+
+
 def weapon(c: Combatant, name: str | None, melee: bool) -> dict[str, Any] | None:
     """The weapon `name` (or the first fit for melee/shooting) of `c`, or None."""
     for w in weapons(c):
@@ -934,9 +953,10 @@ class Starflight(RuleSystem):
         if state.options.get("method") == "simple":
             return []
         out = []
-        if weapon(actor, None, False) is not None:
+        ranged, melee = cheapest(actor)
+        if ranged is not None:
             out.append(SHOOT)
-        if weapon(actor, None, True) is not None:
+        if melee is not None:
             out.append(MELEE)
         out.append(MOVE)  # refused with a reason when there is no grid
         if "heal" in actor.stats:
@@ -952,17 +972,20 @@ class Starflight(RuleSystem):
         return dict(spec.cost)
 
     def affordable(self, state: Encounter, actor: Combatant) -> list[ActionSpec]:
+        left = actor.resources.get("actions", 0)
+        ranged, melee = cheapest(actor)
         out = []
         for spec in self.actions(state, actor):
-            options = [{}]
-            if spec.name in ("shoot", "melee"):
-                options = [{"weapon": w["name"]} for w in weapons(actor)
-                           if (bool(w.get("melee")) if spec.name == "melee" else int(w.get("range", 0)) >= 1)]
-            for params in options:
-                cost = self.cost(state, actor, spec, params)
-                if all(actor.resources.get(k, 0) >= v for k, v in cost.items()):
-                    out.append(spec)
-                    break
+            if spec is SHOOT:
+                ok = ranged is not None and left >= ranged
+            elif spec is MELEE:
+                ok = melee is not None and left >= melee
+            elif spec is MOVE:
+                ok = left >= 1 and actor.resources.get("mp", 0) >= 1
+            else:
+                ok = left >= 1
+            if ok:
+                out.append(spec)
         return out
 
     def round_started(self, draft: Draft) -> None:
