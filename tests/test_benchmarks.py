@@ -1,0 +1,32 @@
+"""The benchmark script's building blocks work (the figures themselves are the script's to print)."""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+
+from combatlog.projections import replay
+from combatlog.replays import JsonlLog
+from combatlog.replays.audit import audit
+from combatlog.replays.stores import copy_log
+
+SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "run.py"
+spec = importlib.util.spec_from_file_location("combatlog_bench", SCRIPT)
+bench = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(bench)
+
+
+def test_the_long_session_is_a_real_log_and_the_floor_reads_all_of_it(tmp_path):
+    log = bench.build(3000)
+    n = log.head()[0]
+    assert n >= 3000 and audit(log).clean
+    assert bench.floor(log) == n
+    part = bench.prefix(log, 1000)
+    assert 900 < part.head()[0] <= 1000 and replay(part).seq == part.head()[0]
+    jsonl = JsonlLog(tmp_path / "b.jsonl")
+    copy_log(log, jsonl)
+    out = subprocess.run([sys.executable, str(SCRIPT), "--child-replay", str(tmp_path / "b.jsonl")],
+                         capture_output=True, text=True, check=True)
+    assert 5 < float(out.stdout) < 500  # megabytes of the replay's own process
