@@ -316,7 +316,7 @@ def test_transcript_as_html_and_markdown(tmp_path):
     assert "(initiative check)" in detailed and "(initiative check)" not in run("transcript", str(log)).output
 
 
-@pytest.mark.parametrize("rules", ["starflight", "infinite-realms", "skirmish"])
+@pytest.mark.parametrize("rules", ["starflight", "infinite-realms", "swords-of-infinity", "skirmish"])
 def test_every_rule_system_has_a_demo(tmp_path, rules):
     out = demo(tmp_path / f"{rules}.db", "--rules", rules).output
     assert f"under {rules}" in out and "The encounter ends" in out

@@ -16,6 +16,7 @@ BUILTIN: dict[str, str] = {
     "skirmish": "combatlog.engine.rules.skirmish",
     "starflight": "combatlog.engine.rules.starflight",
     "infinite-realms": "combatlog.engine.rules.infinite_realms",
+    "swords-of-infinity": "combatlog.engine.rules.swords_of_infinity",
 }
 
 
