@@ -94,10 +94,11 @@ def decide(view: Projection, command: Command, dice: Dice, rules: RuleSystem | N
         return _undo(view)
     if kind == "redo":
         return _redo(view)
-    if state.phase == "end" and kind not in ("note", "ruling"):
-        raise Refused(kind, f"the encounter is over ({state.outcome})", "you can undo, add a note or a ruling")
     if rules is None:
         rules = rules_of(state)
+    if state.phase == "end" and kind not in ("note", "ruling") and kind not in rules.after_end:
+        extra = ", or " + ", ".join(rules.after_end) if rules.after_end else ""
+        raise Refused(kind, f"the encounter is over ({state.outcome})", f"you can undo, add a note or a ruling{extra}")
     draft = Draft(state, dice, rules, step)
     handler = _COMMANDS.get(kind)
     try:

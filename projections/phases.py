@@ -52,7 +52,7 @@ TRANSITIONS: list[dict] = [
     {"trigger": "CombatantRemoved", "source": LIVE, "dest": None},
     {"trigger": "Moved", "source": LIVE, "dest": None},
     {"trigger": "ResourcesSet", "source": LIVE, "dest": None},
-    {"trigger": "DiceRolled", "source": LIVE, "dest": None},
+    {"trigger": "DiceRolled", "source": "*", "dest": None},  # a rule system's command after the end may roll
     # effects land once the fight is on (an override may land them between resolutions)
     {"trigger": "ResourceSpent", "source": FIGHTING, "dest": None},
     {"trigger": "DamageApplied", "source": FIGHTING, "dest": None},

@@ -158,3 +158,288 @@ def test_the_ambush_plays_to_the_end_and_its_log_replays_and_audits_clean(tmp_pa
     s.play_out(3000)
     assert s.state.phase == "end"
     assert replay(log).state == s.state and audit(log).clean
+
+
+# --- the rest of the chapter ------------------------------------------------------------
+
+from combatlog.engine.rules.swords_of_infinity import SIZE_SPACE, moved_squares  # noqa: E402
+
+
+def place(s: Session, **where):
+    for cid, (x, y) in where.items():
+        s.do("override", reason="placing", move={"target": cid, "to": f"{x},{y}"})
+
+
+def duel(a: dict | None = None, b: dict | None = None, **options) -> Session:
+    """a acts first (initiative 10 against b's failure)."""
+    s = soi(fighter("a", "A", **(a or {})), fighter("b", "B", **(b or {})), **options)
+    run(s, "begin", [10, 99])
+    return s
+
+
+def test_the_size_table():
+    assert SIZE_SPACE[0] == ("1", "1/4") and SIZE_SPACE[3] == ("9", "4") and SIZE_SPACE[-5] == ("1/32", "1/128")
+
+
+@pytest.mark.parametrize("kind, power, squares", [("sprint", 40, 40), ("sprint", 3, 7), ("jump", 40, 4),
+                                                  ("climb", 100, 2), ("swim", 40, 8)])
+def test_resisted_movement_distances(kind, power, squares):
+    assert moved_squares(kind, power, 7, False) == squares
+
+
+def test_sprint_on_rough_terrain_is_halved_and_a_second_resisted_move_tires():
+    s = duel({"skills": {"sprint": 50, "endurance": 20}, "spirit": 3})
+    place(s, a=(0, 0), b=(30, 0))
+    run(s, "override", params={"reason": "debris", "condition": {"target": "a", "name": "rough terrain"}})
+    said = outcome_of(act(s, "a", "sprint", [40], x=29, y=0))
+    assert said == "sprint 40 against 50: power 40, 20 squares, to 20,0"
+    said = outcome_of(act(s, "a", "sprint", [90, 10], x=29, y=0))  # endurance 90 against 20 fails: 1 spirit
+    assert said.startswith("endurance 90 against 20 fails: 1 spirit; sprint 10 against 50: power 10, 7 squares")
+    assert s.state.extra["spirit_spent"]["a"] == 1
+
+
+def outcome_of(events) -> str:
+    return [e for e in events if isinstance(e, ActionResolved)][-1].outcome
+
+
+def act(s: Session, actor: str, action: str, faces=(), target: str | None = None, **params):
+    return run(s, "act", faces, actor=actor, action=action, targets=(target,) if target else (), params=params)
+
+
+def test_climbing_makes_vulnerable_until_the_next_turn():
+    s = duel({"skills": {"climb": 60}})
+    act(s, "a", "climb", [55], x=0, y=1)
+    assert s.state.combatants["a"].has("vulnerable (climbing)")
+
+
+def test_an_untargeted_attack_the_defender_places_it_and_may_resist_it_whole():
+    s = duel(b={"physical_resistance": 60, "dodge": 90})
+    said = attack(s, "a", "b", [30, 50, 55], area=True, block_target="left leg")
+    assert said == ("hit roll 30 against 50: a hit; power 50 against 70; "
+                    "physical resistance 55 against 60: no damage")
+    said = attack(s, "a", "b", [30, 60, 20], area=True, block_target="left leg", defense="dodge")
+    assert "can't be dodged" in said and said.endswith("physical resistance 20 against 60: fails; 60 damage to the left leg")
+
+
+def test_size_differences():
+    s = duel({"size": -1}, {"size": 1, "dodge": 10})
+    # a smaller attacker: +10 per size to hit (two sizes: +20); a larger defender gets no dodge bonus
+    assert attack(s, "a", "b", [99]) == "hit roll 99 against 70: a miss"
+    s = duel({"size": 1}, {"size": -1, "dexterity": 20, "dodge": 10})
+    said = attack(s, "a", "b", [45, 45], defense="dodge")  # dodge TN 30 + 20
+    assert said == ("hit roll 45 against 50: a hit; dodge 45 against 50 and 45: dodged")
+    s = duel({"size": 1}, {"size": -1})
+    assert attack(s, "a", "b", [45, 85]).startswith("hit roll 45 against 50: a hit; power 85 against 90")
+
+
+def test_critical_hit_choices():
+    s = duel(b={"block": 30})  # block TN 60: a critical block is 6 or less
+    said = attack(s, "a", "b", [5, 20, 60], defense="block", critical="undefendable")
+    assert "block 20 against 60: fails" in said and said.endswith("60 damage to the torso")
+    s = duel(b={"block": 30})
+    said = attack(s, "a", "b", [5, 6, 60], defense="block", critical="undefendable")  # a critical block holds
+    assert "block 6 against 60: the torso takes it" in said
+    s = duel()
+    assert "full power 70" in attack(s, "a", "b", [5], critical="full")
+    s = duel()
+    attack(s, "a", "b", [5, 10], critical="narrative")
+    assert s.state.combatants["b"].has("narrative effect")
+
+
+def test_critical_defense_choices():
+    s = duel(b={"dodge": 30, "weapons": [AXE]})
+    said = attack(s, "a", "b", [40, 5, 95], defense="dodge", critical_defense="counter")  # b counters: 95 misses
+    assert said.endswith("dodged; a critical defense: a counter-attack: hit roll 95 against 50: a miss")
+    s = duel(b={"dodge": 30})
+    place(s, a=(0, 0), b=(1, 0))
+    attack(s, "a", "b", [40, 5], defense="dodge", critical_defense="move", move_to="5,5")
+    assert s.state.combatants["b"].position == "5,5"
+
+
+def test_a_vulnerable_defender_pays_spirit_per_stack_and_exploit_adds_stacks():
+    dagger = {"name": "dagger", "skill": 10, "weight": 0, "power": 40, "exploit": 1}
+    s = duel({"weapons": [dagger], "size": -1}, {"dodge": 30, "spirit": 5})
+    run(s, "override", params={"reason": "t", "condition": {"target": "b", "name": "encumbered"}})
+    attack(s, "a", "b", [30, 25], defense="dodge")  # 1 stack + exploit 1 (dagger) + 1 (size -1): 3 spirit
+    assert s.state.extra["spirit_spent"]["b"] == 3
+    said = attack(s, "a", "b", [30, 50], defense="dodge")  # 3 more needed, 2 left: no defense
+    assert "too vulnerable to defend (3 spirit needed)" in said
+
+
+def test_retreat_steps_back_from_the_first_attack_and_lifts_ranged_vulnerability():
+    s = duel(b={"weapons": [{"name": "bow", "skill": 10, "weight": 0, "power": 40, "range": 100}]})
+    place(s, a=(0, 0), b=(1, 0))
+    run(s, "end_turn", actor="a")
+    act(s, "b", "attack", [99], target="a")  # b shoots: vulnerable (ranged attack)
+    act(s, "b", "retreat")
+    run(s, "end_turn", actor="b")  # a new round
+    said = attack(s, "a", "b", [])
+    assert said == "B retreats a step; out of reach" and s.state.combatants["b"].position == "2,0"
+    assert vulnerability_of(s, "b", "a") == 0  # retreat lifts the shooting vulnerability
+
+
+def vulnerability_of(s, target, attacker, melee=True):
+    from combatlog.engine.rules.swords_of_infinity import vulnerability
+    st = s.state
+    return vulnerability(st, st.combatants[target], st.combatants[attacker], melee)
+
+
+def test_cover_fortify_and_prone():
+    s = duel(b={"dodge": 20, "shield": {"name": "tower", "size_class": 2}})
+    run(s, "override", params={"reason": "t", "condition": {"target": "b", "name": "cover 3"}})
+    assert "dodge 55 against 90 and 40: fails" in attack(s, "a", "b", [40, 55, 60], defense="dodge")  # +30: cover
+    s = duel(a={"shield": {"name": "tower", "size_class": 2}})
+    act(s, "a", "fortify")
+    act(s, "a", "prone")
+    st = s.state
+    from combatlog.engine.rules.swords_of_infinity import cover
+    assert cover(st.combatants["a"]) == 2 and cover(st.combatants["a"], ranged=True) == 3
+    assert vulnerability_of(s, "a", "b", melee=True) == 1 and vulnerability_of(s, "a", "b", melee=False) == 0
+
+
+def test_dual_wielding_two_attacks_for_one_action_the_off_hand_lower_and_vulnerable():
+    sword = {"name": "sword", "skill": 10, "weight": 0, "power": 50}
+    s = duel({"weapons": [sword, {**sword, "name": "dagger"}]})
+    events = act(s, "a", "dual_attack", [99, 99], target="b")
+    assert outcome_of(events) == "sword: hit roll 99 against 50: a miss; dagger (off hand): hit roll 99 against 40: a miss"
+    assert s.state.combatants["a"].has("vulnerable (dual wielding)") and s.state.combatants["a"].resources["actions"] == 1
+
+
+def test_unarmed_attacks_are_class_0_with_strength_power():
+    s = duel({"weapons": [], "strength": 30}, {"block": 40, "armor": {"head": 1}})
+    said = attack(s, "a", "b", [19, 10, 25], defense="block")
+    assert said == "hit roll 19 against 40: a hit; block 10 against 70: the head takes it; power 25 against 30; 15 damage to the head (armour 1)"
+
+
+def test_stealth_makes_the_target_unaware_until_attacked():
+    s = duel({"skills": {"stealth": 60}}, {"skills": {"spot": 30}, "dodge": 10, "spirit": 0})
+    events = act(s, "a", "stealth", [40, 50], target="b")
+    assert outcome_of(events).endswith("B is unaware of A")
+    said = attack(s, "a", "b", [30, 60], defense="dodge")  # unaware: vulnerable, no spirit to defend
+    assert "too vulnerable to defend" in said and not s.state.combatants["b"].has("unaware of a")
+
+
+def test_a_charge_adds_the_straight_line_feet_to_the_power():
+    s = duel()
+    place(s, a=(0, 0), b=(8, 0))
+    run(s, "end_turn", actor="a")
+    run(s, "end_turn", actor="b")
+    act(s, "a", "move", x=7, y=0)  # its turn began at 0,0: 35 ft in a straight line
+    said = attack(s, "a", "b", [33, 50], charge=True)
+    assert said == "hit roll 33 against 50: a hit; power 50 against 70; +35 for the charge; 85 damage to the torso"
+
+
+def test_retaliate_strikes_the_first_enemy_to_come_within_reach():
+    s = duel(b={"weapons": [AXE]})
+    place(s, a=(0, 0), b=(5, 0))
+    run(s, "end_turn", actor="a")
+    act(s, "b", "retaliate")
+    run(s, "end_turn", actor="b")
+    events = act(s, "a", "move", [99], x=4, y=0, through=True)
+    said = outcome_of(events)
+    assert said == "moves to 4,0; B retaliates: hit roll 99 against 50: a miss; A moves on, vulnerable"
+    assert s.state.combatants["a"].has("vulnerable (kept moving)") and not s.state.combatants["b"].has("retaliating")
+
+
+def test_techniques_disrupt_pin_disarm_trip_knockback():
+    s = duel(b={"physical_resistance": 40, "spirit": 2})
+    run(s, "end_turn", actor="a")
+    act(s, "b", "cast", spell="ward", maintain=True)
+    run(s, "end_turn", actor="b")
+    said = attack(s, "a", "b", [30, 60, 50], technique="disrupt")  # power 60 against resistance 50 (fails: > 40)
+    assert said.endswith("disrupt: not resisted (50 against 40): no spells for a full round")
+    assert s.state.combatants["b"].has("disrupted") and "maintained" not in s.state.extra or not s.state.extra[
+        "maintained"]
+    s = duel(b={"physical_resistance": 40, "spirit": 2})
+    attack(s, "a", "b", [30, 60, 50], technique="pin")
+    run(s, "end_turn", actor="a")
+    with pytest.raises(Refused, match="pinned"):
+        act(s, "b", "attack", target="a")
+    act(s, "b", "escape")
+    assert "b" not in s.state.extra.get("pins", {}) and s.state.extra["spirit_spent"]["b"] == 1
+    s = duel(b={"physical_resistance": 40})
+    attack(s, "a", "b", [30, 60, 50], technique="disarm", lands="in the river")
+    assert s.state.extra["dropped"]["b"] == ["axe"]
+    s = duel({"weapons": []}, {"physical_resistance": 40})
+    armed = duel()
+    with pytest.raises(Refused, match="unarmed"):
+        attack(armed, "a", "b", [], technique="trip")
+    s = duel({"weapons": [], "strength": 60}, {"physical_resistance": 40})
+    attack(s, "a", "b", [10, 30, 50], technique="trip")
+    assert s.state.combatants["b"].has("prone")
+
+
+def test_knockback_into_a_wall():
+    s = duel({"weapons": [], "strength": 60}, {"physical_resistance": 20})
+    place(s, a=(0, 0), b=(1, 0))
+    said = attack(s, "a", "b", [10, 30, 50], technique="knockback", wall_ft=10)
+    assert said.endswith("knockback: not resisted (50 against 20): thrown 30 ft, into an obstacle at 10 ft: "
+                         "20 damage to the torso")
+    assert s.state.combatants["b"].position == "3,0"
+
+
+def test_resist_impairment_ignores_the_worst_penalty_until_hurt_again():
+    s = duel(b={"vitality": 20, "skills": {"resist_impairment": 50}})
+    attack(s, "a", "b", [33, 25, 40])  # 25 to the torso: wounded; resisted (40 against 50)
+    b = s.state.combatants["b"]
+    assert b.wounds == {"torso": 25} and not b.has("torso wounded")
+    assert s.rules.budget(s.state, b) == {"actions": 2, "minor": 1}
+    attack(s, "a", "b", [33, 2])  # hurt again: the ignoring ends (no new threshold, no new roll)
+    assert s.state.combatants["b"].has("torso wounded")
+
+
+def test_first_aid_treats_a_damage_target_one_level_better():
+    s = soi(fighter("a", "A", intelligence=40, skills={"first_aid": 20}), fighter("c", "A", vitality=20),
+            fighter("b", "B"))
+    run(s, "begin", [30, 10, 99])
+    run(s, "override", params={"reason": "t", "damage": {"target": "c", "amount": 45, "location": "left arm"}})
+    c = s.state.combatants["c"]
+    assert s.rules.budget(s.state, c)["actions"] == 1  # disabled
+    run(s, "act", [30], actor="a", action="first_aid", targets=("c",), params={"target": "left arm"})
+    assert s.rules.budget(s.state, s.state.combatants["c"])["actions"] == 2  # now merely wounded
+
+
+def test_recovery_is_a_command_that_works_after_the_fight():
+    s = duel({"weapons": [{"name": "maul", "skill": 50, "weight": 0, "power": 100}]},
+             {"vitality": 20, "physical_resistance": 80})
+    attack(s, "a", "b", [30, 95])  # 95 to the head: disabled, b is knocked out and the fight is over
+    assert s.state.phase == "end"
+    run(s, "recover", [63], actor="b", params={"target": "head"})  # the tens digit: 6
+    assert s.state.combatants["b"].wounds == {"head": 89}
+    run(s, "recover", [40], actor="b", params={"rested": True})
+    assert s.state.combatants["b"].wounds == {"head": 85}
+
+
+def test_only_back_to_back_resisted_moves_tire():
+    s = duel({"skills": {"sprint": 50, "endurance": 20}, "spirit": 3})
+    place(s, a=(0, 0), b=(30, 30))
+    act(s, "a", "sprint", [10], x=0, y=29)
+    act(s, "a", "speak")  # a minor action between: still back to back
+    act(s, "a", "sprint", [90, 10], x=0, y=29)  # endurance fails: 1 spirit
+    assert s.state.extra["spirit_spent"]["a"] == 1
+    run(s, "end_turn", actor="b")
+    act(s, "a", "move", x=0, y=20)
+    act(s, "a", "sprint", [10], x=0, y=29)  # after a walk: no endurance check
+    assert s.state.extra["spirit_spent"]["a"] == 1
+
+
+def test_a_pin_is_kept_with_an_action_each_round_and_lapses_without():
+    s = duel(b={"physical_resistance": 40})
+    attack(s, "a", "b", [30, 60, 50], technique="pin")
+    run(s, "end_turn", actor="a")
+    run(s, "end_turn", actor="b")  # round 2
+    act(s, "a", "maintain_pin", target="b")
+    run(s, "end_turn", actor="a")
+    run(s, "end_turn", actor="b")  # round 3: kept in round 2
+    assert "b" in s.state.extra["pins"]
+    run(s, "end_turn", actor="a")
+    run(s, "end_turn", actor="b")  # not kept in round 3: it lapses at the round's end
+    assert "b" not in s.state.extra.get("pins", {})
+
+
+def test_a_disrupted_caster_can_not_cast():
+    s = duel(b={"physical_resistance": 40})
+    attack(s, "a", "b", [30, 60, 50], technique="disrupt")
+    run(s, "end_turn", actor="a")
+    with pytest.raises(Refused, match="disrupted"):
+        act(s, "b", "cast", spell="fire")

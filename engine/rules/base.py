@@ -62,6 +62,7 @@ class RuleSystem:
     commands: dict[str, str] = {}  # extra command kinds this system decides, with a help line
     # the positional words of those commands on the command line ("actor", a param, or "*param" for the rest)
     command_words: dict[str, tuple[str, ...]] = {}
+    after_end: tuple[str, ...] = ()  # own commands still taken once the encounter is over (recovery, say)
 
     # --- the encounter's options and combatants ---------------------------------------
 
