@@ -321,3 +321,32 @@ def test_every_rule_system_has_a_demo(tmp_path, rules):
     out = demo(tmp_path / f"{rules}.db", "--rules", rules).output
     assert f"under {rules}" in out and "The encounter ends" in out
     assert run("audit", str(tmp_path / f"{rules}.db")).exit_code == 0
+
+
+def test_every_command_runs_as_a_subprocess(tmp_path):
+    """Each command once through `python -m combatlog`, as a script or a shell would call it."""
+    def cli(*args: str, input: str | None = None) -> subprocess.CompletedProcess:
+        done = subprocess.run([sys.executable, "-m", "combatlog", *args], capture_output=True, text=True,
+                              input=input)
+        assert "Traceback" not in done.stderr, done.stderr
+        return done
+
+    log, copy = tmp_path / "f.jsonl", tmp_path / "f.db"
+    assert cli("new", str(EXAMPLES / "starflight-patrol.toml"), "--log", str(log)).returncode == 0
+    assert cli("do", str(log), "begin").returncode == 0
+    assert cli("do", str(log), "auto").returncode == 0
+    assert cli("undo", str(log)).returncode == 0 and cli("redo", str(log)).returncode == 0
+    assert cli("play", str(log), input="status\nauto\nquit\n").returncode == 0
+    state = json.loads(cli("show", str(log), "--json").stdout)
+    assert state["phase"] in ("declare", "resolve") and state["rules_state"]["csi"]
+    assert "Surprise round." in cli("replay", str(log)).stdout
+    assert cli("transcript", str(log), "--format", "html").stdout.startswith("<!DOCTYPE html>")
+    assert cli("audit", str(log)).returncode == 0
+    assert cli("export", str(log), str(copy)).returncode == 0 and cli("audit", str(copy)).returncode == 0
+    assert cli("repair", str(log)).returncode == 0
+    assert "swords-of-infinity" in cli("rulesets").stdout
+    assert json.loads(cli("schema").stdout)["title"] == "combatlog log line"
+    assert cli("demo", "--rules", "infinite-realms", "--log", str(tmp_path / "d.db")).returncode == 0
+    missing = cli("show", str(tmp_path / "nope.jsonl"))
+    assert missing.returncode == 1 and missing.stderr.count("\n") == 1
+    assert cli("frobnicate").returncode == 2
