@@ -243,7 +243,10 @@ def test_critical_hit_choices():
     assert "full power 70" in attack(s, "a", "b", [5], critical="full")
     s = duel()
     attack(s, "a", "b", [5, 10], critical="narrative")
-    assert s.state.combatants["b"].has("narrative effect")
+    assert s.state.combatants["b"].has("narrative effect from a")
+    run(s, "end_turn", actor="a")
+    run(s, "end_turn", actor="b")
+    assert not s.state.combatants["b"].has("narrative effect from a")  # a round: gone when a's next turn starts
 
 
 def test_critical_defense_choices():
@@ -348,8 +351,7 @@ def test_techniques_disrupt_pin_disarm_trip_knockback():
     run(s, "end_turn", actor="b")
     said = attack(s, "a", "b", [30, 60, 50], technique="disrupt")  # power 60 against resistance 50 (fails: > 40)
     assert said.endswith("disrupt: not resisted (50 against 40): no spells for a full round")
-    assert s.state.combatants["b"].has("disrupted") and "maintained" not in s.state.extra or not s.state.extra[
-        "maintained"]
+    assert s.state.combatants["b"].has("disrupted") and not s.state.extra["maintained"].get("b")
     s = duel(b={"physical_resistance": 40, "spirit": 2})
     attack(s, "a", "b", [30, 60, 50], technique="pin")
     run(s, "end_turn", actor="a")
@@ -358,8 +360,10 @@ def test_techniques_disrupt_pin_disarm_trip_knockback():
     act(s, "b", "escape")
     assert "b" not in s.state.extra.get("pins", {}) and s.state.extra["spirit_spent"]["b"] == 1
     s = duel(b={"physical_resistance": 40})
-    attack(s, "a", "b", [30, 60, 50], technique="disarm", lands="in the river")
-    assert s.state.extra["dropped"]["b"] == ["axe"]
+    with pytest.raises(Refused, match="special ability"):
+        attack(s, "a", "b", [], technique="disarm")
+    said = attack(s, "a", "b", [33, 60, 50], technique="disarm", ability=True, lands="in the river")
+    assert s.state.extra["dropped"]["b"] == ["axe"] and said.endswith("60 damage to the torso")  # damage too
     s = duel({"weapons": []}, {"physical_resistance": 40})
     armed = duel()
     with pytest.raises(Refused, match="unarmed"):
@@ -443,3 +447,86 @@ def test_a_disrupted_caster_can_not_cast():
     run(s, "end_turn", actor="a")
     with pytest.raises(Refused, match="disrupted"):
         act(s, "b", "cast", spell="fire")
+
+
+def test_a_target_that_reaches_its_cap_is_destroyed_and_a_vital_one_kills():
+    maul = {"name": "maul", "skill": 50, "weight": 0, "power": 100}
+    s = soi(fighter("a", "A", weapons=[maul]), fighter("b", "B", vitality=60), fighter("c", "B"))
+    run(s, "begin", [10, 98, 99])
+    attack(s, "a", "b", [37, 99])  # the left arm: 99 of a 120 cap
+    attack(s, "a", "b", [37, 99])  # capped at 120: destroyed (and disabled: twice 60 is the cap)
+    b = s.state.combatants["b"]
+    assert b.wounds["left arm"] == 120 and s.rules.budget(s.state, b)["actions"] == 1
+    run(s, "end_turn", actor="a")
+    run(s, "end_turn", actor="b")
+    run(s, "end_turn", actor="c")
+    attack(s, "a", "b", [33, 99])
+    attack(s, "a", "b", [33, 99])  # the torso reaches 120: dead
+    assert s.state.combatants["b"].defeated == "dead (the torso destroyed)"
+
+
+def test_dual_attack_checks_each_weapon():
+    sword = {"name": "sword", "skill": 10, "weight": 0, "power": 50}
+    s = duel({"weapons": [sword, {**sword, "name": "dagger"}]})
+    place(s, a=(0, 0), b=(5, 0))
+    with pytest.raises(Refused, match="beyond the sword's reach"):
+        act(s, "a", "dual_attack", target="b")
+    with pytest.raises(Refused, match="two different"):
+        act(s, "a", "dual_attack", target="b", main="sword", off="sword")
+
+
+def test_a_counter_needs_reach():
+    bow = {"name": "bow", "skill": 10, "weight": 0, "power": 40, "range": 200}
+    s = duel({"weapons": [bow]}, {"dodge": 30, "weapons": [AXE]})
+    place(s, a=(0, 0), b=(20, 0))
+    said = attack(s, "a", "b", [20, 5], defense="dodge", critical_defense="counter")  # hit TN 50 - 20 for 100 ft
+    assert said.endswith("can't reach 100 ft for a counter-attack")
+
+
+def test_no_spirit_is_paid_to_dodge_an_attack_that_can_not_be_dodged():
+    s = duel(b={"dodge": 30, "spirit": 3, "physical_resistance": 10})
+    run(s, "override", params={"reason": "t", "condition": {"target": "b", "name": "encumbered"}})
+    attack(s, "a", "b", [30, 50, 90], area=True, defense="dodge", block_target="torso")
+    assert "spirit_spent" not in s.state.extra
+
+
+def test_first_aid_lasts_until_the_target_is_hurt_again_and_is_given_once():
+    s = soi(fighter("a", "A", intelligence=40, skills={"first_aid": 20}), fighter("c", "A", vitality=20),
+            fighter("b", "B"))
+    run(s, "begin", [30, 10, 99])
+    run(s, "override", params={"reason": "t", "damage": {"target": "c", "amount": 45, "location": "left arm"}})
+    run(s, "act", [30], actor="a", action="first_aid", targets=("c",), params={"target": "left arm"})
+    with pytest.raises(Refused, match="treated already"):
+        run(s, "act", actor="a", action="first_aid", targets=("c",), params={"target": "left arm"})
+    run(s, "override", params={"reason": "t", "damage": {"target": "c", "amount": 1, "location": "left arm"}})
+    assert s.rules.budget(s.state, s.state.combatants["c"])["actions"] == 1  # hurt again: disabled again
+
+
+def test_stealth_is_an_opposed_check_won_by_the_lower_roll():
+    s = duel({"skills": {"stealth": 60}}, {"skills": {"spot": 50}})
+    said = outcome_of(act(s, "a", "stealth", [30, 20], target="b"))  # both succeed; 20 is lower: spotted
+    assert said.endswith("noticed")
+    said = outcome_of(act(s, "a", "stealth", [20, 30], target="b"))
+    assert said.endswith("B is unaware of A")
+    # the engine's own route to the Exploit example: unaware (1) + a dagger (1) + size -1 (1) = 3 spirit to dodge
+    dagger = {"name": "dagger", "skill": 10, "weight": 0, "power": 40, "exploit": 1}
+    s = duel({"weapons": [dagger], "size": -1, "skills": {"stealth": 60}}, {"skills": {"spot": 50}, "dodge": 30,
+                                                                           "spirit": 3})
+    act(s, "a", "stealth", [20, 30], target="b")
+    attack(s, "a", "b", [30, 25], defense="dodge")
+    assert s.state.extra["spirit_spent"]["b"] == 3
+
+
+@pytest.mark.parametrize("stats", [{"skills": {"sprint": "fast"}}, {"armor": {"head": "thick"}}])
+def test_bad_stat_tables_are_refused(stats):
+    s = soi(fighter("a", "A"))
+    with pytest.raises(Refused, match="whole numbers"):
+        s.do("add", **fighter("b", "B", **stats))
+
+
+def test_bad_critical_defense_moves_and_walls_are_refused():
+    s = duel()
+    with pytest.raises(Refused, match="move_to"):
+        attack(s, "a", "b", [], critical_defense="move", move_to="nowhere")
+    with pytest.raises(Refused, match="wall_ft"):
+        attack(s, "a", "b", [], technique="knockback", wall_ft="far")

@@ -34,14 +34,15 @@ beating the power with a Physical Resistance power check (`physical_resistance`,
 size category larger than the attacker, +10 per covered damage target). Melee reaches the
 weapon's `reach` (5 ft). Critical hit, the attacker's choice: `undefendable` (only a
 critical defense stops it), `full` (power = its TN), `narrative` (a narrative effect on the
-target for a round).
+target until the attacker's next turn: a round).
 
 **Defense.** Block: success check TN `awareness` + `block` (+10 per size category smaller,
 +10 per covered damage target); the attack becomes untargeted, lands on `block_target`, and
 the shield's (else the weapon's) `size_class` adds to that target's armour. Dodge (targeted
 attacks only): the roll must be at or under the attacker's hit roll and TN `dexterity` +
 `dodge` (same bonuses). Armour: damage less 10 per `armor` class of the damage target.
-Critical defense, the defender's choice: `counter` (an attack back at no action cost),
+Critical defense, the defender's choice: `counter` (an attack back at no action cost, if
+its weapon reaches; the attacker gets no defense against it),
 `narrative`, or `move` (to `move_to`, up to its move, free). A Vulnerable defender pays one
 spirit per stack to block or dodge, within its `spirit_limit` for the encounter; one who
 can't pay can't defend. `retreat` and `fortify` (defensive actions) last until the actor's
@@ -54,7 +55,9 @@ move makes the fortified Vulnerable).
 + the feet charged in a straight line this turn with `charge=true`), less armour. Each damage
 target keeps its own damage, capped at the larger of 100 and twice `vitality`. Above
 `vitality`: Wounded; above twice: Disabled; above both 100 and twice: Destroyed (a destroyed
-head or torso kills; option `vital_destroyed`, "dies" or "ruling"). A Disabled head knocks
+head or torso kills; option `vital_destroyed`, "dies" or "ruling"). The cap stops the count
+where Destroyed begins, so a target that reaches its cap is Destroyed (and Disabled, when
+twice `vitality` is the cap). A Disabled head knocks
 out. On becoming Wounded or Disabled a Resist Impairment success check
 (`skills.resist_impairment`) ignores that target's worst penalty until it is hurt again
 (not for destroyed targets); a knocked-out combatant who makes it stays up. `first_aid`
@@ -73,8 +76,9 @@ off-hand's skill less option `offhand_penalty`), Vulnerable until the next turn.
 success check (`skills.stealth`) against the target's `skills.spot`: the target is unaware
 of the actor (Vulnerable to it) until attacked by it. `retaliate`: the next enemy whose move
 ends within reach takes an attack at once; moving on past it (`through=true`) makes it
-Vulnerable. Techniques (`technique=` on an attack: no damage; the power is contested by
-Physical Resistance): `disrupt` (no spells for a full round; maintained spells end), `pin`
+Vulnerable. Techniques (`technique=` on an attack; the power is contested by Physical
+Resistance; without a special ability the attack deals no damage, with one, `ability=true`,
+it deals its damage too; Disarm takes a special ability, the others may be tried without): `disrupt` (no spells for a full round; maintained spells end), `pin`
 (melee or unarmed; no major action but `escape`, one action and one spirit; kept by
 `maintain_pin` each round), `disarm` (the weapon drops where the game master says:
 param `lands`), `trip` (unarmed: prone), `knockback` (unarmed, melee or shield: pushed its
@@ -85,7 +89,7 @@ Combatant stats: `vitality`, `dexterity`, `awareness` (required); `intelligence`
 `spirit_limit`, `armor` ({damage target: class}), `shield` ({name, size_class}),
 `composition` ({damage target: [low, high]}), `skills` ({sprint, jump, climb, swim,
 endurance, resist_impairment, first_aid, stealth, spot}), `weapons` (list of {name, skill,
-weight, power, reach, range, improvised, exploit, size_class, bladed}).
+weight, power, reach, range, improvised, exploit, size_class, two_handed}).
 """
 
 from __future__ import annotations
@@ -125,7 +129,7 @@ SIZE_SPACE = {-5: ("1/32", "1/128"), -4: ("1/16", "1/64"), -3: ("1/4", "1/16"), 
 RESISTED = {"sprint": 1, "jump": 10, "climb": 50, "swim": 5}  # points of power per square
 UNTIL_NEXT_TURN = ("retreat", "fortify", "retaliating", "vulnerable (casting)", "vulnerable (ranged attack)",
                    "vulnerable (dual wielding)", "vulnerable (kept moving)", "vulnerable (climbing)",
-                   "vulnerable (swimming)")
+                   "vulnerable (swimming)", "vulnerable (forced out of fortify)")
 LIFTED_BY_RETREAT = ("vulnerable (casting)", "vulnerable (ranged attack)", "rough terrain")
 
 
@@ -223,8 +227,9 @@ def _fold_spirit(state: Encounter, e: SpiritSpent) -> Encounter:
 def _fold_impairment(state: Encounter, e: Impairment) -> Encounter:
     mine = dict(state.extra.get("impairment", {}).get(e.combatant, {}))
     entry = dict(mine.get(e.target, {}))
-    if e.what == "cleared":
+    if e.what == "cleared":  # hurt again: Resist Impairment and first aid no longer hold
         entry.pop("ignored", None)
+        entry.pop("aided", None)
     else:
         entry[e.what] = e.level
     mine[e.target] = entry
@@ -352,11 +357,18 @@ def cap(c: Combatant) -> int:
     return max(100, 2 * int(c.stats["vitality"]))
 
 
+def raw_level(c: Combatant, d: int) -> int:
+    """0 whole, 1 Wounded (above Vitality), 2 Disabled (above twice Vitality, or at the cap when that is the cap)."""
+    v = int(c.stats["vitality"])
+    if d > 2 * v or (d >= cap(c) and 2 * v >= cap(c)):
+        return 2
+    return 1 if d > v else 0
+
+
 def level(state: Encounter, c: Combatant, where: str) -> int:
     """A damage target's effective level: 0 whole, 1 Wounded, 2 Disabled (after first aid and Resist Impairment)."""
-    v = int(c.stats["vitality"])
     d = c.wounds.get(where, 0)
-    raw = 2 if d > 2 * v else 1 if d > v else 0
+    raw = raw_level(c, d)
     entry = state.extra.get("impairment", {}).get(c.id, {}).get(where, {})
     if raw and "ignored" in entry and entry["ignored"] == raw:
         raw -= 1  # only the worst penalty is ignored
@@ -366,8 +378,8 @@ def level(state: Encounter, c: Combatant, where: str) -> int:
 
 
 def destroyed(c: Combatant, where: str) -> bool:
-    d = c.wounds.get(where, 0)
-    return d > 100 and d > 2 * int(c.stats["vitality"])
+    """Beyond 100 and twice Vitality: the count stops at the cap, so a target that reaches it is destroyed."""
+    return c.wounds.get(where, 0) >= cap(c)
 
 
 def wounded_targets(state: Encounter, c: Combatant) -> list[str]:
@@ -511,10 +523,14 @@ def strike(draft: Draft, attacker_id: str, target_id: str, w: dict[str, Any], pa
     area = bool(params.get("area"))
     where = str(params.get("block_target")) if area and params.get("block_target") else location(hit, composition(target))
     shield_class = 0
+    blocked = False
     # the defense
     defense = params.get("defense", "none")
     if target.has(f"unaware of {attacker.id}"):
         draft.emit(ConditionRemoved(target=target.id, condition=f"unaware of {attacker.id}", reason="attacked"))
+    if defense == "dodge" and area:
+        said.append("an untargeted attack can't be dodged")
+        defense = "none"
     if defense in ("block", "dodge"):
         stacks = vulnerability(draft.state, target, attacker, melee)
         if stacks:
@@ -526,9 +542,7 @@ def strike(draft: Draft, attacker_id: str, target_id: str, w: dict[str, Any], pa
             draft.emit(SpiritSpent(combatant=target.id, amount=stacks, reason=f"defending while vulnerable x{stacks}"))
     if defense in ("block", "dodge"):
         bonus = 10 * max(0, -size_gap) + 10 * cover(target, not melee) + penalty(draft.state, target)
-        if defense == "dodge" and area:
-            said.append("an untargeted attack can't be dodged")
-        elif defense == "dodge":
+        if defense == "dodge":
             dtn = int(target.stats["dexterity"]) + int(target.stats.get("dodge", 0)) + bonus
             roll = draft.roll("d%", f"dodge (TN {dtn}, at or under {hit})", by=target.id).total
             ok = dodged(roll, hit, dtn) and (choice != "undefendable" or critical(roll, dtn))
@@ -546,6 +560,7 @@ def strike(draft: Draft, attacker_id: str, target_id: str, w: dict[str, Any], pa
                 said.append(f"block {roll} against {btn}: the {where} takes it")
                 said += _critical_defense(draft, target.id, attacker.id, roll, btn, params)
                 area = True  # a blocked attack is untargeted
+                blocked = True
             else:
                 said.append(f"block {roll} against {btn}: fails")
     if not draft.state.combatants[attacker.id].active or not draft.state.combatants[target.id].active:
@@ -564,11 +579,13 @@ def strike(draft: Draft, attacker_id: str, target_id: str, w: dict[str, Any], pa
         power += run
         said.append(f"+{run} for the charge")
     if choice == "narrative":
-        draft.emit(ConditionApplied(target=target.id, condition="narrative effect", duration=1, source=attacker.id))
+        draft.emit(ConditionApplied(target=target.id, condition=f"narrative effect from {attacker.id}", source=attacker.id))
     technique = params.get("technique")
     if technique:
-        return "; ".join(said + [_technique(draft, attacker.id, target.id, technique, power, params)])
-    if area and params.get("area"):
+        said.append(_technique(draft, attacker.id, target.id, technique, power, params))
+        if not params.get("ability"):  # without a special ability a technique deals no damage
+            return "; ".join(said)
+    if area and params.get("area") and not blocked:  # blocking stands in lieu of Physical Resistance
         prt = (int(target.stats.get("physical_resistance", 0)) + penalty(draft.state, target)
                + 10 * max(0, size_gap) + 10 * cover(target, not melee))
         roll = draft.roll("d%", f"physical resistance (TN {prt}) against power {power}", by=target.id).total
@@ -599,10 +616,14 @@ def _critical_defense(draft: Draft, defender: str, attacker: str, roll: int, tn:
         return []
     choice = params.get("critical_defense")
     if choice == "counter":
-        w = weapon(draft.state, draft.state.combatants[defender], None)
+        d_ = draft.state.combatants[defender]
+        w = weapon(draft.state, d_, None)
+        d = feet(d_, draft.state.combatants[attacker])
+        if d is not None and d > int(w.get("range", w.get("reach", 5))):
+            return [f"a critical defense, but the {w['name']} can't reach {d} ft for a counter-attack"]
         return ["a critical defense: a counter-attack: " + strike(draft, defender, attacker, w, {}, free=True)]
     if choice == "narrative":
-        draft.emit(ConditionApplied(target=attacker, condition="narrative effect", duration=1, source=defender))
+        draft.emit(ConditionApplied(target=attacker, condition=f"narrative effect from {defender}", source=defender))
         return ["a critical defense: a narrative effect"]
     if choice == "move" and params.get("move_to"):
         draft.emit(Moved(combatant=defender, to=str(params["move_to"])))
@@ -695,29 +716,56 @@ def _check_attack(state: Encounter, actor: Combatant, targets: tuple[str, ...], 
     tech = params.get("technique")
     if tech not in (None, "disrupt", "pin", "disarm", "trip", "knockback"):
         return "technique: disrupt, pin, disarm, trip or knockback"
+    if tech == "disarm" and not params.get("ability"):
+        return "a disarm takes a special ability (params ability=true)"
+    if tech and params.get("ability"):
+        return d_ok(state, actor, target, w)  # a special ability may use any weapon
     if tech == "pin" and not is_melee(w):
         return "a pin takes a melee or unarmed attack"
     if tech == "trip" and w["name"] != "unarmed":
         return "a trip without a special ability is an unarmed attack"
     if tech == "knockback" and not is_melee(w):
         return "a knockback takes an unarmed, melee or shield attack"
+    why = d_ok(state, actor, target, w)
+    if why:
+        return why
+    for key in ("wall_ft",):
+        if key in params and (isinstance(params[key], bool) or not isinstance(params[key], int) or params[key] < 0):
+            return f"{key}={params[key]!r}: a whole number of feet"
+    mt = params.get("move_to")
+    if mt is not None and not _square(mt):
+        return f"move_to={mt!r}: a square, x,y"
+    if params.get("charge") and not state.extra.get("turn", {}).get(actor.id, {}).get("start"):
+        return "a charge follows movement this turn"
+    return None
+
+
+def d_ok(state: Encounter, actor: Combatant, target: Combatant, w: dict[str, Any]) -> str | None:
+    """Why `w` can't reach `target` from where `actor` stands (None: it can, or they aren't placed)."""
     d = feet(actor, target)
     if d is not None:
         reach = int(w.get("range", w.get("reach", 5)))
         if d > reach:
             kind = "range" if "range" in w else "reach"
             return f"{target.name} is {d} ft away, beyond the {w['name']}'s {kind} of {reach} ft"
-    if params.get("charge") and not state.extra.get("turn", {}).get(actor.id, {}).get("start"):
-        return "a charge follows movement this turn"
     return None
+
+
+def _square(value: Any) -> bool:
+    try:
+        x, y = str(value).split(",")
+        int(x), int(y)
+        return True
+    except ValueError:
+        return False
 
 
 def _dual(draft: Draft, p: Pending) -> str:
     me = draft.state.combatants[p.actor]
-    ws = [w for w in me.stats.get("weapons", ()) if isinstance(w, dict)]
-    first, second = weapon(draft.state, me, p.params.get("main")), weapon(draft.state, me, p.params.get("off"))
-    if not p.params.get("main") and len(ws) > 1:
-        first, second = ws[0], ws[1]
+    dropped = draft.state.extra.get("dropped", {}).get(me.id, ())
+    held = [w for w in me.stats.get("weapons", ()) if isinstance(w, dict) and w.get("name") not in dropped]
+    first = weapon(draft.state, me, p.params.get("main") or held[0]["name"])
+    second = weapon(draft.state, me, p.params.get("off") or held[1]["name"])
     targets = list(p.targets) + [p.targets[-1]] * (2 - len(p.targets))
     said = [f"{first['name']}: " + strike(draft, me.id, targets[0], first, p.params)]
     if draft.state.combatants[me.id].active:
@@ -729,8 +777,15 @@ def _dual(draft: Draft, p: Pending) -> str:
 def _check_dual(state: Encounter, actor: Combatant, targets: tuple[str, ...], params: dict[str, Any]) -> str | None:
     held = [w for w in actor.stats.get("weapons", ()) if isinstance(w, dict)
             and w.get("name") not in state.extra.get("dropped", {}).get(actor.id, ())]
-    if len(held) < 2 or any(w.get("two_handed") for w in held[:2]):
-        return f"{actor.name} needs a one-handed weapon in each hand"
+    names = [params.get("main") or (held[0]["name"] if held else None),
+             params.get("off") or (held[1]["name"] if len(held) > 1 else None)]
+    chosen = [w for n in names for w in held if w["name"] == n]
+    if len(chosen) < 2 or names[0] == names[1] or any(w.get("two_handed") for w in chosen):
+        return f"{actor.name} needs two different one-handed weapons in hand (params main, off)"
+    for w, t in zip(chosen, list(targets) + [targets[-1]] * (2 - len(targets))):
+        why = _check_attack(state, actor, (t,), {**params, "weapon": w["name"]})
+        if why:
+            return f"{w['name']}: {why}"
     return None
 
 
@@ -861,7 +916,7 @@ def _stealth(draft: Draft, p: Pending) -> str:
     roll = draft.roll("d%", f"stealth (TN {stn})", by=me.id).total
     ptn = skill(target, "spot") + penalty(draft.state, target) + 10 * max(0, int(target.stats.get("size", 0)) * -1)
     spot = draft.roll("d%", f"spot (TN {ptn})", by=target.id).total
-    if roll <= stn and (spot > ptn or roll > spot):
+    if roll <= stn and (spot > ptn or roll <= spot):  # an opposed check: the lower roll wins, as in the dodge
         draft.emit(ConditionApplied(target=target.id, condition=f"unaware of {me.id}", source=me.id))
         return f"stealth {roll} against {stn}, spot {spot} against {ptn}: {target.name} is unaware of {me.name}"
     return f"stealth {roll} against {stn}, spot {spot} against {ptn}: noticed"
@@ -887,6 +942,8 @@ def _check_first_aid(state: Encounter, actor: Combatant, targets: tuple[str, ...
         return f"name a wounded or disabled damage target: target=... ({', '.join(hurt)})"
     if destroyed(patient, str(where)):
         return f"the {where} is destroyed"
+    if "aided" in state.extra.get("impairment", {}).get(patient.id, {}).get(str(where), {}):
+        return f"the {where} has been treated already (until it is hurt again)"
     return None
 
 
@@ -1057,6 +1114,13 @@ class SwordsOfInfinity(RuleSystem):
             if not isinstance(comp, dict) or not comp or not all(
                     isinstance(v, list) and len(v) == 2 and all(isinstance(x, int) for x in v) for v in comp.values()):
                 raise Refused("stat composition", "give {damage target: [low, high]} over 1-10")
+        for key in ("skills", "armor"):
+            table = stats.get(key, {})
+            if not isinstance(table, dict) or any(isinstance(v, bool) or not isinstance(v, int) for v in table.values()):
+                raise Refused(f"stat {key}", "give whole numbers by name")
+        shield = stats.get("shield")
+        if shield is not None and (not isinstance(shield, dict) or not isinstance(shield.get("size_class", 0), int)):
+            raise Refused("stat shield", "give {name, size_class}")
         for i, w in enumerate(stats.get("weapons", ())):
             if not isinstance(w, dict) or not w.get("name"):
                 raise Refused(f"weapons[{i}]", "a weapon needs a name")
@@ -1103,6 +1167,10 @@ class SwordsOfInfinity(RuleSystem):
             for name in UNTIL_NEXT_TURN:
                 if c.has(name):
                     draft.emit(ConditionRemoved(target=cid, condition=name, reason="its next turn"))
+            for other in draft.state.combatants.values():  # a narrative effect lasts a round: to its source's turn
+                effect = f"narrative effect from {cid}"
+                if other.has(effect):
+                    draft.emit(ConditionRemoved(target=other.id, condition=effect, reason="a round has passed"))
             draft.emit(TurnMark(combatant=cid, start=c.position or ""))
 
     def round_ending(self, draft: Draft) -> None:
@@ -1127,7 +1195,7 @@ class SwordsOfInfinity(RuleSystem):
         seen = {t: c.wounds.get(t, 0) - n for t, n in fresh.items()}
         for where in changed:
             entry = state.extra.get("impairment", {}).get(target, {}).get(where, {})
-            if "ignored" in entry:
+            if "ignored" in entry or "aided" in entry:
                 draft.emit(Impairment(combatant=target, target=where, what="cleared"))
         for where in changed:
             if destroyed(c, where):
@@ -1135,9 +1203,8 @@ class SwordsOfInfinity(RuleSystem):
                     draft.emit(CombatantDefeated(combatant=target, how=f"dead (the {where} destroyed)"))
                     return
                 continue
-            v = int(c.stats["vitality"])
-            raw = 2 if c.wounds[where] > 2 * v else 1 if c.wounds[where] > v else 0
-            before = 2 if seen.get(where, 0) > 2 * v else 1 if seen.get(where, 0) > v else 0
+            raw = raw_level(c, c.wounds[where])
+            before = raw_level(c, seen.get(where, 0))
             tn = skill(c, "resist_impairment") + penalty(draft.state, c)
             if raw > before and tn >= 1:  # a check that can't succeed isn't rolled
                 roll = draft.roll("d%", f"resist impairment: the {where} (TN {tn})", by=target).total
