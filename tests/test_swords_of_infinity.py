@@ -530,3 +530,11 @@ def test_bad_critical_defense_moves_and_walls_are_refused():
         attack(s, "a", "b", [], critical_defense="move", move_to="nowhere")
     with pytest.raises(Refused, match="wall_ft"):
         attack(s, "a", "b", [], technique="knockback", wall_ft="far")
+
+
+def test_fortify_is_lost_on_moving():
+    s = duel({"shield": {"name": "tower", "size_class": 2}})
+    act(s, "a", "fortify")
+    assert s.state.combatants["a"].has("fortify")
+    act(s, "a", "move", x=1, y=0)
+    assert not s.state.combatants["a"].has("fortify")

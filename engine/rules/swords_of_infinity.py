@@ -75,12 +75,13 @@ Vulnerable to melee. `dual_attack`: one attack with each of two one-handed weapo
 off-hand's skill less option `offhand_penalty`), Vulnerable until the next turn. `stealth`:
 success check (`skills.stealth`) against the target's `skills.spot`: the target is unaware
 of the actor (Vulnerable to it) until attacked by it. `retaliate`: the next enemy whose move
-ends within reach takes an attack at once; moving on past it (`through=true`) makes it
+ends within reach takes an attack at once (distances are checked where moves end, so passing
+by is not caught); moving on past it (`through=true`) makes it
 Vulnerable. Techniques (`technique=` on an attack; the power is contested by Physical
 Resistance; without a special ability the attack deals no damage, with one, `ability=true`,
 it deals its damage too; Disarm takes a special ability, the others may be tried without): `disrupt` (no spells for a full round; maintained spells end), `pin`
 (melee or unarmed; no major action but `escape`, one action and one spirit; kept by
-`maintain_pin` each round), `disarm` (the weapon drops where the game master says:
+`maintain_pin` each round, it lapses at the end of a round in which the pinner didn't keep it), `disarm` (the weapon drops where the game master says:
 param `lands`), `trip` (unarmed: prone), `knockback` (unarmed, melee or shield: pushed its
 power in feet, taking the distance not travelled when it meets an obstacle `wall_ft` away).
 
