@@ -68,6 +68,18 @@ def _with(state: Encounter, cid: str, **changes: Any) -> Encounter:
     return replace(state, combatants=combatants)
 
 
+def put_extra(state: Encounter, key: str, sub: str, value: Any) -> Encounter:
+    """`state` with a rule system's table `extra[key]` holding `value` at `sub` (None removes it), copied on write."""
+    extra = dict(state.extra)
+    table = dict(extra.get(key, {}))
+    if value is None:
+        table.pop(sub, None)
+    else:
+        table[sub] = value
+    extra[key] = table
+    return replace(state, extra=extra)
+
+
 def _noop(state: Encounter, event: Any) -> Encounter:
     return state
 

@@ -43,6 +43,18 @@ def new_session(seed: int | None = 7, combatants=PARTY, begin: bool = False, **o
     return session
 
 
+def run_forced(session: Session, kind: str, faces=(), **kw) -> list:
+    """Execute a command with exactly these dice faces (all of them must be used); returns its events."""
+    from combatlog.engine import ScriptedDice
+    from combatlog.events import Command
+
+    dice = ScriptedDice(list(faces))
+    params = kw.pop("params", {})
+    envelopes = session.execute(Command(kind=kind, params=params, **kw), dice=dice)
+    assert dice.queue == [], f"unused faces {dice.queue}"
+    return [e.event for e in envelopes]
+
+
 def lines(session: Session) -> list[bytes]:
     """Every line of the session's log."""
     return list(session.log.lines())

@@ -10,10 +10,12 @@ from combatlog.engine import Refused, ScriptedDice, Session
 from combatlog.engine.encounter_file import read_encounter
 from combatlog.engine.rules.infinite_realms import damage_percent
 from combatlog.events import ActionResolved, Command, TurnStarted
+from tests.conftest import run_forced
 from combatlog.projections import replay
 from combatlog.replays import JsonlLog, MemoryLog
 from combatlog.replays.audit import audit
 
+run = run_forced
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "infinite-realms-road.toml"
 SWORD = {"name": "sword", "kind": "melee", "ap": 3, "damage": 20, "critical": 10, "reach": 4}
 
@@ -31,13 +33,6 @@ def ir(*combatants: dict, **options) -> Session:
         s.do("add", **c)
     return s
 
-
-def run(s: Session, kind: str, faces=(), **kw):
-    dice = ScriptedDice(list(faces))
-    params = kw.pop("params", {})
-    envs = s.execute(Command(kind=kind, params=params, **kw), dice=dice)
-    assert dice.queue == [], f"unused faces {dice.queue}"
-    return [e.event for e in envs]
 
 
 def act(s: Session, actor: str, action: str, target: str | None = None, faces=(), **params):

@@ -31,10 +31,12 @@ from combatlog.events import (
     InitiativeRolled,
     ResolutionStarted,
 )
+from tests.conftest import run_forced
 from combatlog.projections import Combatant, Encounter, replay
 from combatlog.replays import JsonlLog, MemoryLog
 from combatlog.replays.audit import audit
 
+run = run_forced
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "starflight-patrol.toml"
 BLASTER = {"name": "blaster", "attack": 1, "damage": "2d6", "range": 12}
 KNIFE = {"name": "knife", "damage": "1d4", "melee": True}
@@ -57,14 +59,6 @@ def sf(*combatants: dict, **options) -> Session:
         s.do("add", **c)
     return s
 
-
-def run(s: Session, kind: str, faces=(), **kw):
-    """Execute a command with exactly these faces (all must be used)."""
-    dice = ScriptedDice(list(faces))
-    params = kw.pop("params", {})
-    envs = s.execute(Command(kind=kind, params=params, **kw), dice=dice)
-    assert dice.queue == [], f"unused faces {dice.queue}"
-    return [e.event for e in envs]
 
 
 def act(s: Session, actor: str, action: str, target: str | None = None, faces=(), **params):

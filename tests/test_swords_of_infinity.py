@@ -17,10 +17,12 @@ from combatlog.engine.rules.swords_of_infinity import (
     HUMAN,
 )
 from combatlog.events import ActionResolved, Command
+from tests.conftest import run_forced
 from combatlog.projections import replay
 from combatlog.replays import JsonlLog, MemoryLog
 from combatlog.replays.audit import audit
 
+run = run_forced
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "swords-of-infinity-ambush.toml"
 AXE = {"name": "axe", "skill": 10, "weight": 0, "power": 70}
 
@@ -38,13 +40,6 @@ def soi(*combatants: dict, **options) -> Session:
         s.do("add", **c)
     return s
 
-
-def run(s: Session, kind: str, faces=(), **kw):
-    dice = ScriptedDice(list(faces))
-    params = kw.pop("params", {})
-    envs = s.execute(Command(kind=kind, params=params, **kw), dice=dice)
-    assert dice.queue == [], f"unused faces {dice.queue}"
-    return [e.event for e in envs]
 
 
 def attack(s: Session, actor: str, target: str, faces, **params) -> str:

@@ -107,7 +107,7 @@ from combatlog.events import (
     ResourcesSet,
 )
 from combatlog.projections import Combatant, Encounter, Pending
-from combatlog.projections.fold import register_fold
+from combatlog.projections.fold import put_extra, register_fold
 from combatlog.projections.phases import LIVE, allow
 
 replace = msgspec.structs.replace
@@ -218,17 +218,6 @@ for _cls in EVENTS:
     allow(_cls.__name__, LIVE)
 
 
-def _put(state: Encounter, key: str, sub: str, value: Any) -> Encounter:
-    extra = dict(state.extra)
-    table = dict(extra.get(key, {}))
-    if value is None:
-        table.pop(sub, None)
-    else:
-        table[sub] = value
-    extra[key] = table
-    return replace(state, extra=extra)
-
-
 def pair(a: str, b: str) -> str:
     """The key of a pair of combatants (order doesn't matter)."""
     return f"{a}|{b}" if a < b else f"{b}|{a}"
@@ -289,17 +278,17 @@ def _fold_disengaged(state: Encounter, e: Disengaged) -> Encounter:
 
 @register_fold(DistanceSet)
 def _fold_distance(state: Encounter, e: DistanceSet) -> Encounter:
-    return _put(state, "distance", pair(e.a, e.b), e.yards)
+    return put_extra(state, "distance", pair(e.a, e.b), e.yards)
 
 
 @register_fold(Aimed)
 def _fold_aimed(state: Encounter, e: Aimed) -> Encounter:
-    return _put(state, "aim", e.combatant, e.aim or None)
+    return put_extra(state, "aim", e.combatant, e.aim or None)
 
 
 @register_fold(DefenseBought)
 def _fold_defense(state: Encounter, e: DefenseBought) -> Encounter:
-    return _put(state, "defense_ap", e.combatant, int(state.extra.get("defense_ap", {}).get(e.combatant, 0)) + e.ap)
+    return put_extra(state, "defense_ap", e.combatant, int(state.extra.get("defense_ap", {}).get(e.combatant, 0)) + e.ap)
 
 
 @register_fold(Using)
@@ -307,28 +296,28 @@ def _fold_using(state: Encounter, e: Using) -> Encounter:
     kinds = list(state.extra.get("using", {}).get(e.combatant, ()))
     if e.kind not in kinds:
         kinds.append(e.kind)
-    return _put(state, "using", e.combatant, kinds)
+    return put_extra(state, "using", e.combatant, kinds)
 
 
 @register_fold(WeaponBroken)
 def _fold_broken(state: Encounter, e: WeaponBroken) -> Encounter:
     broken = list(state.extra.get("broken", {}).get(e.combatant, ()))
-    return _put(state, "broken", e.combatant, broken + [e.weapon])
+    return put_extra(state, "broken", e.combatant, broken + [e.weapon])
 
 
 @register_fold(BleedingStarted)
 def _fold_bleeding(state: Encounter, e: BleedingStarted) -> Encounter:
-    return _put(state, "bleeding", e.combatant, e.round)
+    return put_extra(state, "bleeding", e.combatant, e.round)
 
 
 @register_fold(Fled)
 def _fold_fled(state: Encounter, e: Fled) -> Encounter:
-    return _put(state, "fled", f"{e.combatant}>{e.enemy}", e.round)
+    return put_extra(state, "fled", f"{e.combatant}>{e.enemy}", e.round)
 
 
 @register_fold(Rushing)
 def _fold_rushing(state: Encounter, e: Rushing) -> Encounter:
-    return _put(state, "rushing", e.combatant, [e.target, e.round])
+    return put_extra(state, "rushing", e.combatant, [e.target, e.round])
 
 
 # --- reading the state ----------------------------------------------------------------

@@ -108,7 +108,7 @@ from combatlog.events import (
     TurnEnded,
 )
 from combatlog.projections import Combatant, Encounter, Pending
-from combatlog.projections.fold import register_fold
+from combatlog.projections.fold import put_extra, register_fold
 from combatlog.projections.phases import INITIATIVE, LIVE, SETUP, SURPRISE, allow
 
 replace = msgspec.structs.replace
@@ -211,18 +211,6 @@ for _cls in EVENTS:
     allow(_cls.__name__, LIVE)
 
 
-def _extra(state: Encounter, key: str, sub: str, value: Any) -> Encounter:
-    """`state` with extra[key][sub] = value (copy on write); value None deletes."""
-    extra = dict(state.extra)
-    table = dict(extra.get(key, {}))
-    if value is None:
-        table.pop(sub, None)
-    else:
-        table[sub] = value
-    extra[key] = table
-    return replace(state, extra=extra)
-
-
 @register_fold(StrengthTotalled)
 def _fold_csi(state: Encounter, e: StrengthTotalled) -> Encounter:
     extra = dict(state.extra)
@@ -233,7 +221,7 @@ def _fold_csi(state: Encounter, e: StrengthTotalled) -> Encounter:
 
 @register_fold(RangeSet)
 def _fold_range(state: Encounter, e: RangeSet) -> Encounter:
-    return _extra(state, "ranges", e.combatant, e.range)
+    return put_extra(state, "ranges", e.combatant, e.range)
 
 
 @register_fold(Placed)
@@ -242,22 +230,22 @@ def _fold_placed(state: Encounter, e: Placed) -> Encounter:
     combatants = dict(state.combatants)
     combatants[c.id] = replace(c, position=f"{_num(e.x)},{_num(e.y)}")
     state = replace(state, combatants=combatants)
-    return _extra(state, "facing", c.id, e.facing)
+    return put_extra(state, "facing", c.id, e.facing)
 
 
 @register_fold(TargetChosen)
 def _fold_target(state: Encounter, e: TargetChosen) -> Encounter:
-    return _extra(state, "targeted", f"{e.actor}>{e.target}", e.round)
+    return put_extra(state, "targeted", f"{e.actor}>{e.target}", e.round)
 
 
 @register_fold(MarchingOrder)
 def _fold_marching(state: Encounter, e: MarchingOrder) -> Encounter:
-    return _extra(state, "marching", e.side, list(e.order))
+    return put_extra(state, "marching", e.side, list(e.order))
 
 
 @register_fold(ShieldsSet)
 def _fold_shields(state: Encounter, e: ShieldsSet) -> Encounter:
-    return _extra(state, "shields", e.combatant, e.shields)
+    return put_extra(state, "shields", e.combatant, e.shields)
 
 
 @register_fold(Awaiting)
@@ -286,7 +274,7 @@ def _fold_ranked(state: Encounter, e: GroupsRanked) -> Encounter:
 
 @register_fold(HitsTaken)
 def _fold_hits(state: Encounter, e: HitsTaken) -> Encounter:
-    return _extra(state, "hits", e.combatant, int(state.extra.get("hits", {}).get(e.combatant, 0)) + e.hits)
+    return put_extra(state, "hits", e.combatant, int(state.extra.get("hits", {}).get(e.combatant, 0)) + e.hits)
 
 
 @register_fold(GoalEvent)

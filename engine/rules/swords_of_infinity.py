@@ -116,7 +116,7 @@ from combatlog.events import (
     Moved,
 )
 from combatlog.projections import Combatant, Encounter, Pending
-from combatlog.projections.fold import register_fold
+from combatlog.projections.fold import put_extra, register_fold
 from combatlog.projections.phases import LIVE, allow
 
 replace = msgspec.structs.replace
@@ -207,20 +207,9 @@ for _cls in EVENTS:
     allow(_cls.__name__, LIVE)
 
 
-def _put(state: Encounter, key: str, sub: str, value: Any) -> Encounter:
-    extra = dict(state.extra)
-    table = dict(extra.get(key, {}))
-    if value is None:
-        table.pop(sub, None)
-    else:
-        table[sub] = value
-    extra[key] = table
-    return replace(state, extra=extra)
-
-
 @register_fold(SpiritSpent)
 def _fold_spirit(state: Encounter, e: SpiritSpent) -> Encounter:
-    return _put(state, "spirit_spent", e.combatant, int(state.extra.get("spirit_spent", {}).get(e.combatant, 0))
+    return put_extra(state, "spirit_spent", e.combatant, int(state.extra.get("spirit_spent", {}).get(e.combatant, 0))
                 + e.amount)
 
 
@@ -234,12 +223,12 @@ def _fold_impairment(state: Encounter, e: Impairment) -> Encounter:
     else:
         entry[e.what] = e.level
     mine[e.target] = entry
-    return _put(state, "impairment", e.combatant, mine)
+    return put_extra(state, "impairment", e.combatant, mine)
 
 
 @register_fold(Pinned)
 def _fold_pinned(state: Encounter, e: Pinned) -> Encounter:
-    return _put(state, "pins", e.combatant, None if e.by is None else [e.by, e.round])
+    return put_extra(state, "pins", e.combatant, None if e.by is None else [e.by, e.round])
 
 
 @register_fold(WeaponDropped)
@@ -249,7 +238,7 @@ def _fold_dropped(state: Encounter, e: WeaponDropped) -> Encounter:
         dropped = [w for w in dropped if w != e.weapon]
     elif e.weapon not in dropped:
         dropped.append(e.weapon)
-    return _put(state, "dropped", e.combatant, dropped or None)
+    return put_extra(state, "dropped", e.combatant, dropped or None)
 
 
 @register_fold(Recovered)
@@ -274,12 +263,12 @@ def _fold_turnmark(state: Encounter, e: TurnMark) -> Encounter:
         mine["start"] = e.start
     if e.last is not None:
         mine["last"] = e.last
-    return _put(state, "turn", e.combatant, mine)
+    return put_extra(state, "turn", e.combatant, mine)
 
 
 @register_fold(Retreated)
 def _fold_retreated(state: Encounter, e: Retreated) -> Encounter:
-    return _put(state, "retreated", e.combatant, e.round)
+    return put_extra(state, "retreated", e.combatant, e.round)
 
 
 @register_fold(Maintained)
@@ -287,7 +276,7 @@ def _fold_maintained(state: Encounter, e: Maintained) -> Encounter:
     spells = [s for s in state.extra.get("maintained", {}).get(e.combatant, ()) if s != e.spell]
     if not e.ended:
         spells.append(e.spell)
-    return _put(state, "maintained", e.combatant, spells or None)
+    return put_extra(state, "maintained", e.combatant, spells or None)
 
 
 # --- the numbers the text's examples give ---------------------------------------------
