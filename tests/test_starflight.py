@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from combatlog.engine import Refused, ScriptedDice, Session
+from combatlog.engine import Refused, Session
 from combatlog.engine.encounter_file import read_encounter
 from combatlog.engine.rules.starflight import (
     GoalEvent,
@@ -24,7 +24,6 @@ from combatlog.engine.rules.starflight import (
 )
 from combatlog.events import (
     ActionResolved,
-    Command,
     CombatantDefeated,
     DamageApplied,
     EncounterEnded,

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from combatlog.engine import Refused, ScriptedDice, Session
+from combatlog.engine import Refused, Session
 from combatlog.engine.encounter_file import read_encounter
 from combatlog.engine.rules.swords_of_infinity import (
     block_damage,
@@ -16,7 +16,7 @@ from combatlog.engine.rules.swords_of_infinity import (
     location,
     HUMAN,
 )
-from combatlog.events import ActionResolved, Command
+from combatlog.events import ActionResolved
 from tests.conftest import run_forced
 from combatlog.projections import replay
 from combatlog.replays import JsonlLog, MemoryLog

@@ -85,7 +85,7 @@ Combatant stats: `hp`, `initiative`, `hd`, `strength` (required); `fhd`, `bhd`, 
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Callable
 
 import msgspec
 
@@ -360,39 +360,44 @@ def planned_position(state: Encounter, c: Combatant) -> tuple[float, float] | No
     return pos
 
 
-_WEAPONS: dict[int, tuple[Any, list[dict[str, Any]]]] = {}
+class _ByIdentity:
+    """A small cache of values derived from mappings that are never changed once made (a
+    combatant's stats, an encounter's options), keyed by the mapping itself."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.table: dict[int, tuple[Any, Any]] = {}
+
+    def get(self, key: Any, make: Callable[[], Any]) -> Any:
+        hit = self.table.get(id(key))
+        if hit is not None and hit[0] is key:
+            return hit[1]
+        value = make()
+        if len(self.table) > self.limit:
+            self.table.clear()
+        self.table[id(key)] = (key, value)  # holding `key` keeps its id from being reused
+        return value
+
+
+_WEAPONS = _ByIdentity(4096)
+_CHEAPEST = _ByIdentity(4096)
 
 
 def weapons(c: Combatant) -> list[dict[str, Any]]:
     """The combatant's weapons, as given in its stats (read once per stats mapping)."""
-    stats = c.stats
-    hit = _WEAPONS.get(id(stats))
-    if hit is not None and hit[0] is stats:
-        return hit[1]
-    out = [w for w in stats.get("weapons", ()) if isinstance(w, dict)]
-    if len(_WEAPONS) > 4096:
-        _WEAPONS.clear()
-    _WEAPONS[id(stats)] = (stats, out)  # holding `stats` keeps its id from being reused
-    return out
-
-
-_CHEAPEST: dict[int, tuple[Any, tuple[int | None, int | None]]] = {}
+    return _WEAPONS.get(c.stats, lambda: [w for w in c.stats.get("weapons", ()) if isinstance(w, dict)])
 
 
 def cheapest(c: Combatant) -> tuple[int | None, int | None]:
     """The fewest actions a shot and a melee attack cost `c` (None: it has no such weapon)."""
-    stats = c.stats
-    hit = _CHEAPEST.get(id(stats))
-    if hit is not None and hit[0] is stats:
-        return hit[1]
-    ws = weapons(c)
-    ranged = [2 if w.get("full_round") else 1 for w in ws if int(w.get("range", 0)) >= 1]
-    melee = [2 if w.get("full_round") else 1 for w in ws if w.get("melee")]
-    out = (min(ranged) if ranged else None, min(melee) if melee else None)
-    if len(_CHEAPEST) > 4096:
-        _CHEAPEST.clear()
-    _CHEAPEST[id(stats)] = (stats, out)
-    return out
+
+    def make() -> tuple[int | None, int | None]:
+        ws = weapons(c)
+        ranged = [2 if w.get("full_round") else 1 for w in ws if int(w.get("range", 0)) >= 1]
+        melee = [2 if w.get("full_round") else 1 for w in ws if w.get("melee")]
+        return (min(ranged) if ranged else None, min(melee) if melee else None)
+
+    return _CHEAPEST.get(c.stats, make)
 
 
 def weapon(c: Combatant, name: str | None, melee: bool) -> dict[str, Any] | None:
@@ -812,8 +817,8 @@ class Starflight(RuleSystem):
     }
 
     def __init__(self) -> None:
-        self._orders: dict[int, tuple[Any, RankedOrder]] = {}
-        self._timings: dict[int, tuple[Any, Timing]] = {}
+        self._orders = _ByIdentity(256)  # an encounter's options never change
+        self._timings = _ByIdentity(256)
 
     # --- options and combatants ---
 
@@ -868,14 +873,7 @@ class Starflight(RuleSystem):
     # --- order and timing ---
 
     def order(self, options: dict[str, Any]) -> RankedOrder:
-        hit = self._orders.get(id(options))
-        if hit is not None and hit[0] is options:
-            return hit[1]
-        made = self._make_order(options)
-        if len(self._orders) > 256:
-            self._orders.clear()
-        self._orders[id(options)] = (options, made)  # an encounter's options never change
-        return made
+        return self._orders.get(options, lambda: self._make_order(options))
 
     def _make_order(self, options: dict[str, Any]) -> RankedOrder:
         if options.get("method") == "simple":
@@ -883,14 +881,7 @@ class Starflight(RuleSystem):
         return StarflightOrder(ties=("pc_first", "rolloff:1d10z"), group_initiative=bool(options.get("group_initiative")))
 
     def timing(self, options: dict[str, Any]) -> Timing:
-        hit = self._timings.get(id(options))
-        if hit is not None and hit[0] is options:
-            return hit[1]
-        made = self._make_timing(options)
-        if len(self._timings) > 256:
-            self._timings.clear()
-        self._timings[id(options)] = (options, made)
-        return made
+        return self._timings.get(options, lambda: self._make_timing(options))
 
     def _make_timing(self, options: dict[str, Any]) -> Timing:
         base = options.get("timing", "turn")

@@ -95,7 +95,7 @@ weight, power, reach, range, improvised, exploit, size_class, two_handed}).
 
 from __future__ import annotations
 
-import math
+import dataclasses
 from typing import Any
 
 import msgspec
@@ -665,10 +665,9 @@ def _technique(draft: Draft, attacker: str, target: str, technique: str, power: 
             draft.emit(ConditionApplied(target=target, condition="vulnerable (forced out of fortify)", source=attacker))
         hurt = knockback_damage(power, None if wall is None else int(wall))
         if hurt:
-            where = str(params.get("hits", "torso")) if str(params.get("hits", "torso")) in composition(t) else next(iter(composition(t)))
-            armor = int((t.stats.get("armor") or {}).get(where, 0))
-            dmg = min(max(0, hurt), cap(t) - t.wounds.get(where, 0))
-            del armor  # a collision isn't a blow: armour doesn't turn it (our reading)
+            hits = str(params.get("hits", "torso"))
+            where = hits if hits in composition(t) else next(iter(composition(t)))
+            dmg = min(hurt, cap(t) - t.wounds.get(where, 0))  # a collision isn't a blow: no armour (our reading)
             if dmg > 0:
                 draft.damage(target, dmg, location=where, kind="knockback", source=attacker)
             return said + f": thrown {power} ft, into an obstacle at {wall} ft: {dmg} damage to the {where}"
@@ -1051,13 +1050,7 @@ def _marking(spec: ActionSpec) -> ActionSpec:
             draft.emit(TurnMark(combatant=p.actor, last=spec.name))
         return out
 
-    return replace_spec(spec, resolve)
-
-
-def replace_spec(spec: ActionSpec, resolve) -> ActionSpec:
-    from dataclasses import replace as dc_replace
-
-    return dc_replace(spec, resolve=resolve)
+    return dataclasses.replace(spec, resolve=resolve)
 
 
 ACTIONS = [_marking(a) for a in ACTIONS]
