@@ -23,21 +23,10 @@ def envelopes(log: EventLog, start: int = 1, stop: int | None = None) -> Iterato
 def replay(log: EventLog, stop: int | None = None, start: Projection | Snapshot | None = None) -> Projection:
     """Fold the log (up to `stop`) onto `start`; raises CorruptLog naming the seq at fault."""
     projection = start if isinstance(start, Projection) else Projection(start)
-    apply = projection.apply
-    decode = line_decoder()
-    seq = projection.seq
     with paused_gc():
         try:
-            for line in log.lines(seq + 1, stop):
-                seq += 1
-                try:
-                    envelope = decode(line)
-                except Exception as exc:  # msgspec's errors, a missing upcaster
-                    raise CorruptLog(f"seq {seq}: can't decode the line ({exc})", seq) from None
-                try:
-                    apply(envelope)
-                except NeedsHistory:
-                    apply_from(log, projection, envelope)
+            projection.fold_lines(log.lines(projection.seq + 1, stop), line_decoder(),
+                                  lambda p, envelope: apply_from(log, p, envelope))
         except FoldError as exc:
             raise CorruptLog(str(exc), exc.seq) from None
     return projection

@@ -12,7 +12,7 @@ from typing import Any
 import msgspec
 
 
-class Condition(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+class Condition(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, gc=False):
     """A condition on a combatant; `remaining` counts round ends left (None: until removed)."""
 
     name: str
@@ -20,7 +20,7 @@ class Condition(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     source: str | None = None
 
 
-class Combatant(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+class Combatant(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, gc=False):
     """One combatant's standing: who, on which side, and what has happened to them."""
 
     id: str
@@ -49,7 +49,7 @@ class Combatant(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
         return any(c.name == condition for c in self.conditions)
 
 
-class Pending(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+class Pending(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, gc=False):
     """A declared action not resolved yet."""
 
     id: str
@@ -62,7 +62,7 @@ class Pending(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     round: int = 0
 
 
-class Held(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+class Held(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, gc=False):
     """Damage that counts only when the simultaneous round ends."""
 
     target: str
@@ -72,7 +72,7 @@ class Held(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     source: str | None = None
 
 
-class Encounter(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+class Encounter(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, gc=False):
     """The state of one encounter at one point of its log."""
 
     rules: str | None = None
