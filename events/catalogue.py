@@ -16,13 +16,13 @@ from typing import Any, Callable, ClassVar, Literal, Union
 import msgspec
 
 
-class Event(msgspec.Struct, frozen=True, kw_only=True, tag=True, tag_field="type", omit_defaults=True):
+class Event(msgspec.Struct, frozen=True, kw_only=True, tag=True, tag_field="type", omit_defaults=True, gc=False):
     """Something that happened in an encounter."""
 
     version: ClassVar[int] = 1
 
 
-class Command(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+class Command(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, gc=False):
     """An intention as issued by a person or a policy: recorded so an audit can re-decide it.
 
     `kind` names the command (`begin`, `act`, `end_turn`, `undo`...). `entered` holds the

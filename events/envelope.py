@@ -37,7 +37,7 @@ _TAIL_LEN = len(_DIGEST_MEMBER) + 64 + 2  # ,"digest":"<64 hex>"}
 E = TypeVar("E")
 
 
-class Envelope(msgspec.Struct, Generic[E], frozen=True, kw_only=True, omit_defaults=True):
+class Envelope(msgspec.Struct, Generic[E], frozen=True, kw_only=True, omit_defaults=True, gc=False):
     """One stored event: where it sits in the log, which step made it, and its seal."""
 
     seq: int

@@ -21,7 +21,7 @@ import msgspec
 from combatlog.events import catalogue as ev
 from combatlog.events.envelope import GENESIS, Envelope
 from combatlog.events.log import CorruptLog
-from combatlog.projections.phases import TABLE
+from combatlog.projections.phases import DECLARE, RESOLVE, TABLE
 from combatlog.projections.state import Combatant, Condition, Encounter, Held, Pending
 
 replace = msgspec.structs.replace
@@ -32,7 +32,8 @@ _ROWS: dict[type, tuple[dict[str, str], "Handler | None"]] = {}
 # What Projection.fold_lines may fold inline, per phase, for event types with a fold
 # handler other than creation (which checks the state it replaces), filled as _ROWS is:
 # phase -> event type -> (the next phase if it changes, the handler unless a no-op, the
-# next phase's own dict). Handlers never set the phase; the table does.
+# next phase's own dict). The table sets the phase; a handler whose event always leads to
+# one phase may set it too, saving a copy (the table's phase wins if the two differ).
 _FAST: dict[str, dict[type, tuple[str | None, "Handler | None", dict]]] = {}
 _ISSUED, _CREATED = ev.CommandIssued, ev.EncounterCreated
 
@@ -78,9 +79,16 @@ def _with(state: Encounter, cid: str, **changes: Any) -> Encounter:
 
 def put_extra(state: Encounter, key: str, sub: str, value: Any) -> Encounter:
     """`state` with a rule system's table `extra[key]` holding `value` at `sub` (None removes it), copied on write."""
-    extra = state.extra.copy()
+    extra = state.extra
     table = extra.get(key)
-    table = {} if table is None else table.copy()
+    if table is None:
+        table = {}
+    else:
+        old = table.get(sub)
+        if old is not None and type(old) is type(value) and old == value:
+            return state  # already so: nothing to copy
+        table = table.copy()
+    extra = extra.copy()
     if value is None:
         table.pop(sub, None)
     else:
@@ -134,7 +142,8 @@ def _order(state: Encounter, e: ev.OrderSet) -> Encounter:
 
 @register_fold(ev.RoundStarted)
 def _round_started(state: Encounter, e: ev.RoundStarted) -> Encounter:
-    return replace(state, round=e.round, surprise_round=e.surprise, acted=(), acting=(), resolving=None)
+    return replace(state, round=e.round, surprise_round=e.surprise, acted=(), acting=(), resolving=None,
+                   phase=DECLARE)
 
 
 @register_fold(ev.RoundEnded)
@@ -153,24 +162,32 @@ def _round_ended(state: Encounter, e: ev.RoundEnded) -> Encounter:
                 changed = dict(combatants)
             changed[cid] = replace(c, conditions=kept)
     return replace(
-        state, combatants=changed if changed is not None else combatants, held=(), acting=(), resolving=None
+        state, combatants=changed if changed is not None else combatants, held=(), acting=(), resolving=None,
+        phase=RESOLVE,
     )
 
 
 @register_fold(ev.TurnStarted)
 def _turn_started(state: Encounter, e: ev.TurnStarted) -> Encounter:
-    return replace(state, acting=e.actors, declaring=e.declaring)
+    return replace(state, acting=e.actors, declaring=e.declaring, phase=DECLARE)
 
 
 @register_fold(ev.TurnEnded)
 def _turn_ended(state: Encounter, e: ev.TurnEnded) -> Encounter:
+    # plain loops: a comprehension's own frame costs more than these few-item tuples
     actors = e.actors
     acted = state.acted
     if not e.yielded:
-        new = [a for a in actors if a not in acted]
-        if new:
-            acted = acted + tuple(new)
-    acting = tuple([a for a in state.acting if a not in actors])
+        add: tuple[str, ...] = ()
+        for a in actors:
+            if a not in acted:
+                add += (a,)
+        if add:
+            acted = acted + add
+    acting: tuple[str, ...] = ()
+    for a in state.acting:
+        if a not in actors:
+            acting += (a,)
     return replace(state, acting=acting, declaring=state.declaring and bool(acting), acted=acted)
 
 
@@ -180,16 +197,20 @@ def _declared(state: Encounter, e: ev.ActionDeclared) -> Encounter:
         id=e.id, actor=e.actor, action=e.action, targets=e.targets, params=e.params,
         cost=e.cost, category=e.category, round=state.round,
     )
-    return replace(state, pending=state.pending + (pending,))
+    return replace(state, pending=state.pending + (pending,), phase=DECLARE)
 
 
 @register_fold(ev.ActionResolved)
 def _resolved(state: Encounter, e: ev.ActionResolved) -> Encounter:
     eid = e.id
-    return replace(state, pending=tuple([p for p in state.pending if p.id != eid]))
+    pending: tuple[Pending, ...] = ()
+    for p in state.pending:
+        if p.id != eid:
+            pending += (p,)
+    return replace(state, pending=pending)
 
 
-HANDLERS[ev.ResolutionStarted] = lambda state, e: replace(state, resolving=e.category or "all")
+HANDLERS[ev.ResolutionStarted] = lambda state, e: replace(state, resolving=e.category or "all", phase=RESOLVE)
 
 
 # The handlers below run for most events of a fight, so they are written out rather than
@@ -428,7 +449,8 @@ class Projection:
                             except KeyError as exc:
                                 raise FoldError(str(exc.args[0]), seq + 1) from None
                         if cell[0] is not None:
-                            state = replace(state, phase=cell[0])
+                            if state.phase != cell[0]:
+                                state = replace(state, phase=cell[0])
                             table = cell[2]
                         seq += 1
                         last = envelope
