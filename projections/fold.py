@@ -6,7 +6,8 @@ Rule systems register handlers for their own event types with `register_fold`.
 
 `Projection` adds what a single event can't know: the phase check (an event illegal in
 the current phase is an error naming its seq), the digest and seq it has reached, and the
-undo and redo stacks. Undoing step k restores the state exactly as it was before step k;
+undo and redo stacks. `Projection.fold_lines` is the same fold for a whole stored log,
+written as one loop with the projection's fields in locals: replaying is the hot path. Undoing step k restores the state exactly as it was before step k;
 redoing it restores the state exactly as it was after, i.e. the same events and dice.
 """
 

@@ -3,6 +3,9 @@
 Every struct here is frozen; a fold returns a new state that shares what did not change,
 so keeping the state before and after a step (undo, redo, snapshots) costs a reference.
 Mappings inside a frozen struct are never mutated in place: a fold copies and replaces.
+States are built from the log bottom-up and never refer back to themselves, so the structs
+are `gc=False` (the cyclic garbage collector doesn't track them); what a rule system keeps
+in `extra` must not hold a reference back to a state either.
 """
 
 from __future__ import annotations
