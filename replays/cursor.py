@@ -9,13 +9,14 @@ cost doesn't grow with the log's length. No engine and no dice: a replay only fo
 from __future__ import annotations
 
 import bisect
+import itertools
 from typing import Any
 
 import msgspec
 
-from combatlog.events import CorruptLog, EventLog
+from combatlog.events import CorruptLog, EventLog, line_decoder
 from combatlog.projections import Encounter, FoldError, Projection, Snapshot, envelopes, replay
-from combatlog.projections.fold import NeedsHistory, paused_gc
+from combatlog.projections.fold import paused_gc
 from combatlog.projections.replay import apply_from
 
 __all__ = ["Cursor", "diff_states", "envelopes", "replay"]
@@ -30,16 +31,18 @@ class Cursor:
         self._snap_seqs: list[int] = [0]
         self._snaps: list[Snapshot] = [Projection().snapshot()]
         projection = Projection()
-        apply = projection.apply
+        decode = line_decoder()
+        lines = log.lines()
         try:
             with paused_gc():
-                for envelope in envelopes(log):
-                    try:
-                        apply(envelope)
-                    except NeedsHistory:
-                        apply_from(log, projection, envelope)
-                    if envelope.seq % every == 0:
-                        self._snap_seqs.append(envelope.seq)
+                while True:  # fold up to the next multiple of `every`, snapshot, go on
+                    before = projection.seq
+                    projection.fold_lines(itertools.islice(lines, every - before % every), decode,
+                                          lambda p, envelope: apply_from(log, p, envelope))
+                    if projection.seq == before:
+                        break
+                    if projection.seq % every == 0:
+                        self._snap_seqs.append(projection.seq)
                         self._snaps.append(projection.snapshot())
         except FoldError as exc:
             raise CorruptLog(str(exc), exc.seq) from None

@@ -31,6 +31,7 @@ class _Head(msgspec.Struct):
 
 
 _head_decoder = msgspec.json.Decoder(_Head)
+_without_newline = operator.itemgetter(slice(None, -1))  # a stored line without its "\n"
 
 
 def _seq_of(line: bytes) -> int:
@@ -161,28 +162,35 @@ class JsonlLog:
     INDEX_EVERY = 1024
 
     def lines(self, start: int = 1, stop: int | None = None) -> Iterator[bytes]:
-        # A sparse index of byte offsets (every INDEX_EVERY lines), filled as lines are read,
-        # lets a seek start near its seq instead of at the top of the file.
+        # A sparse index of byte offsets (the start of every INDEX_EVERY-th line), filled
+        # as lines are read, lets a seek start near its seq instead of at the top of the
+        # file. The lines are read a block (up to the next index mark) at a time through
+        # C iterators, with no Python code per line: the replay's hot path. Only the
+        # log's whole steps are read (`_count` lines): a torn tail never is.
         index = self._index
         every = self.INDEX_EVERY
         base = min((start - 1) // every, len(index) - 1) if start > 1 and index else 0
-        seq = base * every
-        offset = index[base] if index else 0
-        good = self._good_bytes
         last = self._count if stop is None else min(stop, self._count)
-        next_mark = (len(index)) * every  # the seq whose offset the index takes next
-        with open(self.path, "rb", buffering=1 << 20) as fh:
+        if max(start, 1) > last:
+            return iter(())
+        return itertools.chain.from_iterable(self._blocks(base * every, index[base] if index else 0, start, last))
+
+    def _blocks(self, seq: int, offset: int, start: int, last: int) -> Iterator[Iterator[bytes]]:
+        """From the line after `seq` (at byte `offset`): iterators over lines `start` to `last`, a block at a time."""
+        index = self._index
+        every = self.INDEX_EVERY
+        with open(self.path, "rb", buffering=1 << 17) as fh:
             fh.seek(offset)
-            for raw in fh:
-                if offset >= good or seq >= last:
-                    return
-                if seq == next_mark:
-                    index.append(offset)
-                    next_mark += every
-                offset += len(raw)
-                seq += 1
-                if seq >= start:
-                    yield raw[:-1]
+            while seq < last:
+                if seq == len(index) * every:
+                    index.append(fh.tell())  # the start of the line after `seq` lines
+                n = min(every - seq % every, last - seq)  # lines up to the next mark, or to the end
+                skip = min(max(start - 1 - seq, 0), n)
+                if skip:
+                    collections.deque(itertools.islice(fh, skip), maxlen=0)
+                if skip < n:
+                    yield map(_without_newline, itertools.islice(fh, n - skip))
+                seq += n
 
     def head(self) -> tuple[int, bytes | None]:
         return (self._count, self._last)

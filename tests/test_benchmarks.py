@@ -22,11 +22,11 @@ def test_the_long_session_is_a_real_log_and_the_floor_reads_all_of_it(tmp_path):
     log = bench.build(3000)
     n = log.head()[0]
     assert n >= 3000 and audit(log).clean
-    assert bench.floor(log) == n
     part = bench.prefix(log, 1000)
     assert 900 < part.head()[0] <= 1000 and replay(part).seq == part.head()[0]
     jsonl = JsonlLog(tmp_path / "b.jsonl")
     copy_log(log, jsonl)
+    assert bench.floor(jsonl.path) == n
     out = subprocess.run([sys.executable, str(SCRIPT), "--child-replay", str(tmp_path / "b.jsonl")],
                          capture_output=True, text=True, check=True)
     assert 5 < float(out.stdout) < 500  # megabytes of the replay's own process

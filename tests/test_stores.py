@@ -166,3 +166,30 @@ def test_seeking_into_a_long_jsonl_log_reads_the_right_lines(tmp_path):
     list(fresh.lines())  # fills the sparse index
     for start in (1, 2, 1024, 1025, 1500, len(every)):
         assert list(fresh.lines(start, start + 2)) == every[start - 1: start + 2]
+
+
+@pytest.mark.parametrize("every", [1, 5, 1024])
+def test_jsonl_lines_match_the_file_line_for_line_and_the_index_holds_line_starts(tmp_path, monkeypatch, every):
+    # an index mark every line, every 5 lines, and none past the first
+    monkeypatch.setattr(JsonlLog, "INDEX_EVERY", every)
+    path = tmp_path / "fight.jsonl"
+    s = fight(open_log(path))
+    for _ in range(6):
+        s.auto()
+    raw = path.read_bytes()
+    expected = raw.split(b"\n")[:-1]
+    log = JsonlLog(path)
+    n = len(expected)
+    for start, stop in [(1, None), (n, None), (7, 7), (3, 11), (12, 40), (n - 4, n + 10), (n + 1, None), (1, 0)]:
+        assert list(log.lines(start, stop)) == expected[start - 1: stop], (start, stop)
+    assert log._index, "reading fills the sparse index"
+    for k, offset in enumerate(log._index):
+        line_start = sum(len(x) + 1 for x in expected[: k * every])
+        assert offset == line_start, k
+    # the index, once filled, gives the same lines from every start
+    for start in range(1, n + 1, 3):
+        assert list(log.lines(start, start + 4)) == expected[start - 1: start + 4]
+    # a torn tail is never read
+    path.write_bytes(raw + expected[0][:15])
+    torn = JsonlLog(path)
+    assert list(torn.lines()) == expected
