@@ -47,6 +47,24 @@ def read_log(path: str):
     return log
 
 
+def _is_url(where: str) -> bool:
+    """True for a database URL (`postgresql://`), a log that isn't a file."""
+    return where.startswith(("postgresql://", "postgres://"))
+
+
+def _open_or_fail(where: str):
+    """Open (creating if need be) the log at `where`, or fail with the store's one-line error."""
+    try:
+        return open_log(where)
+    except LogError as exc:
+        fail(str(exc))
+
+
+def _shown(log, where: str) -> str:
+    """How to name a log in a message: a database URL with its password masked."""
+    return getattr(log, "where", where)
+
+
 def write_session(path: str, clock: bool = False) -> Session:
     """A session on an existing log, for a command that appends."""
     log = read_log(path)
@@ -86,7 +104,7 @@ def app() -> None:
 @app.command()
 @click.option("--rules", "rules_name", default="starflight", show_default=True, help="The rule system.")
 @click.option("--seed", type=int, default=7, show_default=True, help="The dice seed.")
-@click.option("--log", "log_path", default="combatlog-demo.db", show_default=True, help="Where to write the log.")
+@click.option("--log", "log_path", default="combatlog-demo.db", show_default=True, help="Where to write the log (.jsonl, .db or a postgresql:// URL).")
 @click.option("--timing", type=click.Choice(TIMINGS), default=None, help="Turn-based, simultaneous or mixed.")
 @click.option("--clock", is_flag=True, help="Stamp events with wall-clock time (the log is then not reproducible).")
 @click.option("--force", is_flag=True, help="Replace an existing log at --log.")
@@ -97,7 +115,14 @@ def demo(rules_name: str, seed: int, log_path: str, timing: str | None, clock: b
     except KeyError as exc:
         fail(str(exc.args[0]), 2)
     path = Path(log_path)
-    if path.exists() and path.stat().st_size > 0:
+    if _is_url(log_path):
+        existing = _open_or_fail(log_path)
+        if existing.head()[0] > 0:
+            if not force:
+                fail(f"{_shown(existing, log_path)} holds events; pass --force to replace them, or choose another --log")
+            existing.clear()
+        existing.close()
+    elif path.exists() and path.stat().st_size > 0:
         if not force:
             fail(f"{path} exists; pass --force to replace it, or choose another --log")
         for extra in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
@@ -113,10 +138,7 @@ def demo(rules_name: str, seed: int, log_path: str, timing: str | None, clock: b
         params = dict(create.params)
         params["options"] = {**params.get("options", {}), "timing": timing}
         commands[0] = msgspec.structs.replace(create, params=params)
-    try:
-        log = open_log(path)
-    except LogError as exc:
-        fail(str(exc))
+    log = _open_or_fail(log_path)
     session = Session(log, clock=_utc_now if clock else None)
     for command in commands + [Command(kind="begin")]:
         execute(session, command)
@@ -126,12 +148,12 @@ def demo(rules_name: str, seed: int, log_path: str, timing: str | None, clock: b
         fail(str(exc))
     for _, line in transcript(log):
         click.echo(line)
-    click.echo(f"Log: {path} ({log.head()[0]} events).")
+    click.echo(f"Log: {_shown(log, log_path)} ({log.head()[0]} events).")
 
 
 @app.command()
 @click.argument("encounter", type=click.Path(dir_okay=False))
-@click.option("--log", "log_path", required=True, help="The new log (.jsonl or .db).")
+@click.option("--log", "log_path", required=True, help="The new log (.jsonl, .db or a postgresql:// URL).")
 @click.option("--seed", type=int, default=None, help="The dice seed (overrides the file's).")
 def new(encounter: str, log_path: str, seed: int | None) -> None:
     """Start an encounter from a TOML file."""
@@ -145,10 +167,10 @@ def new(encounter: str, log_path: str, seed: int | None) -> None:
     trial = Session(open_log("memory:"))
     for command in commands:
         execute(trial, command)
-    try:
-        log = open_log(log_path)
-    except LogError as exc:
-        fail(str(exc))
+    log = _open_or_fail(log_path)
+    if log.head()[0] > 0:  # a database URL names an encounter that may already hold events
+        log.close()
+        fail(f"{_shown(log, log_path)} holds events; choose a new --log")
     session = Session(log)
     for command in commands:
         execute(session, command)
@@ -530,20 +552,25 @@ def audit(log_path: str, as_json: bool) -> None:
 @click.argument("log_path", metavar="LOG")
 @click.argument("other", metavar="OTHER_PATH")
 def export(log_path: str, other: str) -> None:
-    """Copy a log to another store (JSON lines <-> SQLite), every byte and digest intact."""
+    """Copy a log to another store (JSON lines, SQLite, PostgreSQL), every byte and digest intact."""
     source = read_log(log_path)
     if Path(other).exists() and Path(other).stat().st_size > 0:
         fail(f"{other} exists; export writes only to a new log")
-    try:
-        target = open_log(other)
-    except LogError as exc:
-        fail(str(exc))
+    target = _open_or_fail(other)
+    if target.head()[0] > 0:  # a database URL names an encounter that may already hold events
+        target.close()
+        fail(f"{_shown(target, other)} holds events; export writes only to a new log")
     try:
         count = copy_log(source, target)
     except LogError as exc:
-        target.close()
-        for leftover in (Path(other), Path(f"{other}-wal"), Path(f"{other}-shm")):
-            leftover.unlink(missing_ok=True)  # a half copy is no copy
+        # a half copy is no copy
+        if _is_url(other):
+            target.clear()
+            target.close()
+        else:
+            target.close()
+            for leftover in (Path(other), Path(f"{other}-wal"), Path(f"{other}-shm")):
+                leftover.unlink(missing_ok=True)
         fail(f"{exc}; nothing exported")
     click.echo(f"{other}: {count} events")
 

@@ -9,12 +9,18 @@
 - `*.db`, `*.sqlite`, `*.sqlite3`: SQLite in WAL mode, `synchronous=FULL`, one
   transaction per step; the expected-seq check and the primary key keep two writers from
   interleaving.
+- `postgresql://host[:port]/database[?encounter=NAME]` (or `postgres://`): PostgreSQL,
+  several processes or hosts writing one encounter, with live subscribers; see
+  `combatlog.replays.postgres` (needs psycopg: `pip install 'combatlog[postgres]'`).
 
 Every store keeps lines byte for byte, so copying a log between stores keeps its digests.
 """
 
 from __future__ import annotations
 
+import collections
+import itertools
+import operator
 import os
 import sqlite3
 from pathlib import Path
@@ -291,20 +297,29 @@ SQLITE_SUFFIXES = (".db", ".sqlite", ".sqlite3")
 
 
 def open_log(where: str | Path, create: bool = True) -> EventLog:
-    """The store for `where`: `memory:`, a `.jsonl` file, or a `.db`/`.sqlite` file.
+    """The store for `where`: `memory:`, a `.jsonl` file, a `.db`/`.sqlite` file, or a `postgresql://` URL.
 
-    Raises LogError naming what is accepted when the path has another suffix, or when
-    `create` is False and there is no such log.
+    Raises LogError naming what is accepted when the path has another suffix, when
+    `create` is False and there is no such log, or when a PostgreSQL URL is given and
+    psycopg isn't installed.
     """
     text = str(where)
     if text == "memory:":
         return MemoryLog()
+    if text.startswith(("postgresql://", "postgres://")):
+        # imported here so psycopg stays optional; without it this raises LogError naming
+        # `pip install 'combatlog[postgres]'`
+        from combatlog.replays.postgres import PostgresLog
+
+        return PostgresLog(text, create=create)
     path = Path(text)
     if path.suffix == ".jsonl":
         return JsonlLog(path, create=create)
     if path.suffix in SQLITE_SUFFIXES:
         return SqliteLog(path, create=create)
-    raise LogError(f"{text}: can't tell the store from the name; use memory:, *.jsonl, *.db or *.sqlite")
+    raise LogError(
+        f"{text}: can't tell the store from the name; use memory:, *.jsonl, *.db or *.sqlite, or a postgresql:// URL"
+    )
 
 
 def copy_log(source: EventLog, target: EventLog) -> int:

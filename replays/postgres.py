@@ -1,0 +1,315 @@
+"""A PostgreSQL store: several processes or hosts writing one encounter, and live subscribers.
+
+URL: `postgresql://[user[:password]@]host[:port]/database[?encounter=NAME&...]`
+(`postgres://` is accepted too). `encounter` names the encounter inside the database
+(default `default`), so many encounters share one database; every other query
+parameter goes to libpq as is (`sslmode=require`, `connect_timeout=3`, ...).
+`connect_timeout` defaults to 10 seconds.
+
+All encounters live in one table, created when missing (unless `create=False`):
+
+    combatlog_events (encounter TEXT, seq BIGINT, step BIGINT, line BYTEA,
+                      PRIMARY KEY (encounter, seq))
+
+Lines are stored verbatim as bytea, so digests survive every copy. A step is one
+transaction: the expected seq is checked inside it and the primary key turns a lost
+race between two writers into ConcurrencyError; either way nothing of the step is
+written. The same transaction sends `NOTIFY combatlog_events, '<encounter>'`, so
+`subscribe()` wakes as soon as another connection's step commits (it also polls, in
+case a notification is missed). Reads page through the table by seq, so a long log is
+never held in memory and appending while reading is safe.
+
+Nothing here reads the wall clock into an event: timeouts only bound how long a
+subscriber waits.
+"""
+
+from __future__ import annotations
+
+import select
+from collections import deque
+from time import monotonic
+from typing import Iterator, Sequence
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+import msgspec
+
+try:
+    import psycopg
+    from psycopg import errors as pg_errors
+except ImportError:  # pragma: no cover - exercised only without the extra
+    psycopg = None  # type: ignore[assignment]
+    pg_errors = None  # type: ignore[assignment]
+
+from combatlog.events import ConcurrencyError, LogError, TornLog
+from combatlog.replays.stores import _step_of
+
+TABLE = "combatlog_events"
+CHANNEL = "combatlog_events"
+DEFAULT_ENCOUNTER = "default"
+SCHEMES = ("postgresql", "postgres")
+URL_FORM = "postgresql://[user[:password]@]host[:port]/database[?encounter=NAME]"
+INSTALL_HINT = "pip install 'combatlog[postgres]'"
+MAX_ENCOUNTER = 200  # the name is the NOTIFY payload, which must stay short
+
+SCHEMA = f"""
+CREATE TABLE IF NOT EXISTS {TABLE} (
+    encounter TEXT NOT NULL,
+    seq BIGINT NOT NULL,
+    step BIGINT NOT NULL,
+    line BYTEA NOT NULL,
+    PRIMARY KEY (encounter, seq)
+)"""
+
+# Serializes table creation between processes opening a fresh database at once.
+_SCHEMA_LOCK = 0x636C6F67  # "clog"
+
+
+def _one_line(exc: BaseException) -> str:
+    """An exception's message on one line (libpq's messages span several)."""
+    text = " ".join(part.strip() for part in str(exc).splitlines() if part.strip())
+    return text or type(exc).__name__
+
+
+def parse_url(url: str) -> tuple[str, str, str]:
+    """Split a store URL into (libpq conninfo, encounter name, URL to show in messages).
+
+    The shown URL has the password masked. Raises LogError when the URL isn't one.
+    """
+    try:
+        parts = urlsplit(url)
+    except ValueError as exc:
+        raise LogError(f"{url.split('@')[-1]}: not a PostgreSQL URL ({exc}); use {URL_FORM}") from None
+    shown = url
+    if parts.password is not None:
+        netloc = parts.netloc.replace(f":{parts.password}@", ":***@", 1)
+        shown = urlunsplit(parts._replace(netloc=netloc))
+    try:
+        _ = parts.port  # raises ValueError on a port that isn't a number
+    except ValueError as exc:
+        raise LogError(f"{shown}: not a PostgreSQL URL ({exc}); use {URL_FORM}") from None
+    if parts.scheme not in SCHEMES:
+        raise LogError(f"{shown}: not a PostgreSQL URL; use {URL_FORM}")
+    if parts.fragment:
+        raise LogError(f"{shown}: a PostgreSQL URL takes no #fragment; use {URL_FORM}")
+    query = parse_qsl(parts.query, keep_blank_values=True)
+    names = [value for key, value in query if key == "encounter"]
+    if len(names) > 1:
+        raise LogError(f"{shown}: `encounter` is given {len(names)} times; give it once")
+    encounter = names[0] if names else DEFAULT_ENCOUNTER
+    if not encounter or len(encounter) > MAX_ENCOUNTER or "\x00" in encounter:
+        raise LogError(
+            f"{shown}: the encounter name must be 1 to {MAX_ENCOUNTER} characters without NUL, "
+            f"got {encounter!r}"
+        )
+    rest = [(key, value) for key, value in query if key != "encounter"]
+    if not any(key == "connect_timeout" for key, _ in rest):
+        rest.append(("connect_timeout", "10"))
+    conninfo = f"postgresql://{parts.netloc}{parts.path}?{urlencode(rest)}"
+    return conninfo, encounter, shown
+
+
+def _connect(conninfo: str, shown: str) -> "psycopg.Connection":
+    """An autocommit connection, or LogError saying why there is none."""
+    if psycopg is None:
+        raise LogError(f"{shown}: the PostgreSQL store needs psycopg; {INSTALL_HINT}")
+    try:
+        return psycopg.connect(conninfo, autocommit=True)
+    except psycopg.ProgrammingError as exc:  # libpq refused the URL itself
+        raise LogError(f"{shown}: not a usable PostgreSQL URL ({_one_line(exc)}); use {URL_FORM}") from None
+    except psycopg.Error as exc:
+        raise LogError(f"{shown}: can't connect to the PostgreSQL server ({_one_line(exc)})") from None
+
+
+class PostgresLog:
+    """An EventLog for one encounter in a PostgreSQL table; one transaction per step."""
+
+    BATCH = 2048  # lines fetched per round trip when reading
+
+    def __init__(self, url: str, create: bool = True) -> None:
+        self.url = url
+        self._conninfo, self.encounter, self.where = parse_url(url)
+        self.torn: TornLog | None = None
+        self.db = _connect(self._conninfo, self.where)
+        try:
+            exists = self._query_one("SELECT to_regclass(%s) IS NOT NULL", (TABLE,))[0]
+            if not exists:
+                if not create:
+                    raise LogError(f"{self.where}: no such log (the database has no {TABLE} table)")
+                with self.db.transaction():
+                    self.db.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
+                    self.db.execute(SCHEMA)
+            elif not create and self.head()[0] == 0:
+                raise LogError(f"{self.where}: no such log (encounter {self.encounter!r} has no events)")
+        except LogError:
+            self.db.close()
+            raise
+        except psycopg.Error as exc:
+            self.db.close()
+            raise LogError(f"{self.where}: can't use the PostgreSQL database ({_one_line(exc)})") from None
+
+    def _query_one(self, sql: str, params: tuple) -> tuple:
+        try:
+            return self.db.execute(sql, params).fetchone()
+        except psycopg.Error as exc:
+            raise LogError(f"{self.where}: {_one_line(exc)}") from None
+
+    def append(self, lines: Sequence[bytes], expected_seq: int) -> None:
+        rows = []
+        for i, line in enumerate(lines):
+            try:
+                rows.append((self.encounter, expected_seq + i, _step_of(line), bytes(line)))
+            except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+                raise LogError(
+                    f"{self.where}: the line for seq {expected_seq + i} is not a sealed event line ({exc}); "
+                    "nothing was appended"
+                ) from None
+        try:
+            with self.db.transaction():
+                with self.db.cursor() as cur:
+                    cur.execute(f"SELECT COALESCE(MAX(seq), 0) FROM {TABLE} WHERE encounter = %s", (self.encounter,))
+                    (last,) = cur.fetchone()
+                    if expected_seq != last + 1:
+                        raise ConcurrencyError(
+                            f"{self.where}: expected to write seq {expected_seq}, but the log's next seq is {last + 1}"
+                        )
+                    if not rows:
+                        return
+                    cur.executemany(f"INSERT INTO {TABLE} (encounter, seq, step, line) VALUES (%s, %s, %s, %s)", rows)
+                    cur.execute("SELECT pg_notify(%s, %s)", (CHANNEL, self.encounter))
+        except pg_errors.UniqueViolation:
+            last = self.head()[0]
+            raise ConcurrencyError(
+                f"{self.where}: expected to write seq {expected_seq}, but another writer took it first; "
+                f"the log's next seq is {last + 1}"
+            ) from None
+        except psycopg.Error as exc:
+            raise LogError(f"{self.where}: appending the step at seq {expected_seq} failed ({_one_line(exc)})") from None
+
+    def lines(self, start: int = 1, stop: int | None = None) -> Iterator[bytes]:
+        # Page by seq: each batch is its own query, so nothing stays open between yields.
+        after = max(start, 1) - 1
+        while stop is None or after < stop:
+            limit = self.BATCH if stop is None else min(self.BATCH, stop - after)
+            batch = _fetch_after(self.db, self.encounter, after, limit, self.where)
+            for seq, line in batch:
+                yield line
+                after = seq
+            if len(batch) < limit:
+                return
+
+    def head(self) -> tuple[int, bytes | None]:
+        row = self._query_one(
+            f"SELECT seq, line FROM {TABLE} WHERE encounter = %s ORDER BY seq DESC LIMIT 1", (self.encounter,)
+        )
+        return (0, None) if row is None else (row[0], bytes(row[1]))
+
+    def subscribe(self, after_seq: int | None = None, timeout: float | None = None,
+                  poll: float = 1.0) -> "Subscription":
+        """Follow the log on a connection of its own: iterate to get each line with seq > `after_seq`.
+
+        `after_seq=None` starts at the current head (only lines appended from now on);
+        `0` replays the whole log first. Iteration blocks until another writer's step
+        commits, and ends when no line arrives for `timeout` seconds (None: never).
+        Between notifications it looks again every `poll` seconds. Close it (or use
+        `with`) when done. Safe to iterate in another thread than the log's.
+        """
+        return Subscription(self._conninfo, self.encounter, self.where, after_seq, timeout, poll)
+
+    follow = subscribe
+
+    def clear(self) -> None:
+        """Delete every line of this encounter (and only this one's).
+
+        For replacing a whole log on purpose (`combatlog demo --force`) and for taking back
+        a failed export's half copy; a session never calls it.
+        """
+        try:
+            with self.db.transaction():
+                self.db.execute(f"DELETE FROM {TABLE} WHERE encounter = %s", (self.encounter,))
+        except psycopg.Error as exc:
+            raise LogError(f"{self.where}: can't clear the log ({_one_line(exc)})") from None
+
+    def close(self) -> None:
+        self.db.close()
+
+
+def _fetch_after(db: "psycopg.Connection", encounter: str, after: int, limit: int,
+                 where: str) -> list[tuple[int, bytes]]:
+    """Up to `limit` (seq, line) rows with seq > `after`, in order."""
+    try:
+        with db.cursor(binary=True) as cur:
+            cur.execute(
+                f"SELECT seq, line FROM {TABLE} WHERE encounter = %s AND seq > %s ORDER BY seq LIMIT %s",
+                (encounter, after, limit),
+            )
+            return [(seq, bytes(line)) for seq, line in cur.fetchall()]
+    except psycopg.Error as exc:
+        raise LogError(f"{where}: can't read the log ({_one_line(exc)})") from None
+
+
+class Subscription:
+    """Lines appended to one encounter, as they commit; see `PostgresLog.subscribe`."""
+
+    def __init__(self, conninfo: str, encounter: str, where: str, after_seq: int | None,
+                 timeout: float | None, poll: float) -> None:
+        if poll <= 0:
+            raise LogError(f"{where}: poll must be a positive number of seconds, got {poll}")
+        self.encounter = encounter
+        self.where = where
+        self.timeout = timeout
+        self.poll = poll
+        self._buffer: deque[tuple[int, bytes]] = deque()
+        self._pending = False
+        self.db = _connect(conninfo, where)
+        try:
+            self.db.add_notify_handler(self._notified)
+            self.db.execute(f"LISTEN {CHANNEL}")  # before reading the head, so no step slips between
+            if after_seq is None:
+                row = self.db.execute(
+                    f"SELECT COALESCE(MAX(seq), 0) FROM {TABLE} WHERE encounter = %s", (encounter,)
+                ).fetchone()
+                after_seq = row[0]
+        except psycopg.Error as exc:
+            self.db.close()
+            raise LogError(f"{where}: can't subscribe ({_one_line(exc)})") from None
+        self.seq = after_seq  # the last seq handed out
+
+    def _notified(self, notify: "psycopg.Notify") -> None:
+        if notify.channel == CHANNEL and notify.payload == self.encounter:
+            self._pending = True
+
+    def __iter__(self) -> Iterator[bytes]:
+        return self
+
+    def __next__(self) -> bytes:
+        deadline = None if self.timeout is None else monotonic() + self.timeout
+        while not self._buffer:
+            if self.db.closed:
+                raise StopIteration
+            self._pending = False
+            self._buffer.extend(_fetch_after(self.db, self.encounter, self.seq, PostgresLog.BATCH, self.where))
+            if self._buffer or self._pending:  # a notification during the fetch: look again
+                continue
+            wait = self.poll
+            if deadline is not None:
+                remaining = deadline - monotonic()
+                if remaining <= 0:
+                    raise StopIteration
+                wait = min(wait, remaining)
+            select.select([self.db.fileno()], [], [], wait)  # woken by a NOTIFY, or looks again after `wait`
+        seq, line = self._buffer.popleft()
+        self.seq = seq
+        return line
+
+    def close(self) -> None:
+        """Stop listening and drop the connection."""
+        self.db.close()
+
+    def __enter__(self) -> "Subscription":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+__all__ = ["PostgresLog", "Subscription", "parse_url"]

@@ -1,0 +1,331 @@
+"""The PostgreSQL store against a real server: round trips, two writers, ranges, live subscribers.
+
+The server comes from COMBATLOG_TEST_POSTGRES (default postgresql://postgres@127.0.0.1:5432/test);
+without psycopg or a reachable server every test here is skipped, saying why.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+from urllib.parse import quote
+
+import pytest
+
+psycopg = pytest.importorskip("psycopg", reason="psycopg isn't installed; pip install 'combatlog[postgres]'")
+
+from combatlog.engine import Session  # noqa: E402
+from combatlog.events import ConcurrencyError, LogError  # noqa: E402
+from combatlog.projections.replay import replay  # noqa: E402
+from combatlog.replays import MemoryLog, copy_log, open_log  # noqa: E402
+from combatlog.replays.audit import audit  # noqa: E402
+from combatlog.replays.postgres import TABLE, PostgresLog, parse_url  # noqa: E402
+
+from .conftest import PARTY  # noqa: E402
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+SERVER = os.environ.get("COMBATLOG_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/test")
+
+try:
+    with psycopg.connect(SERVER, connect_timeout=3) as _probe:
+        _probe.execute("SELECT 1")
+except psycopg.Error as _exc:
+    pytest.skip(
+        f"no PostgreSQL server at {SERVER} ({' '.join(str(_exc).split())}); "
+        "set COMBATLOG_TEST_POSTGRES to a reachable postgresql:// URL",
+        allow_module_level=True,
+    )
+
+
+def _drop(encounter: str) -> None:
+    with psycopg.connect(SERVER, autocommit=True) as db:
+        if db.execute("SELECT to_regclass(%s)", (TABLE,)).fetchone()[0] is not None:
+            db.execute(f"DELETE FROM {TABLE} WHERE encounter = %s", (encounter,))
+
+
+@pytest.fixture
+def url(request) -> str:
+    """A URL for an encounter of this test's own, empty before and dropped after."""
+    encounter = f"pytest-{os.getpid()}-{request.node.name}"
+    _drop(encounter)
+    sep = "&" if "?" in SERVER else "?"
+    yield f"{SERVER}{sep}encounter={quote(encounter)}"
+    _drop(encounter)
+
+
+@pytest.fixture
+def opened():
+    """Open PostgresLogs through this, so every connection is closed after the test."""
+    logs = []
+
+    def open_(url: str, create: bool = True):
+        log = open_log(url, create=create)
+        logs.append(log)
+        return log
+
+    yield open_
+    for log in logs:
+        log.close()
+
+
+def fight(log) -> Session:
+    s = Session(log)
+    s.do("create", rules="skirmish", seed=3)
+    for c in PARTY:
+        s.do("add", **c)
+    s.do("begin")
+    return s
+
+
+def played() -> MemoryLog:
+    log = MemoryLog()
+    fight(log).play_out()
+    return log
+
+
+def test_postgres_urls_open_a_postgres_log(url, opened):
+    assert isinstance(opened(url), PostgresLog)
+    assert isinstance(opened(url.replace("postgresql://", "postgres://", 1)), PostgresLog)
+    conninfo, encounter, shown = parse_url("postgresql://me:secret@db.example:6543/games?sslmode=require")
+    assert encounter == "default"
+    assert "sslmode=require" in conninfo and "encounter" not in conninfo
+    assert "secret" not in shown
+
+
+def test_a_played_log_round_trips_byte_for_byte_and_replays_the_same(url, opened):
+    memory = played()
+    log = opened(url)
+    assert copy_log(memory, log) == memory.head()[0]
+    again = opened(url, create=False)  # another connection, as another process would
+    assert list(again.lines()) == list(memory.lines())
+    assert again.head() == memory.head()
+    assert replay(again).state == replay(memory).state
+    assert Session(again).state == Session(memory).state
+    assert audit(again).clean
+
+
+def test_a_session_plays_straight_onto_postgres(url, opened):
+    s = fight(opened(url))
+    s.play_out()
+    reopened = Session(opened(url, create=False))
+    assert reopened.state == s.state
+    assert audit(reopened.log).clean
+
+
+def test_two_writers_conflict_and_nothing_is_lost_or_doubled(url, opened):
+    first = fight(opened(url))
+    second = Session(opened(url))  # its own connection
+    first.do("note", text="the first writer")
+    with pytest.raises(ConcurrencyError, match="expected to write seq"):
+        second.do("note", text="the second writer, who had not seen it")
+    final = list(opened(url).lines())
+    notes = [line for line in final if b'"type":"Note"' in line]
+    assert sum(b"the first writer" in line for line in notes) == 1
+    assert not any(b"the second writer" in line for line in final)
+    assert second.state == first.state  # the loser reloaded and can go on
+    second.do("note", text="the second writer, again")
+    assert Session(opened(url)).state == second.state
+
+
+def test_a_lost_race_on_the_primary_key_is_a_concurrency_error(url, opened):
+    """Two connections both past the seq check: the primary key refuses the later insert."""
+    memory = played()
+    steps: list[list[bytes]] = []
+    for line in memory.lines():
+        if b'"type":"CommandIssued"' in line:
+            steps.append([])
+        steps[-1].append(line)
+    a, b = opened(url), opened(url)
+    a.append(steps[0], 1)
+    # b inserts the same seq in an open transaction, then a tries: a must wait for b and lose.
+    seq = len(steps[0]) + 1
+    with b.db.transaction():
+        b.db.execute(f"INSERT INTO {TABLE} (encounter, seq, step, line) VALUES (%s, %s, 2, %s)",
+                     (b.encounter, seq, steps[1][0]))
+        done: list[BaseException] = []
+        racer = threading.Thread(target=lambda: _append_catching(a, steps[1], seq, done))
+        racer.start()
+        racer.join(0.3)
+        assert racer.is_alive()  # blocked on b's uncommitted row
+    racer.join(5)
+    assert len(done) == 1 and isinstance(done[0], ConcurrencyError)
+    assert "another writer took it first" in str(done[0])
+    assert a.head()[0] == seq  # only b's row, nothing of a's step
+
+
+def _append_catching(log, lines, seq, out):
+    try:
+        log.append(lines, seq)
+    except BaseException as exc:  # noqa: BLE001 - handed to the test thread
+        out.append(exc)
+
+
+def test_a_refused_append_writes_nothing(url, opened):
+    memory = played()
+    log = opened(url)
+    copy_log(memory, log)
+    before = list(log.lines())
+    n = log.head()[0]
+    for wrong in (n, n + 2, 1):
+        with pytest.raises(ConcurrencyError, match=f"next seq is {n + 1}"):
+            log.append([b'{"seq":1,"step":1}', b'{"seq":2,"step":1}'], wrong)
+    with pytest.raises(LogError, match="not a sealed event line.*nothing was appended"):
+        log.append([b"not json"], n + 1)
+    assert list(log.lines()) == before
+    log.append([], n + 1)  # an empty step at the right seq is allowed and writes nothing
+    assert log.head()[0] == n
+
+
+def test_lines_ranges_and_head(url, opened):
+    memory = played()
+    every = list(memory.lines())
+    log = opened(url)
+    assert log.head() == (0, None)
+    assert list(log.lines()) == []
+    copy_log(memory, log)
+    log.BATCH = 7  # force several pages
+    assert list(log.lines()) == every
+    n = len(every)
+    for start, stop in ((1, 1), (0, 3), (2, 9), (8, 8), (n - 3, None), (n, n + 5), (n + 1, None), (5, 4), (1, 15)):
+        want = every[max(start, 1) - 1: n if stop is None else stop]
+        assert list(log.lines(start, stop)) == want, (start, stop)
+    assert log.head() == (n, every[-1])
+
+
+def test_appending_while_reading_is_safe(url, opened):
+    memory = played()
+    log = opened(url)
+    copy_log(memory, log)
+    log.BATCH = 5
+    s = Session(opened(url))
+    reader = log.lines()
+    first = [next(reader) for _ in range(3)]
+    s.do("note", text="written mid-read")
+    rest = list(reader)
+    assert first + rest == list(log.lines())
+    assert any(b"written mid-read" in line for line in rest)
+
+
+def test_a_subscriber_receives_lines_other_connections_append(url, opened):
+    writer = fight(opened(url))
+    start = writer.log.head()[0]
+    got: list[bytes] = []
+    with opened(url).subscribe(timeout=5) as sub:  # subscribed now: only what comes next
+
+        def follow():
+            for line in sub:
+                got.append(line)
+                if b"three" in line and b'"type":"Note"' in line:
+                    return
+
+        writer.do("note", text="one")
+        writer.do("note", text="two")
+        reader = threading.Thread(target=follow)
+        reader.start()
+        reader.join(0.3)
+        assert reader.is_alive()  # it has read one and two and waits for more
+        writer.do("note", text="three, while the subscriber waits")
+        reader.join(5)
+        assert not reader.is_alive()
+    assert got == list(writer.log.lines(start + 1))
+    assert sub.seq == writer.log.head()[0]
+
+
+def test_a_subscriber_wakes_on_notify_not_only_on_poll(url, opened):
+    writer = fight(opened(url))
+    with opened(url).subscribe(timeout=5, poll=30) as sub:  # polling alone would take 30 s
+        got: list[bytes] = []
+        reader = threading.Thread(target=lambda: got.append(next(sub)))
+        reader.start()
+        reader.join(0.2)
+        writer.do("note", text="wake up")
+        reader.join(3)
+        assert not reader.is_alive()
+    assert got and got[0] == list(writer.log.lines(sub.seq, sub.seq))[0]
+
+
+def test_a_subscriber_from_zero_replays_then_ends_after_its_timeout(url, opened):
+    memory = played()
+    copy_log(memory, opened(url))
+    with opened(url).subscribe(after_seq=0, timeout=0.2, poll=0.05) as sub:
+        assert list(sub) == list(memory.lines())
+
+
+def test_another_encounter_in_the_same_database_is_separate(url, opened):
+    copy_log(played(), opened(url))
+    other = url + "-other"
+    _drop(other.rsplit("encounter=", 1)[1])
+    try:
+        log = opened(other)
+        assert log.head() == (0, None)
+        with log.subscribe(timeout=0.3, poll=0.05) as sub:
+            Session(opened(url)).do("note", text="not for the other encounter")
+            assert list(sub) == []
+    finally:
+        _drop(other.rsplit("encounter=", 1)[1])
+
+
+def _one_line_log_error(url: str, match: str) -> str:
+    with pytest.raises(LogError, match=match) as info:
+        open_log(url).close()
+    message = str(info.value)
+    assert "\n" not in message
+    return message
+
+
+def test_bad_urls_and_unreachable_servers_give_a_one_line_log_error(url, opened):
+    message = _one_line_log_error("postgresql://postgres:secret@127.0.0.1:1/test?connect_timeout=2",
+                                  "can't connect to the PostgreSQL server")
+    assert "secret" not in message
+    message = _one_line_log_error("postgresql://me:secret@127.0.0.1:notaport/test", "not a PostgreSQL URL.*use postgresql://")
+    assert "secret" not in message
+    _one_line_log_error(SERVER + ("&" if "?" in SERVER else "?") + "colour=red", "not a usable PostgreSQL URL")
+    _one_line_log_error(url + "&encounter=twice", "given 2 times")
+    _one_line_log_error(url.split("?")[0] + "?encounter=", "encounter name must be")
+    with pytest.raises(LogError, match="no such log"):
+        open_log(url, create=False)
+
+
+def test_the_command_line_plays_exports_and_audits_through_a_postgres_url(url, opened, tmp_path):
+    from click.testing import CliRunner
+
+    from combatlog.cli.main import app
+
+    def run(*args: str):
+        return CliRunner().invoke(app, list(args), catch_exceptions=False)
+
+    first = run("demo", "--rules", "skirmish", "--log", url)
+    assert first.exit_code == 0, first.output
+    count = opened(url).head()[0]
+    assert count > 0
+    # a URL naming an encounter that holds events is refused, and kept, unless --force
+    again = run("demo", "--rules", "skirmish", "--log", url)
+    assert again.exit_code == 1 and "holds events" in again.output
+    assert opened(url).head()[0] == count
+    assert run("demo", "--rules", "skirmish", "--log", url, "--force").exit_code == 0
+    assert opened(url).head()[0] == count  # replaced, not appended to: the same seed gives the same log
+    assert run("audit", url).exit_code == 0
+    # export to a file and back to a fresh encounter: every byte intact
+    db = tmp_path / "copy.db"
+    assert run("export", url, str(db)).exit_code == 0
+    other = url + "-copy"
+    try:
+        assert run("export", str(db), other).exit_code == 0
+        assert list(opened(other).lines()) == list(opened(url).lines())
+        refused = run("export", str(db), other)
+        assert refused.exit_code == 1 and "holds events" in refused.output
+        refused = run("new", str(EXAMPLES / "starflight-patrol.toml"), "--log", other)
+        assert refused.exit_code == 1 and "holds events" in refused.output
+        # an export that fails halfway takes its half copy back
+        broken = tmp_path / "broken.jsonl"
+        lines = list(opened(url).lines())
+        lines[len(lines) // 2] = b"not a line"
+        broken.write_bytes(b"".join(line + b"\n" for line in lines))
+        half = url + "-half"
+        failed = run("export", str(broken), half)
+        assert failed.exit_code == 1 and "nothing exported" in failed.output
+        assert opened(half).head()[0] == 0
+    finally:
+        _drop(parse_url(other)[1])
+        _drop(parse_url(url + "-half")[1])
