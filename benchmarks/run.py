@@ -224,6 +224,8 @@ def main() -> None:
         sqlite = SqliteLog(Path(tmp) / "long.db")
         copy_log(memory, jsonl)
         copy_log(memory, sqlite)
+        sqlite.close()  # a saved log: closing checkpoints the write-ahead log the copy filled
+        sqlite = SqliteLog(Path(tmp) / "long.db", create=False)
 
         # 1. replay, beside the floor
         say("replay ...")
@@ -252,6 +254,10 @@ def main() -> None:
             part = prefix(memory, length)
             db = SqliteLog(Path(tmp) / f"undo-{length}.db")
             copy_log(part, db)
+            # reopened, as a game master opens a saved fight: closing checkpoints the write-ahead
+            # log the copy filled, which would otherwise be copied back during the first undos
+            db.close()
+            db = SqliteLog(Path(tmp) / f"undo-{length}.db", create=False)
             session = Session(db)
             undos, redos = [], []
             for _ in range(20):
