@@ -106,6 +106,11 @@ def line_decoder() -> Any:
 
     Old event shapes are upcast to the current ones; the returned function raises
     msgspec.DecodeError/ValidationError (or LookupError for a missing upcaster) on a bad line.
+
+    The function's `typed` attribute is msgspec's own decoder for the current union: a bulk
+    fold may call it directly and call the function itself only when `typed` raises
+    ValidationError or gives an envelope whose `v` isn't its event's `version` (then
+    re-reading `typed`, which a growing union replaces).
     """
     global _decoder_cache
     generation = catalogue.generation()
@@ -119,6 +124,10 @@ def line_decoder() -> Any:
             msgspec.json.Decoder(Envelope[catalogue.event_union()]).decode,
             {cls.__struct_config__.tag: cls for cls in catalogue.event_types()},
         ]
+        for fn in made:
+            fn.typed = current[1]  # type: ignore[attr-defined]
+
+    made: list[Any] = []  # the decode function below, once defined
 
     refresh()
     validation_error = msgspec.ValidationError
@@ -145,6 +154,8 @@ def line_decoder() -> Any:
             return slow(line)
         return envelope
 
+    decode.typed = current[1]  # type: ignore[attr-defined]
+    made.append(decode)
     _decoder_cache = (generation, decode)
     return decode
 
