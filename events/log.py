@@ -55,3 +55,7 @@ class EventLog(Protocol):
     def close(self) -> None:
         """Release the store's resources."""
         ...
+
+    # A store may also offer `decodable_lines(start, stop)`: the same lines, each perhaps
+    # still ending in whitespace a JSON decoder skips (a JSON-lines file's newline), for
+    # folds that only decode them; `combatlog.projections.replay` uses it when it's there.

@@ -20,12 +20,17 @@ def envelopes(log: EventLog, start: int = 1, stop: int | None = None) -> Iterato
             raise CorruptLog(f"seq {seq}: can't decode the line ({exc})", seq) from None
 
 
+def decodable_lines(log: EventLog):
+    """The log's `decodable_lines` if it has them (lines that may keep a trailing newline, for decoding only), else `lines`."""
+    return getattr(log, "decodable_lines", log.lines)
+
+
 def replay(log: EventLog, stop: int | None = None, start: Projection | Snapshot | None = None) -> Projection:
     """Fold the log (up to `stop`) onto `start`; raises CorruptLog naming the seq at fault."""
     projection = start if isinstance(start, Projection) else Projection(start)
     with paused_gc():
         try:
-            projection.fold_lines(log.lines(projection.seq + 1, stop), line_decoder(),
+            projection.fold_lines(decodable_lines(log)(projection.seq + 1, stop), line_decoder(),
                                   lambda p, envelope: apply_from(log, p, envelope))
         except FoldError as exc:
             raise CorruptLog(str(exc), exc.seq) from None

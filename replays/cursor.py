@@ -17,7 +17,7 @@ import msgspec
 from combatlog.events import CorruptLog, EventLog, line_decoder
 from combatlog.projections import Encounter, FoldError, Projection, Snapshot, envelopes, replay
 from combatlog.projections.fold import paused_gc
-from combatlog.projections.replay import apply_from
+from combatlog.projections.replay import apply_from, decodable_lines
 
 __all__ = ["Cursor", "diff_states", "envelopes", "replay"]
 
@@ -32,7 +32,7 @@ class Cursor:
         self._snaps: list[Snapshot] = [Projection().snapshot()]
         projection = Projection()
         decode = line_decoder()
-        lines = log.lines()
+        lines = decodable_lines(log)()
         try:
             with paused_gc():
                 while True:  # fold up to the next multiple of `every`, snapshot, go on

@@ -24,7 +24,7 @@ import operator
 import os
 import sqlite3
 from pathlib import Path
-from typing import Iterator, Sequence
+from typing import Callable, Iterator, Sequence
 
 import msgspec
 
@@ -168,6 +168,13 @@ class JsonlLog:
     INDEX_EVERY = 1024
 
     def lines(self, start: int = 1, stop: int | None = None) -> Iterator[bytes]:
+        return self._read(start, stop, _without_newline)
+
+    def decodable_lines(self, start: int = 1, stop: int | None = None) -> Iterator[bytes]:
+        """The lines of `lines`, each still ending in its newline (which a JSON decoder skips): a copy less per line."""
+        return self._read(start, stop, None)
+
+    def _read(self, start: int, stop: int | None, strip: Callable[[bytes], bytes] | None) -> Iterator[bytes]:
         # A sparse index of byte offsets (the start of every INDEX_EVERY-th line), filled
         # as lines are read, lets a seek start near its seq instead of at the top of the
         # file. The lines are read a block (up to the next index mark) at a time through
@@ -179,9 +186,10 @@ class JsonlLog:
         last = self._count if stop is None else min(stop, self._count)
         if max(start, 1) > last:
             return iter(())
-        return itertools.chain.from_iterable(self._blocks(base * every, index[base] if index else 0, start, last))
+        return itertools.chain.from_iterable(self._blocks(base * every, index[base] if index else 0, start, last, strip))
 
-    def _blocks(self, seq: int, offset: int, start: int, last: int) -> Iterator[Iterator[bytes]]:
+    def _blocks(self, seq: int, offset: int, start: int, last: int,
+                strip: Callable[[bytes], bytes] | None) -> Iterator[Iterator[bytes]]:
         """From the line after `seq` (at byte `offset`): iterators over lines `start` to `last`, a block at a time."""
         index = self._index
         every = self.INDEX_EVERY
@@ -195,7 +203,8 @@ class JsonlLog:
                 if skip:
                     collections.deque(itertools.islice(fh, skip), maxlen=0)
                 if skip < n:
-                    yield map(_without_newline, itertools.islice(fh, n - skip))
+                    block = itertools.islice(fh, n - skip)
+                    yield block if strip is None else map(strip, block)
                 seq += n
 
     def head(self) -> tuple[int, bytes | None]:

@@ -182,6 +182,8 @@ def test_jsonl_lines_match_the_file_line_for_line_and_the_index_holds_line_start
     n = len(expected)
     for start, stop in [(1, None), (n, None), (7, 7), (3, 11), (12, 40), (n - 4, n + 10), (n + 1, None), (1, 0)]:
         assert list(log.lines(start, stop)) == expected[start - 1: stop], (start, stop)
+        # the replay's form: the same lines, each still ending in its newline
+        assert list(log.decodable_lines(start, stop)) == [x + b"\n" for x in expected[start - 1: stop]]
     assert log._index, "reading fills the sparse index"
     for k, offset in enumerate(log._index):
         line_start = sum(len(x) + 1 for x in expected[: k * every])
