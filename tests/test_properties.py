@@ -189,3 +189,52 @@ class EncounterMachine(RuleBasedStateMachine):
 TestEncounterMachine = EncounterMachine.TestCase
 TestEncounterMachine.settings = settings(max_examples=60, stateful_step_count=30, deadline=None,
                                          suppress_health_check=[HealthCheck.too_slow])
+
+
+def _outcome(fold_all):
+    """What folding a log gave: the projection's every field, or the error's type and message."""
+    p = Projection(keep=3)  # a small undo window, so undo and redo reach past it
+    try:
+        fold_all(p)
+    except Exception as exc:  # noqa: BLE001 - the comparison is the point
+        error = (type(exc).__name__, str(exc))
+    else:
+        error = None
+    history = {k: tuple(v) for k, v in p.history.items()}
+    return error, p.state, p.seq, p.step, p.digest, list(p.undo), list(p.redo), history
+
+
+# Lines of a played log, then some of them dropped, doubled, swapped or garbled.
+edits = st.lists(st.tuples(st.sampled_from(["drop", "double", "swap", "garble"]), st.integers(0, 10_000)),
+                 max_size=3)
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(scenario, edits)
+def test_the_bulk_fold_of_lines_is_the_event_by_event_fold_even_on_broken_logs(sc, changes):
+    from combatlog.events import line_decoder
+
+    s = run(*sc[:3], sc[3])
+    raw = list(s.log.lines())
+    for what, at in changes:
+        i = at % len(raw)
+        if what == "drop":
+            del raw[i]
+        elif what == "double":
+            raw.insert(i, raw[i])
+        elif what == "swap" and i + 1 < len(raw):
+            raw[i], raw[i + 1] = raw[i + 1], raw[i]
+        elif what == "garble":
+            raw[i] = raw[i][: len(raw[i]) // 2]
+    decode = line_decoder()
+
+    def one_by_one(p: Projection) -> None:
+        for n, line in enumerate(raw, 1):
+            try:
+                envelope = decode(line)
+            except Exception as exc:  # noqa: BLE001
+                from combatlog.events import CorruptLog
+                raise CorruptLog(f"seq {n}: can't decode the line ({exc})", n) from None
+            p.apply(envelope)
+
+    assert _outcome(lambda p: p.fold_lines(raw, decode)) == _outcome(one_by_one)
