@@ -25,7 +25,8 @@ from combatlog.events import Command, LogError, json_schema
 from combatlog.replays import JsonlLog, copy_log, open_log
 from combatlog.replays.audit import audit as run_audit
 from combatlog.replays.cursor import Cursor, envelopes
-from combatlog.replays.transcript import render, transcript
+from combatlog.replays.follow import follow_envelopes
+from combatlog.replays.transcript import render, tell, transcript
 
 TIMINGS = ("turn", "simultaneous", "mixed")
 
@@ -504,6 +505,31 @@ def replay(log_path: str, to: int | None, as_json: bool) -> None:
                 click.echo(f"{seq:>6}  {line}")
     except LogError as exc:
         fail(str(exc))
+
+
+@app.command()
+@click.argument("log_path", metavar="LOG")
+@click.option("--new", "only_new", is_flag=True, help="Tell only what is saved from now on.")
+@click.option("--dice", is_flag=True, help="Tell every roll as well, under its action.")
+@click.option("--poll", type=click.FloatRange(min=0.01), default=0.5, show_default=True,
+              help="Seconds between looks at a file log (a PostgreSQL log is notified).")
+@click.option("--timeout", type=click.FloatRange(min=0), default=None,
+              help="Stop after this many seconds with nothing new (default: until interrupted).")
+def follow(log_path: str, only_new: bool, dice: bool, poll: float, timeout: float | None) -> None:
+    """Tell the fight as it happens: the transcript, then each step as any session saves it."""
+    log = read_log(log_path)
+    start = log.head()[0] if only_new else 0
+    click.echo(f"following {_shown(log, log_path)} from seq {start + 1}; Ctrl-C stops", err=True)
+    try:
+        for seq, line in tell(follow_envelopes(log, 0, poll, timeout), dice, log):
+            if seq > start:
+                click.echo(line)
+    except LogError as exc:
+        fail(str(exc))
+    except KeyboardInterrupt:
+        pass
+    finally:
+        log.close()
 
 
 @app.command(name="transcript")

@@ -129,12 +129,12 @@ class JsonlLog:
                 end = offsets[back]
                 lines = lines[:back]
             break
-        if torn_from is not None:
-            self.torn = TornLog(
-                f"{self.path}: the last step is torn from seq {torn_from} (a write was cut short); "
-                f"it is left out; `repair` moves it to {self.path.name}.torn",
-                torn_from,
-            )
+        # (a tail another process is still writing looks torn until its step is whole)
+        self.torn = None if torn_from is None else TornLog(
+            f"{self.path}: the last step is torn from seq {torn_from} (a write was cut short); "
+            f"it is left out; `repair` moves it to {self.path.name}.torn",
+            torn_from,
+        )
         self._good_bytes = end
         self._count = count
         self._last = lines[-1] if lines else None
@@ -142,6 +142,11 @@ class JsonlLog:
             with open(self.path, "rb") as fh:
                 fh.seek(max(0, end - (1 << 16)))
                 self._last = fh.read(end - max(0, end - (1 << 16))).split(b"\n")[-2]
+
+    def refresh(self) -> None:
+        """Look at the file again, for whole steps another process has appended since."""
+        if self.path.stat().st_size != self._good_bytes:
+            self._scan()
 
     def append(self, lines: Sequence[bytes], expected_seq: int) -> None:
         if self.torn is not None:

@@ -6,9 +6,10 @@ import html
 from typing import Iterable, Iterator
 
 from combatlog.engine import get_rules
-from combatlog.events import EventLog
+from combatlog.events import Envelope, EventLog
 from combatlog.events import catalogue as ev
 from combatlog.projections import Projection
+from combatlog.projections.replay import apply_from
 from combatlog.replays.cursor import envelopes
 
 
@@ -24,18 +25,33 @@ def transcript(log: EventLog, stop: int | None = None, dice: bool = False) -> It
     Thrynn 2: 14 against HD 11, a hit; 2d6 = 7 damage."), headings ("Round 2.") are flush left,
     details are indented. With `dice`, every roll is told as well, under its action.
     """
+    return tell(envelopes(log, 1, stop), dice, log)
+
+
+def tell(stream: Iterable[Envelope], dice: bool = False, log: EventLog | None = None) -> Iterator[tuple[int, str]]:
+    """The transcript of envelopes from seq 1 on, as they come: a live stream is told step by step.
+
+    What a step says is yielded by the step's end (its `CommandIssued` counts its events),
+    except an action declared to resolve later, told when it does. `log` (the stream's own)
+    lets an undo reaching past the kept history be folded again from it.
+    """
     projection = Projection()
+    left = 0  # events of the current step still to come
     rules = None
     declared: dict[str, str] = {}  # action id -> its description, for actions that resolve later
     open_action: tuple[int, str, str] | None = None  # (seq, id, text) of a declaration not told yet
     deferred: list[tuple[int, str]] = []  # what happened while an action resolved, told after it
     resolving = False
-    for envelope in envelopes(log, 1, stop):
+    for envelope in stream:
         e = envelope.event
         t = type(e)
         seq = envelope.seq
-        projection.apply(envelope)
+        if log is None:
+            projection.apply(envelope)
+        else:
+            apply_from(log, projection, envelope)
         state = projection.state
+        left = e.events - 1 if t is ev.CommandIssued else left - 1
         line = None
         if t in _BOUNDARIES:
             if open_action is not None:  # declared, to resolve later (simultaneous timing)
@@ -120,6 +136,9 @@ def transcript(log: EventLog, stop: int | None = None, dice: bool = False) -> It
                 deferred.append((seq, line))
             else:
                 yield seq, line
+        if left == 0 and open_action is None and deferred:  # the step is whole: say what it held back
+            yield from deferred
+            deferred.clear()
     if open_action is not None:
         yield open_action[0], f"{open_action[2]}."
     yield from deferred

@@ -344,6 +344,8 @@ def test_every_command_runs_as_a_subprocess(tmp_path):
     assert cli("audit", str(log)).returncode == 0
     assert cli("export", str(log), str(copy)).returncode == 0 and cli("audit", str(copy)).returncode == 0
     assert cli("repair", str(log)).returncode == 0
+    followed = cli("follow", str(log), "--timeout", "0")
+    assert followed.returncode == 0 and followed.stdout == cli("transcript", str(log)).stdout
     assert "swords-of-infinity" in cli("rulesets").stdout
     assert json.loads(cli("schema").stdout)["title"] == "combatlog log line"
     assert cli("demo", "--rules", "infinite-realms", "--log", str(tmp_path / "d.db")).returncode == 0

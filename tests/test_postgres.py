@@ -329,3 +329,20 @@ def test_the_command_line_plays_exports_and_audits_through_a_postgres_url(url, o
     finally:
         _drop(parse_url(other)[1])
         _drop(parse_url(url + "-half")[1])
+
+
+def test_follow_on_the_command_line_is_woken_by_another_connections_step(url, opened):
+    import subprocess
+    import sys
+
+    writer = fight(opened(url))
+    proc = subprocess.Popen([sys.executable, "-m", "combatlog", "follow", url, "--new", "--poll", "30",
+                             "--timeout", "3"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert "following" in proc.stderr.readline()
+        writer.do("note", text="through NOTIFY")  # polling alone would take 30 s
+        out, err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    assert proc.returncode == 0, err
+    assert out.splitlines() == ["Note: through NOTIFY"]

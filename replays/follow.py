@@ -1,0 +1,57 @@
+"""Following a log live: its lines as other sessions and processes append them.
+
+A PostgreSQL log is followed through its own subscription (LISTEN/NOTIFY); a file (JSON
+lines or SQLite) is looked at again every `poll` seconds, and only whole steps are read.
+The waiting reads a clock, but nothing it reads reaches an event: the lines are the log's.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Iterator
+
+from combatlog.events import CorruptLog, Envelope, EventLog, line_decoder
+
+
+def follow_lines(log: EventLog, after_seq: int = 0, poll: float = 0.5,
+                 timeout: float | None = None) -> Iterator[bytes]:
+    """Yield the lines after `after_seq`, then each line appended later, in order.
+
+    Ends when `timeout` seconds pass with no new line (None: never; stop iterating to stop).
+    """
+    if poll <= 0:
+        raise ValueError(f"poll must be a positive number of seconds, got {poll}")
+    subscribe = getattr(log, "subscribe", None)
+    if subscribe is not None:
+        with subscribe(after_seq=after_seq, timeout=timeout, poll=poll) as lines:
+            yield from lines
+        return
+    refresh = getattr(log, "refresh", None)
+    seq = after_seq
+    quiet_since = time.monotonic()
+    while True:
+        if refresh is not None:
+            refresh()
+        for line in log.lines(seq + 1):
+            yield line
+            seq += 1
+            quiet_since = time.monotonic()
+        if timeout is not None and time.monotonic() - quiet_since >= timeout:
+            return
+        time.sleep(poll if timeout is None else max(0.0, min(poll, timeout - (time.monotonic() - quiet_since))))
+
+
+def follow_envelopes(log: EventLog, after_seq: int = 0, poll: float = 0.5,
+                     timeout: float | None = None) -> Iterator[Envelope]:
+    """`follow_lines`, decoded; raises CorruptLog naming the seq of a line that can't be."""
+    decode = line_decoder()
+    seq = after_seq
+    for line in follow_lines(log, after_seq, poll, timeout):
+        seq += 1
+        try:
+            yield decode(line)
+        except Exception as exc:  # msgspec's errors, a missing upcaster
+            raise CorruptLog(f"seq {seq}: can't decode the line ({exc})", seq) from None
+
+
+__all__ = ["follow_envelopes", "follow_lines"]

@@ -1,0 +1,153 @@
+"""Following a log live: lines and transcript lines as another session or process saves steps."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from combatlog.engine import Session
+from combatlog.engine.encounter_file import read_encounter
+from combatlog.replays import open_log
+from combatlog.replays.follow import follow_envelopes, follow_lines
+from combatlog.replays.transcript import tell, transcript
+
+from .conftest import PARTY
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+
+
+def fight(log) -> Session:
+    s = Session(log)
+    s.do("create", rules="skirmish", seed=3)
+    for c in PARTY:
+        s.do("add", **c)
+    s.do("begin")
+    return s
+
+
+@pytest.mark.parametrize("suffix", [".jsonl", ".db"])
+def test_a_follower_gets_every_line_in_order_as_another_writer_appends(tmp_path, suffix):
+    path = tmp_path / f"f{suffix}"
+    writer = fight(open_log(path))
+    got: list[bytes] = []
+    done = threading.Event()
+
+    def follow() -> None:
+        follower = open_log(path)  # its own handle, as another process would have
+        try:
+            for line in follow_lines(follower, 0, poll=0.01, timeout=5):
+                got.append(line)
+                if b"the last note" in line and b'"type":"Note"' in line:
+                    break
+        finally:
+            follower.close()
+            done.set()
+
+    reader = threading.Thread(target=follow)
+    reader.start()
+    for _ in range(3):
+        writer.auto()
+    writer.do("note", text="the last note")
+    assert done.wait(10)
+    reader.join(5)
+    assert got == list(writer.log.lines())
+
+
+def test_a_jsonl_step_still_being_written_is_followed_only_once_whole(tmp_path):
+    path = tmp_path / "f.jsonl"
+    writer = fight(open_log(path))
+    whole = path.read_bytes()
+    count = writer.log.head()[0]
+    writer.auto()
+    step = path.read_bytes()[len(whole):]
+    path.write_bytes(whole + step[: len(step) // 2])  # the writer is half way through the step
+    follower = open_log(path)
+    assert len(list(follow_lines(follower, 0, poll=0.01, timeout=0.05))) == count
+    path.write_bytes(whole + step)  # and now it is whole
+    assert list(follow_lines(follower, count, poll=0.01, timeout=0.05)) == step.split(b"\n")[:-1]
+    assert follower.torn is None
+
+
+@pytest.mark.parametrize("example", ["skirmish-ambush", "starflight-patrol", "infinite-realms-road",
+                                     "swords-of-infinity-ambush"])
+def test_a_live_transcript_tells_each_step_by_its_end(tmp_path, example):
+    log = open_log(tmp_path / "f.db")
+    s = Session(log)
+    for command in read_encounter(EXAMPLES / f"{example}.toml"):
+        s.execute(command)
+    s.do("begin")
+    s.play_out()
+    envelopes = list(follow_envelopes(log, 0, poll=0.01, timeout=0))
+    fed = 0
+
+    def feed():
+        nonlocal fed
+        for envelope in envelopes:
+            fed += 1
+            yield envelope
+
+    told = []
+    for seq, line in tell(feed(), log=log):
+        told.append((seq, line, fed))
+    assert [(seq, line) for seq, line, _ in told] == list(transcript(log))
+    # every line comes out before anything of a later step has been read
+    step_of = {e.seq: e.step for e in envelopes}
+    last_seq_of_step = {}
+    for e in envelopes:
+        last_seq_of_step[e.step] = e.seq
+    for seq, line, fed_then in told:
+        assert fed_then <= last_seq_of_step[step_of[seq]], (seq, line)
+
+
+def test_follow_on_the_command_line_tells_only_new_steps_with_new(tmp_path):
+    path = tmp_path / "f.jsonl"
+    writer = fight(open_log(path))
+    proc = subprocess.Popen([sys.executable, "-m", "combatlog", "follow", str(path), "--new",
+                             "--poll", "0.02", "--timeout", "3"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert "following" in proc.stderr.readline()  # it has read the head: what follows is new
+        writer.do("note", text="said after the follower started")
+        out, err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    assert proc.returncode == 0, err
+    assert out.splitlines() == ["Note: said after the follower started"]
+
+
+class _NothingYet(Exception):
+    """A live stream with nothing more to give for now."""
+
+
+def test_what_a_step_held_back_is_told_at_its_end_not_when_the_next_step_comes():
+    import msgspec
+
+    from combatlog.events import Note, catalogue
+
+    s = fight(open_log("memory:"))
+    s.auto()
+    envelopes = list(follow_envelopes(s.log, 0, poll=0.01, timeout=0))
+    # the first step with an action resolved, its closing event swapped for a note told
+    # after the resolution (a rule system's step may end without a turn or round boundary)
+    end = next(i for i, e in enumerate(envelopes) if type(e.event) is catalogue.ActionResolved) + 1
+    step = envelopes[end - 1].step
+    first = next(i for i, e in enumerate(envelopes) if e.step == step)
+    stream = envelopes[:end] + [msgspec.structs.replace(envelopes[end - 1], seq=envelopes[end - 1].seq + 1,
+                                                         event=Note(text="told at the step's end"))]
+    issued = stream[first]
+    stream[first] = msgspec.structs.replace(
+        issued, event=msgspec.structs.replace(issued.event, events=len(stream) - first))
+
+    def feed():
+        yield from stream
+        raise _NothingYet
+
+    told: list[str] = []
+    with pytest.raises(_NothingYet):
+        for _, line in tell(feed()):
+            told.append(line)
+    assert told[-1] == "Note: told at the step's end"
