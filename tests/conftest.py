@@ -29,9 +29,9 @@ ORDERS = ("ranked", "reverse", "action-points")
 TIMINGS = ("turn", "simultaneous", "mixed")
 
 
-def new_session(seed: int | None = 7, combatants=PARTY, begin: bool = False, **options) -> Session:
-    """A skirmish encounter with `combatants` on a memory log (begun if asked)."""
-    session = Session(MemoryLog())
+def new_session(seed: int | None = 7, combatants=PARTY, begin: bool = False, log=None, **options) -> Session:
+    """A skirmish encounter with `combatants` on `log` (a memory log if None), begun if asked."""
+    session = Session(MemoryLog() if log is None else log)
     params = {"rules": "skirmish", "options": options}
     if seed is not None:
         params["seed"] = seed
@@ -41,6 +41,11 @@ def new_session(seed: int | None = 7, combatants=PARTY, begin: bool = False, **o
     if begin:
         session.do("begin")
     return session
+
+
+def fight(log) -> Session:
+    """A begun skirmish fight (seed 3) on `log`: the stores' tests play it on each store."""
+    return new_session(seed=3, begin=True, log=log)
 
 
 def run_forced(session: Session, kind: str, faces=(), **kw) -> list:

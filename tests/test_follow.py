@@ -15,18 +15,9 @@ from combatlog.replays import open_log
 from combatlog.replays.follow import follow_envelopes, follow_lines
 from combatlog.replays.transcript import tell, transcript
 
-from .conftest import PARTY
+from .conftest import fight
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
-
-
-def fight(log) -> Session:
-    s = Session(log)
-    s.do("create", rules="skirmish", seed=3)
-    for c in PARTY:
-        s.do("add", **c)
-    s.do("begin")
-    return s
 
 
 @pytest.mark.parametrize("suffix", [".jsonl", ".db"])

@@ -22,7 +22,7 @@ from combatlog.replays import MemoryLog, copy_log, open_log  # noqa: E402
 from combatlog.replays.audit import audit  # noqa: E402
 from combatlog.replays.postgres import TABLE, PostgresLog, parse_url  # noqa: E402
 
-from .conftest import PARTY  # noqa: E402
+from .conftest import fight  # noqa: E402
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 SERVER = os.environ.get("COMBATLOG_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/test")
@@ -67,15 +67,6 @@ def opened():
     yield open_
     for log in logs:
         log.close()
-
-
-def fight(log) -> Session:
-    s = Session(log)
-    s.do("create", rules="skirmish", seed=3)
-    for c in PARTY:
-        s.do("add", **c)
-    s.do("begin")
-    return s
 
 
 def played() -> MemoryLog:

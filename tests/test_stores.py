@@ -12,16 +12,7 @@ from combatlog.engine import Session
 from combatlog.events import ConcurrencyError, LogError
 from combatlog.replays import JsonlLog, MemoryLog, SqliteLog, copy_log, open_log
 
-from .conftest import PARTY
-
-
-def fight(log) -> Session:
-    s = Session(log)
-    s.do("create", rules="skirmish", seed=3)
-    for c in PARTY:
-        s.do("add", **c)
-    s.do("begin")
-    return s
+from .conftest import fight
 
 
 @pytest.mark.parametrize("suffix", [".jsonl", ".db"])
