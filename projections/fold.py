@@ -6,9 +6,10 @@ Rule systems register handlers for their own event types with `register_fold`.
 
 `Projection` adds what a single event can't know: the phase check (an event illegal in
 the current phase is an error naming its seq), the digest and seq it has reached, and the
-undo and redo stacks. `Projection.fold_lines` is the same fold for a whole stored log,
-written as one loop with the projection's fields in locals: replaying is the hot path. Undoing step k restores the state exactly as it was before step k;
+undo and redo stacks. Undoing step k restores the state exactly as it was before step k;
 redoing it restores the state exactly as it was after, i.e. the same events and dice.
+`Projection.fold_lines` is the same fold for a whole stored log, written as one loop with
+the projection's fields in locals: replaying is the hot path.
 """
 
 from __future__ import annotations
@@ -411,8 +412,8 @@ class Projection:
         """
         state, seq, step, open_ = self.state, self.seq, self.step, self._open
         undo, redo, history, kept, keep = self.undo, self.redo, self.history, self._kept, self.keep
-        # event type -> (next phase if it changes, handler unless a no-op), for the current
-        # phase; before creation every event is checked by apply
+        # what folds inline in the current phase (see _FAST); before creation, nothing does:
+        # apply checks every event
         table = _fast_rows(state.phase) if state.rules is not None else {}
         last = None  # the last envelope folded here (its digest is the projection's)
         # A line decoder's msgspec decoder, called directly (a Python call less per line);
