@@ -34,10 +34,10 @@ HANDLERS: dict[type, Handler] = {}
 _ROWS: dict[type, tuple[dict[str, str], "Handler | None"]] = {}
 # What Projection.fold_lines may fold inline, per phase, for event types with a fold
 # handler other than creation (which checks the state it replaces), filled as _ROWS is:
-# phase -> event type -> (the next phase if it changes, the handler unless a no-op, the
-# next phase's own dict). The table sets the phase; a handler whose event always leads to
-# one phase may set it too, saving a copy (the table's phase wins if the two differ).
-_FAST: dict[str, dict[type, tuple[str | None, "Handler | None", dict]]] = {}
+# phase -> event type -> (the next phase, the handler unless a no-op, the next phase's own
+# dict). The table sets the phase; a handler whose event always leads to one phase may set
+# it too, saving a copy (the table's phase wins if the two differ).
+_FAST: dict[str, dict[type, tuple[str, "Handler | None", dict]]] = {}
 _ISSUED, _CREATED = ev.CommandIssued, ev.EncounterCreated
 
 
@@ -442,7 +442,7 @@ class Projection:
                         if envelope.step > step and type(event) is _ISSUED and event.command.kind not in _UNDO_REDO:
                             # a new step opens: as apply and _begin_step do
                             step = envelope.step
-                            if open_ is not None:
+                            if open_ is not None and last is not None:  # (see _sync)
                                 open_[1] = state
                             undo.append(step)
                             if redo:
@@ -453,7 +453,7 @@ class Projection:
                                 open_ = [state, state]
                                 history[step] = open_
                                 kept.append(step)
-                                if len(kept) > keep:
+                                while len(kept) > keep:
                                     history.pop(kept.popleft(), None)
                         else:
                             cell = None
@@ -464,14 +464,14 @@ class Projection:
                                 state = handler(state, event)
                             except KeyError as exc:
                                 raise FoldError(str(exc.args[0]), seq + 1) from None
-                        if cell[0] is not None:
-                            if state.phase != cell[0]:
-                                state = replace(state, phase=cell[0])
-                            table = cell[2]
+                        if state.phase != cell[0]:  # the table's phase, whatever the handler did
+                            state = replace(state, phase=cell[0])
+                        table = cell[2]
                         seq += 1
                         last = envelope
                         continue
-                # the general path, with the projection brought up to date first
+                # the general path, with the projection brought up to date first, and the
+                # locals taken back from it however apply ends (it may open a step and raise)
                 self._sync(state, seq, step, open_, last)
                 last = None
                 try:
@@ -480,21 +480,27 @@ class Projection:
                     if resolve is None:
                         raise
                     resolve(self, envelope)
-                state, seq, step, open_ = self.state, self.seq, self.step, self._open
+                finally:
+                    state, seq, step, open_ = self.state, self.seq, self.step, self._open
                 table = _fast_rows(state.phase) if state.rules is not None else {}
         finally:
             self._sync(state, seq, step, open_, last)
 
     def _sync(self, state: Encounter, seq: int, step: int, open_: list | None, last: Envelope | None) -> None:
-        """Write fold_lines' locals back: state, seq, step, the open step (with its after-state) and the digest."""
+        """Write fold_lines' locals back: state, seq, step, the open step and the digest.
+
+        The open step's after-state is written only if events were folded inline since the
+        last sync (`last`): apply writes it after every event but an undo or redo, which
+        leave it as it was.
+        """
         self.state = state
         self.seq = seq
         self.step = step
         self._open = open_
-        if open_ is not None:
-            open_[1] = state
         if last is not None:
             self.digest = last.digest
+            if open_ is not None:
+                open_[1] = state
 
     def _begin_step(self) -> None:
         self.undo.append(self.step)
@@ -550,13 +556,12 @@ def _row(etype: type) -> tuple[dict[str, str], Handler | None]:
     _ROWS[etype] = (phases, handler)
     if handler is not None and etype is not _CREATED:
         for src, dest in phases.items():
-            _fast_rows(src)[etype] = (None if dest == src else dest, None if handler is _noop else handler,
-                                      _fast_rows(dest))
+            _fast_rows(src)[etype] = (dest, None if handler is _noop else handler, _fast_rows(dest))
     return phases, handler
 
 
-def _fast_rows(phase: str) -> dict[type, tuple[str | None, Handler | None, dict]]:
-    """What fold_lines folds inline in `phase`: event type -> (next phase if it changes, handler unless a no-op,
+def _fast_rows(phase: str) -> dict[type, tuple[str, Handler | None, dict]]:
+    """What fold_lines folds inline in `phase`: event type -> (the next phase, the handler unless a no-op,
     what it folds inline in the next phase)."""
     rows = _FAST.get(phase)
     if rows is None:
