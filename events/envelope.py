@@ -136,6 +136,9 @@ def line_decoder() -> Any:
         loose = _loose_decoder.decode(line)
         tag = loose.event.get("type")
         cls = current[2].get(tag)
+        if cls is None and current[0] != catalogue.generation():
+            refresh()  # the union grew since this decoder was made (a rule system was loaded)
+            cls = current[2].get(tag)
         if cls is None and isinstance(tag, str) and catalogue.resolve(tag):
             refresh()  # a rule system registered its events: decode with the larger union from now on
             cls = current[2].get(tag)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from combatlog.engine import RuleSystem, Session, get_rules, rule_names
@@ -70,3 +72,28 @@ def test_options_are_checked_against_what_the_system_accepts():
     with pytest.raises(Refused, match="option timing='sometimes'.*use one of 'turn'"):
         s.do("create", rules="skirmish", options={"timing": "sometimes"})
     assert s.log.head()[0] == 0
+
+
+def test_a_decoder_made_before_a_system_loaded_decodes_its_events(tmp_path):
+    """A long-running process (a bot, a live follower) makes a decoder, then a rule system loads."""
+    import subprocess
+    import sys
+
+    script = (
+        "from pathlib import Path\n"
+        "import combatlog.engine.rules.infinite_realms, combatlog.engine.rules.swords_of_infinity\n"
+        "import combatlog.engine.rules.skirmish  # every system but Starflight is loaded already\n"
+        "from combatlog.events import line_decoder\n"
+        "decode = line_decoder()  # the union holds no Starflight event yet\n"
+        "from combatlog.engine import Session\n"
+        "from combatlog.engine.encounter_file import read_encounter\n"
+        "from combatlog.replays import MemoryLog\n"
+        "log = MemoryLog(); s = Session(log)\n"
+        "for c in read_encounter(Path(%r)): s.execute(c)\n"
+        "s.do('begin'); s.auto()\n"
+        "kinds = {type(decode(line).event).__name__ for line in log.lines()}\n"
+        "assert 'StrengthTotalled' in kinds, kinds\n"
+        "print('ok')\n"
+    ) % str(Path(__file__).resolve().parents[1] / "examples" / "starflight-patrol.toml")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.stdout.strip() == "ok", done.stderr
