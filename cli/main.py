@@ -6,6 +6,7 @@ command that fails appends nothing. Reading never creates a log.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import shlex
@@ -175,8 +176,9 @@ def new(encounter: str, log_path: str, seed: int | None) -> None:
     session = Session(log)
     for command in commands:
         execute(session, command)
-    click.echo(f"{log_path}: {len(session.state.combatants)} combatants under {session.state.rules}; "
-               f"`combatlog do {log_path} begin` starts the fight.")
+    shown = _shown(log, log_path)
+    click.echo(f"{shown}: {len(session.state.combatants)} combatants under {session.state.rules}; "
+               f"`combatlog do {shown} begin` starts the fight.")
 
 
 def _value(text: str) -> Any:
@@ -414,7 +416,7 @@ def play(log_path: str, by: str) -> None:
             continue
         queued.clear()
         click.echo(f"seq {envelopes_[-1].seq}: " + _summary(session))
-    click.echo(f"saved: {log_path} ({session.log.head()[0]} events)")
+    click.echo(f"saved: {_shown(session.log, log_path)} ({session.log.head()[0]} events)")
 
 
 @app.command()
@@ -586,19 +588,19 @@ def export(log_path: str, other: str) -> None:
     if target.head()[0] > 0:  # a database URL names an encounter that may already hold events
         target.close()
         fail(f"{_shown(target, other)} holds events; export writes only to a new log")
+    # a half copy is no copy: a database takes the whole copy in one transaction; a file
+    # left half written is removed
+    batch = getattr(target, "batch", contextlib.nullcontext)
     try:
-        count = copy_log(source, target)
+        with batch():
+            count = copy_log(source, target)
     except LogError as exc:
-        # a half copy is no copy
-        if _is_url(other):
-            target.clear()
-            target.close()
-        else:
-            target.close()
+        target.close()
+        if not _is_url(other):
             for leftover in (Path(other), Path(f"{other}-wal"), Path(f"{other}-shm")):
                 leftover.unlink(missing_ok=True)
         fail(f"{exc}; nothing exported")
-    click.echo(f"{other}: {count} events")
+    click.echo(f"{_shown(target, other)}: {count} events")
 
 
 @app.command()
@@ -607,7 +609,7 @@ def repair(log_path: str) -> None:
     """Move the torn tail of a JSON-lines log aside to LOG.torn, keeping every whole step."""
     log = read_log(log_path)
     if not isinstance(log, JsonlLog):
-        fail(f"{log_path}: only JSON-lines logs can be torn; SQLite commits whole steps")
+        fail(f"{_shown(log, log_path)}: only JSON-lines logs can be torn; SQLite and PostgreSQL commit whole steps")
     torn = log.repair()
     click.echo("nothing to repair" if torn is None else f"moved the torn tail from seq {torn.seq} to {log_path}.torn")
 

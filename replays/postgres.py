@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import select
 from collections import deque
+from contextlib import contextmanager
 from time import monotonic
 from typing import Iterator, Sequence
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
@@ -216,6 +217,19 @@ class PostgresLog:
         return Subscription(self._conninfo, self.encounter, self.where, after_seq, timeout, poll)
 
     follow = subscribe
+
+    @contextmanager
+    def batch(self) -> Iterator[None]:
+        """Make the appends inside one transaction: all of them are written, or none.
+
+        For copying a whole log in (`combatlog export`): a copy that fails halfway leaves
+        nothing behind, and never touches what another writer appended.
+        """
+        try:
+            with self.db.transaction():
+                yield
+        except psycopg.Error as exc:
+            raise LogError(f"{self.where}: the batch of appends failed and was rolled back ({_one_line(exc)})") from None
 
     def clear(self) -> None:
         """Delete every line of this encounter (and only this one's).

@@ -85,6 +85,7 @@ class JsonlLog:
         self._good_bytes = 0
         self._count = 0
         self._last: bytes | None = None
+        self._seen: tuple[int, int] | None = None  # (inode, size) of the file as last scanned
         self._scan()
 
     def _scan(self) -> None:
@@ -93,6 +94,9 @@ class JsonlLog:
         end = 0  # bytes up to the end of the last complete line
         size = 0
         with open(self.path, "rb") as fh:
+            st = os.fstat(fh.fileno())
+            if self._seen is not None and (st.st_ino != self._seen[0] or st.st_size < self._good_bytes):
+                self._index = []  # another file now, or this one cut back: the old offsets mean nothing
             while True:
                 chunk = fh.read(1 << 20)
                 if not chunk:
@@ -136,6 +140,7 @@ class JsonlLog:
             torn_from,
         )
         self._good_bytes = end
+        self._seen = (st.st_ino, size)
         self._count = count
         self._last = lines[-1] if lines else None
         if count and self._last is None:
@@ -144,8 +149,9 @@ class JsonlLog:
                 self._last = fh.read(end - max(0, end - (1 << 16))).split(b"\n")[-2]
 
     def refresh(self) -> None:
-        """Look at the file again, for whole steps another process has appended since."""
-        if self.path.stat().st_size != self._good_bytes:
+        """Look at the file again, for whole steps another process has appended since (or a new file in its place)."""
+        st = self.path.stat()
+        if (st.st_ino, st.st_size) != self._seen:
             self._scan()
 
     def append(self, lines: Sequence[bytes], expected_seq: int) -> None:

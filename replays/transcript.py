@@ -6,9 +6,9 @@ import html
 from typing import Iterable, Iterator
 
 from combatlog.engine import get_rules
-from combatlog.events import Envelope, EventLog
+from combatlog.events import CorruptLog, Envelope, EventLog
 from combatlog.events import catalogue as ev
-from combatlog.projections import Projection
+from combatlog.projections import FoldError, Projection
 from combatlog.projections.replay import apply_from
 from combatlog.replays.cursor import envelopes
 
@@ -33,7 +33,8 @@ def tell(stream: Iterable[Envelope], dice: bool = False, log: EventLog | None = 
 
     What a step says is yielded by the step's end (its `CommandIssued` counts its events),
     except an action declared to resolve later, told when it does. `log` (the stream's own)
-    lets an undo reaching past the kept history be folded again from it.
+    lets an undo reaching past the kept history be folded again from it. An event that
+    can't be folded where it stands raises CorruptLog naming its seq, as a replay does.
     """
     projection = Projection()
     left = 0  # events of the current step still to come
@@ -46,10 +47,13 @@ def tell(stream: Iterable[Envelope], dice: bool = False, log: EventLog | None = 
         e = envelope.event
         t = type(e)
         seq = envelope.seq
-        if log is None:
-            projection.apply(envelope)
-        else:
-            apply_from(log, projection, envelope)
+        try:
+            if log is None:
+                projection.apply(envelope)
+            else:
+                apply_from(log, projection, envelope)
+        except FoldError as exc:  # as a replay says it
+            raise CorruptLog(str(exc), exc.seq) from None
         state = projection.state
         left = e.events - 1 if t is ev.CommandIssued else left - 1
         line = None

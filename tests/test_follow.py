@@ -142,3 +142,19 @@ def test_what_a_step_held_back_is_told_at_its_end_not_when_the_next_step_comes()
         for _, line in tell(feed()):
             told.append(line)
     assert told[-1] == "Note: told at the step's end"
+
+
+def test_a_log_that_cant_be_folded_is_one_line_naming_the_seq_in_transcript_and_follow(tmp_path):
+    from click.testing import CliRunner
+
+    from combatlog.cli.main import app
+
+    path = tmp_path / "f.jsonl"
+    fight(open_log(path))
+    lines = path.read_bytes().split(b"\n")[:-1]
+    del lines[3]  # a gap in the seqs: the digests still hold line by line, the fold refuses
+    path.write_bytes(b"".join(line + b"\n" for line in lines))
+    for args in (["transcript", str(path)], ["follow", str(path), "--timeout", "0"]):
+        result = CliRunner().invoke(app, args)
+        assert result.exit_code == 1, result.output
+        assert "seq 4" in result.output and "Traceback" not in result.output

@@ -337,3 +337,36 @@ def test_follow_on_the_command_line_is_woken_by_another_connections_step(url, op
         proc.kill()
     assert proc.returncode == 0, err
     assert out.splitlines() == ["Note: through NOTIFY"]
+
+
+def test_an_export_that_loses_a_race_leaves_the_other_writers_events_alone(url, opened, monkeypatch):
+    from click.testing import CliRunner
+
+    import combatlog.cli.main as cli
+    from tests.conftest import new_session
+
+    source = played()
+    theirs = list(new_session(seed=9, begin=True).log.lines())
+
+    class Slow:
+        """The source of the export, read while another process writes its own fight into the encounter."""
+
+        torn = None
+
+        def head(self):
+            return source.head()
+
+        def close(self):
+            pass
+
+        def lines(self, *args):
+            for i, line in enumerate(source.lines(*args)):
+                if i == 2:
+                    other = opened(url)
+                    other.append(theirs[:20], 1)
+                yield line
+
+    monkeypatch.setattr(cli, "read_log", lambda path: Slow())
+    result = CliRunner().invoke(cli.app, ["export", "source", url])
+    assert result.exit_code == 1 and "nothing exported" in result.output
+    assert list(opened(url).lines()) == theirs[:20]

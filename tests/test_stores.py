@@ -186,3 +186,21 @@ def test_jsonl_lines_match_the_file_line_for_line_and_the_index_holds_line_start
     path.write_bytes(raw + expected[0][:15])
     torn = JsonlLog(path)
     assert list(torn.lines()) == expected
+
+
+def test_a_jsonl_log_replaced_under_a_reader_is_read_afresh_after_refresh(tmp_path, monkeypatch):
+    monkeypatch.setattr(JsonlLog, "INDEX_EVERY", 4)
+    path = tmp_path / "f.jsonl"
+    fight(open_log(path)).play_out()
+    reader = JsonlLog(path)
+    list(reader.lines())  # fills its sparse index
+    other = tmp_path / "other.jsonl"
+    s = fight(open_log(other))
+    s.do("note", text="a different fight, with longer lines " * 5)
+    s.play_out()
+    other.replace(path)  # as `demo --force` or `rm` and `new` would
+    reader.refresh()
+    expected = path.read_bytes().split(b"\n")[:-1]
+    for seq in (1, 5, 9, 13, len(expected)):
+        assert list(reader.lines(seq, seq)) == [expected[seq - 1]]
+    assert list(reader.lines()) == expected
