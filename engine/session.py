@@ -20,6 +20,7 @@ from combatlog.events import (
     Envelope,
     Event,
     EventLog,
+    line_decoder,
     seal,
 )
 from combatlog.events import Command
@@ -96,12 +97,16 @@ class Session:
         lines: list[bytes] = []
         envelopes: list[Envelope] = []
         seq = view.seq
+        # The projection folds the events as they will be read back, decoded from their sealed
+        # lines: nothing the caller passed in (a nested dict in a command's params) is shared
+        # with the state, and the live state is the replayed one by construction.
+        decode = line_decoder()
         for event in all_events:
             seq += 1
             line, envelope = seal(previous, seq, step, event, at)
             previous = envelope.digest
             lines.append(line)
-            envelopes.append(envelope)
+            envelopes.append(decode(line))
         # Fold first, so an event the projection would refuse is never written; if the
         # fold or the append fails, the projection is rebuilt from the log as it stands.
         try:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from typing import Iterator
 
-from combatlog.events import CorruptLog, Envelope, EventLog, line_decoder
+from combatlog.events import GENESIS, CorruptLog, Envelope, EventLog, canonical_bytes, digest_of, line_decoder
 
 
 def follow_lines(log: EventLog, after_seq: int = 0, poll: float = 0.5,
@@ -43,15 +43,32 @@ def follow_lines(log: EventLog, after_seq: int = 0, poll: float = 0.5,
 
 def follow_envelopes(log: EventLog, after_seq: int = 0, poll: float = 0.5,
                      timeout: float | None = None) -> Iterator[Envelope]:
-    """`follow_lines`, decoded; raises CorruptLog naming the seq of a line that can't be."""
+    """`follow_lines`, decoded, each line checked against the digest chain.
+
+    Raises CorruptLog naming the seq of a line that can't be decoded, or that doesn't follow
+    the line before it: the log was edited, or replaced by another under the follower (a
+    `demo --force` on the same log), whose lines must not be folded onto this one's.
+    """
     decode = line_decoder()
     seq = after_seq
+    previous = GENESIS
+    if after_seq > 0:
+        at = next(iter(log.lines(after_seq, after_seq)), None)
+        if at is None:
+            raise CorruptLog(f"seq {after_seq}: the log holds no such line to follow from", after_seq)
+        previous = canonical_bytes(at)[1]
     for line in follow_lines(log, after_seq, poll, timeout):
         seq += 1
         try:
-            yield decode(line)
-        except Exception as exc:  # msgspec's errors, a missing upcaster
+            canonical, claimed = canonical_bytes(line)
+            envelope = decode(line)
+        except Exception as exc:  # no digest member, msgspec's errors, a missing upcaster
             raise CorruptLog(f"seq {seq}: can't decode the line ({exc})", seq) from None
+        if digest_of(previous, canonical) != claimed:
+            raise CorruptLog(f"seq {seq}: the line doesn't follow the one before it (the log was edited, "
+                             "or replaced by another); follow it again", seq)
+        previous = claimed
+        yield envelope
 
 
 __all__ = ["follow_envelopes", "follow_lines"]

@@ -18,6 +18,7 @@ from combatlog.events import (
     StepRedone,
     StepUndone,
 )
+from combatlog.projections import replay
 from combatlog.replays import MemoryLog
 
 from .conftest import PARTY, ORDERS, TIMINGS, lines, new_session
@@ -304,3 +305,16 @@ def test_a_clock_stamps_events_only_when_given():
     timed = Session(MemoryLog(), clock=lambda: "2026-11-23T10:00:00Z")
     timed.do("create", rules="skirmish", seed=1)
     assert b'"at":"2026-11-23T10:00:00Z"' in lines(timed)[0]
+
+
+def test_what_a_caller_passes_in_is_not_shared_with_the_state_it_made():
+    s = new_session(seed=4, begin=True, timing="simultaneous")
+    actor = s.state.acting[0]
+    plan = {"route": ["ford", "bank"]}
+    s.do("act", actor=actor, action="move", plan=plan, to="ford")
+    pending = next(p for p in s.state.pending if p.actor == actor)
+    assert pending.params["plan"] == {"route": ["ford", "bank"]}
+    assert pending.params["plan"] is not plan  # the caller's dict stays the caller's
+    plan["route"].append("the state must not see this")
+    assert pending.params["plan"] == {"route": ["ford", "bank"]}
+    assert replay(s.log).state == s.state

@@ -15,7 +15,7 @@ from combatlog.replays import open_log
 from combatlog.replays.follow import follow_envelopes, follow_lines
 from combatlog.replays.transcript import tell, transcript
 
-from .conftest import fight
+from .conftest import fight, new_session
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
@@ -158,3 +158,21 @@ def test_a_log_that_cant_be_folded_is_one_line_naming_the_seq_in_transcript_and_
         result = CliRunner().invoke(app, args)
         assert result.exit_code == 1, result.output
         assert "seq 4" in result.output and "Traceback" not in result.output
+
+
+def test_a_log_replaced_under_its_follower_is_reported_not_folded_on(tmp_path):
+    import itertools
+
+    from combatlog.events import CorruptLog
+
+    path = tmp_path / "f.jsonl"
+    fight(open_log(path))
+    n = open_log(path).head()[0]
+    following = follow_envelopes(open_log(path), 0, poll=0.01, timeout=1)
+    assert len(list(itertools.islice(following, n))) == n
+    other = tmp_path / "other.jsonl"
+    s = new_session(seed=9, begin=True, log=open_log(other))  # another seed: another fight from seq 1
+    s.play_out()
+    other.replace(path)
+    with pytest.raises(CorruptLog, match=f"seq {n + 1}: the line doesn't follow the one before it"):
+        next(following)
