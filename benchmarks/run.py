@@ -253,6 +253,7 @@ def main() -> None:
         undo_ms: dict[str, float] = {}
         redo_ms: dict[str, float] = {}
         seek_ms: dict[str, float] = {}
+        sessions: dict[int, Session] = {}
         for length in lengths:
             part = prefix(memory, length)
             db = SqliteLog(Path(tmp) / f"undo-{length}.db")
@@ -260,19 +261,22 @@ def main() -> None:
             # reopened, as a game master opens a saved fight: closing checkpoints the write-ahead
             # log the copy filled, which would otherwise be copied back during the first undos
             db.close()
-            db = SqliteLog(Path(tmp) / f"undo-{length}.db", create=False)
-            session = Session(db)
-            undos, redos = [], []
-            for _ in range(UNDO_SAMPLES):
+            sessions[length] = Session(SqliteLog(Path(tmp) / f"undo-{length}.db", create=False))
+        # the lengths take turns, so the disk's drift over the run falls on each of them alike
+        undos: dict[int, list[float]] = {length: [] for length in lengths}
+        redos: dict[int, list[float]] = {length: [] for length in lengths}
+        for _ in range(UNDO_SAMPLES):
+            for length, session in sessions.items():
                 t = time.perf_counter()
                 session.undo()
-                undos.append(time.perf_counter() - t)
+                undos[length].append(time.perf_counter() - t)
                 t = time.perf_counter()
                 session.redo()
-                redos.append(time.perf_counter() - t)
-            undo_ms[str(length)] = round(statistics.median(undos) * 1000, 3)
-            redo_ms[str(length)] = round(statistics.median(redos) * 1000, 3)
-            cursor = Cursor(db)
+                redos[length].append(time.perf_counter() - t)
+        for length, session in sessions.items():
+            undo_ms[str(length)] = round(statistics.median(undos[length]) * 1000, 3)
+            redo_ms[str(length)] = round(statistics.median(redos[length]) * 1000, 3)
+            cursor = Cursor(session.log)
             seeks = []
             for _ in range(50):
                 seq = rng.randint(1, cursor.last)
@@ -280,7 +284,7 @@ def main() -> None:
                 cursor.seek(seq)
                 seeks.append(time.perf_counter() - t)
             seek_ms[str(length)] = round(statistics.median(seeks) * 1000, 3)
-            db.close()
+            session.log.close()
         results["undo_ms"] = undo_ms
         results["redo_ms"] = redo_ms
         results["seek_ms"] = seek_ms
