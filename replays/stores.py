@@ -257,6 +257,9 @@ class SqliteLog:
         if not create and not self.path.exists():
             raise LogError(f"{self.path}: no such log")
         self.torn: TornLog | None = None
+        self._connect()
+
+    def _connect(self) -> None:
         try:
             self.db = sqlite3.connect(str(self.path), isolation_level=None, timeout=10)
             self.db.execute("PRAGMA journal_mode=WAL")
@@ -264,6 +267,17 @@ class SqliteLog:
             self.db.execute(self.SCHEMA)
         except sqlite3.DatabaseError as exc:
             raise LogError(f"{self.path}: not a combatlog SQLite log ({exc})") from None
+        self._inode = self.path.stat().st_ino
+
+    def refresh(self) -> None:
+        """Open the database again if another file has taken its path (a follower after `demo --force`)."""
+        try:
+            inode = self.path.stat().st_ino
+        except FileNotFoundError:
+            return
+        if inode != self._inode:
+            self.db.close()
+            self._connect()
 
     def append(self, lines: Sequence[bytes], expected_seq: int) -> None:
         db = self.db

@@ -160,19 +160,23 @@ def test_a_log_that_cant_be_folded_is_one_line_naming_the_seq_in_transcript_and_
         assert "seq 4" in result.output and "Traceback" not in result.output
 
 
-def test_a_log_replaced_under_its_follower_is_reported_not_folded_on(tmp_path):
+@pytest.mark.parametrize("suffix", [".jsonl", ".db"])
+def test_a_log_replaced_under_its_follower_is_reported_not_folded_on(tmp_path, suffix):
     import itertools
 
     from combatlog.events import CorruptLog
 
-    path = tmp_path / "f.jsonl"
+    path = tmp_path / f"f{suffix}"
     fight(open_log(path))
     n = open_log(path).head()[0]
     following = follow_envelopes(open_log(path), 0, poll=0.01, timeout=1)
     assert len(list(itertools.islice(following, n))) == n
-    other = tmp_path / "other.jsonl"
+    other = tmp_path / f"other{suffix}"
     s = new_session(seed=9, begin=True, log=open_log(other))  # another seed: another fight from seq 1
     s.play_out()
+    s.log.close()  # whole in its file, as `demo --force` leaves a log it wrote
+    for leftover in (f"{path}-wal", f"{path}-shm"):
+        Path(leftover).unlink(missing_ok=True)
     other.replace(path)
     with pytest.raises(CorruptLog, match=f"seq {n + 1}: the line doesn't follow the one before it"):
         next(following)
