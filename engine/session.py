@@ -98,19 +98,25 @@ class Session:
         envelopes: list[Envelope] = []
         seq = view.seq
         # The projection folds the events as they will be read back, decoded from their sealed
-        # lines: nothing the caller passed in (a nested dict in a command's params) is shared
-        # with the state, and the live state is the replayed one by construction.
+        # lines: nothing the caller passed in (a nested dict in a command's params) or gets
+        # back (the envelopes returned) is shared with the state, and the live state is the
+        # replayed one by construction. An event that wouldn't read back is refused.
         decode = line_decoder()
+        folded: list[Envelope] = []
         for event in all_events:
             seq += 1
             line, envelope = seal(previous, seq, step, event, at)
             previous = envelope.digest
             lines.append(line)
-            envelopes.append(decode(line))
+            envelopes.append(envelope)
+            try:
+                folded.append(decode(line))
+            except Exception as exc:  # msgspec's errors: a field given a value of the wrong type
+                raise Refused(command.kind, f"{type(event).__name__} can't be stored as given ({exc})") from None
         # Fold first, so an event the projection would refuse is never written; if the
         # fold or the append fails, the projection is rebuilt from the log as it stands.
         try:
-            for envelope in envelopes:
+            for envelope in folded:
                 apply_from(self.log, view, envelope)
             self.log.append(lines, expected_seq=envelopes[0].seq)
         except BaseException:

@@ -85,7 +85,7 @@ class JsonlLog:
         self._good_bytes = 0
         self._count = 0
         self._last: bytes | None = None
-        self._seen: tuple[int, int] | None = None  # (inode, size) of the file as last scanned
+        self._seen: tuple[int, int, int] | None = None  # (inode, size, mtime) of the file as last scanned
         self._scan()
 
     def _scan(self) -> None:
@@ -95,8 +95,9 @@ class JsonlLog:
         size = 0
         with open(self.path, "rb") as fh:
             st = os.fstat(fh.fileno())
-            if self._seen is not None and (st.st_ino != self._seen[0] or st.st_size < self._good_bytes):
+            if self._seen is not None and not self._same_prefix(fh, st.st_size):
                 self._index = []  # another file now, or this one cut back: the old offsets mean nothing
+            fh.seek(0)
             while True:
                 chunk = fh.read(1 << 20)
                 if not chunk:
@@ -140,7 +141,7 @@ class JsonlLog:
             torn_from,
         )
         self._good_bytes = end
-        self._seen = (st.st_ino, size)
+        self._seen = (st.st_ino, size, st.st_mtime_ns)
         self._count = count
         self._last = lines[-1] if lines else None
         if count and self._last is None:
@@ -148,11 +149,28 @@ class JsonlLog:
                 fh.seek(max(0, end - (1 << 16)))
                 self._last = fh.read(end - max(0, end - (1 << 16))).split(b"\n")[-2]
 
+    def _same_prefix(self, fh, size: int) -> bool:
+        """True if the file still begins with what was scanned last: the last whole line is
+        where it was (its digest seals every line before it, so the rest is the same too)."""
+        if self._last is None:
+            return True
+        end = self._good_bytes
+        if size < end:
+            return False
+        fh.seek(end - len(self._last) - 1)
+        return fh.read(len(self._last) + 1) == self._last + b"\n"
+
     def refresh(self) -> None:
         """Look at the file again, for whole steps another process has appended since (or a new file in its place)."""
-        st = self.path.stat()
-        if (st.st_ino, st.st_size) != self._seen:
-            self._scan()
+        try:
+            st = self.path.stat()
+        except FileNotFoundError:  # between a remove and a new file (`demo --force`): nothing new yet
+            return
+        if (st.st_ino, st.st_size, st.st_mtime_ns) != self._seen:
+            try:
+                self._scan()
+            except FileNotFoundError:
+                return
 
     def append(self, lines: Sequence[bytes], expected_seq: int) -> None:
         if self.torn is not None:

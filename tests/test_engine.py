@@ -318,3 +318,11 @@ def test_what_a_caller_passes_in_is_not_shared_with_the_state_it_made():
     plan["route"].append("the state must not see this")
     assert pending.params["plan"] == {"route": ["ford", "bank"]}
     assert replay(s.log).state == s.state
+
+
+def test_an_event_that_would_not_read_back_is_refused_and_nothing_is_appended():
+    s = new_session(seed=4, begin=True)
+    before = list(s.log.lines())
+    with pytest.raises(Refused, match="can't be stored as given"):
+        s.do("override", reason="a typo", damage={"target": "ayla", "amount": 2, "location": 5})
+    assert list(s.log.lines()) == before and replay(s.log).state == s.state

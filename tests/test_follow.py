@@ -180,3 +180,12 @@ def test_a_log_replaced_under_its_follower_is_reported_not_folded_on(tmp_path, s
     other.replace(path)
     with pytest.raises(CorruptLog, match=f"seq {n + 1}: the line doesn't follow the one before it"):
         next(following)
+
+
+def test_a_follower_waits_through_a_moment_with_no_file(tmp_path):
+    path = tmp_path / "f.jsonl"
+    fight(open_log(path))
+    log = open_log(path)
+    n = log.head()[0]
+    path.unlink()  # between `demo --force` removing the log and writing the new one
+    assert list(follow_lines(log, n, poll=0.01, timeout=0.05)) == []
