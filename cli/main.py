@@ -7,6 +7,7 @@ command that fails appends nothing. Reading never creates a log.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import re
 import shlex
@@ -46,7 +47,22 @@ def read_log(path: str):
     torn = getattr(log, "torn", None)
     if torn is not None:
         click.echo(f"combatlog: warning: {torn}", err=True)
+    _check_rules(log, path)
     return log
+
+
+def _check_rules(log, path: str) -> None:
+    """Fail in one line if the log's rule system isn't installed (its events can't be told or decided)."""
+    for line in itertools.islice(log.lines(), 4):  # the creation is the first step's second line
+        if b'"type":"EncounterCreated"' in line:
+            try:
+                name = msgspec.json.decode(line)["event"]["rules"]
+                get_rules(name)
+            except KeyError as exc:
+                fail(f"{_shown(log, path)}: {exc.args[0]}")
+            except (msgspec.DecodeError, TypeError):
+                return  # an unreadable line: the command reports it, naming its seq
+            return
 
 
 def _is_url(where: str) -> bool:

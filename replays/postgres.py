@@ -25,9 +25,9 @@ subscriber waits.
 
 from __future__ import annotations
 
+import contextlib
 import select
 from collections import deque
-from contextlib import contextmanager
 from time import monotonic
 from typing import Iterator, Sequence
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
@@ -42,6 +42,7 @@ except ImportError:  # pragma: no cover - exercised only without the extra
     pg_errors = None  # type: ignore[assignment]
 
 from combatlog.events import ConcurrencyError, LogError, TornLog
+from combatlog.replays.follow import replaced_or_cut
 from combatlog.replays.stores import _step_of
 
 TABLE = "combatlog_events"
@@ -130,6 +131,7 @@ class PostgresLog:
         self.url = url
         self._conninfo, self.encounter, self.where = parse_url(url)
         self.torn: TornLog | None = None
+        self._batching = False  # inside `batch()`
         self.db = _connect(self._conninfo, self.where)
         try:
             exists = self._query_one("SELECT to_regclass(%s) IS NOT NULL", (TABLE,))[0]
@@ -164,8 +166,10 @@ class PostgresLog:
                     f"{self.where}: the line for seq {expected_seq + i} is not a sealed event line ({exc}); "
                     "nothing was appended"
                 ) from None
+        # inside a batch, the batch's own transaction holds the step (no savepoint per step)
+        step = contextlib.nullcontext() if self._batching else self.db.transaction()
         try:
-            with self.db.transaction():
+            with step:
                 with self.db.cursor() as cur:
                     cur.execute(f"SELECT COALESCE(MAX(seq), 0) FROM {TABLE} WHERE encounter = %s", (self.encounter,))
                     (last,) = cur.fetchone()
@@ -178,6 +182,10 @@ class PostgresLog:
                     cur.executemany(f"INSERT INTO {TABLE} (encounter, seq, step, line) VALUES (%s, %s, %s, %s)", rows)
                     cur.execute("SELECT pg_notify(%s, %s)", (CHANNEL, self.encounter))
         except pg_errors.UniqueViolation:
+            if self._batching:  # the batch's transaction is aborted: it can't be asked for the head
+                raise ConcurrencyError(
+                    f"{self.where}: expected to write seq {expected_seq}, but another writer took it first"
+                ) from None
             last = self.head()[0]
             raise ConcurrencyError(
                 f"{self.where}: expected to write seq {expected_seq}, but another writer took it first; "
@@ -199,10 +207,7 @@ class PostgresLog:
                 return
 
     def head(self) -> tuple[int, bytes | None]:
-        row = self._query_one(
-            f"SELECT seq, line FROM {TABLE} WHERE encounter = %s ORDER BY seq DESC LIMIT 1", (self.encounter,)
-        )
-        return (0, None) if row is None else (row[0], bytes(row[1]))
+        return _head(self.db, self.encounter, self.where)
 
     def subscribe(self, after_seq: int | None = None, timeout: float | None = None,
                   poll: float = 1.0) -> "Subscription":
@@ -218,18 +223,24 @@ class PostgresLog:
 
     follow = subscribe
 
-    @contextmanager
+    @contextlib.contextmanager
     def batch(self) -> Iterator[None]:
         """Make the appends inside one transaction: all of them are written, or none.
 
         For copying a whole log in (`combatlog export`): a copy that fails halfway leaves
         nothing behind, and never touches what another writer appended.
         """
+        if self._batching:
+            raise LogError(f"{self.where}: a batch of appends is already open on this connection")
+        self._batching = True
         try:
             with self.db.transaction():
                 yield
         except psycopg.Error as exc:
-            raise LogError(f"{self.where}: the batch of appends failed and was rolled back ({_one_line(exc)})") from None
+            # (a connection lost while committing leaves the outcome unknown: the head tells)
+            raise LogError(f"{self.where}: the batch of appends wasn't committed ({_one_line(exc)})") from None
+        finally:
+            self._batching = False
 
     def clear(self) -> None:
         """Delete every line of this encounter (and only this one's).
@@ -261,6 +272,16 @@ def _fetch_after(db: "psycopg.Connection", encounter: str, after: int, limit: in
         raise LogError(f"{where}: can't read the log ({_one_line(exc)})") from None
 
 
+def _head(db: "psycopg.Connection", encounter: str, where: str) -> tuple[int, bytes | None]:
+    """(last seq, last line) of `encounter`, or (0, None)."""
+    try:
+        row = db.execute(f"SELECT seq, line FROM {TABLE} WHERE encounter = %s ORDER BY seq DESC LIMIT 1",
+                         (encounter,)).fetchone()
+    except psycopg.Error as exc:
+        raise LogError(f"{where}: can't read the log ({_one_line(exc)})") from None
+    return (0, None) if row is None else (row[0], bytes(row[1]))
+
+
 class Subscription:
     """Lines appended to one encounter, as they commit; see `PostgresLog.subscribe`."""
 
@@ -274,6 +295,7 @@ class Subscription:
         self.poll = poll
         self._buffer: deque[tuple[int, bytes]] = deque()
         self._pending = False
+        self._told: bytes | None = None  # the last line handed out
         self.db = _connect(conninfo, where)
         try:
             self.db.add_notify_handler(self._notified)
@@ -304,6 +326,8 @@ class Subscription:
             self._buffer.extend(_fetch_after(self.db, self.encounter, self.seq, PostgresLog.BATCH, self.where))
             if self._buffer or self._pending:  # a notification during the fetch: look again
                 continue
+            # nothing new: but is what was followed still there? (`demo --force` replaces a log)
+            replaced_or_cut(_head(self.db, self.encounter, self.where), self.seq, self._told, self.where)
             wait = self.poll
             if deadline is not None:
                 remaining = deadline - monotonic()
@@ -313,6 +337,7 @@ class Subscription:
             select.select([self.db.fileno()], [], [], wait)  # woken by a NOTIFY, or looks again after `wait`
         seq, line = self._buffer.popleft()
         self.seq = seq
+        self._told = line
         return line
 
     def close(self) -> None:

@@ -189,3 +189,39 @@ def test_a_follower_waits_through_a_moment_with_no_file(tmp_path):
     n = log.head()[0]
     path.unlink()  # between `demo --force` removing the log and writing the new one
     assert list(follow_lines(log, n, poll=0.01, timeout=0.05)) == []
+
+
+@pytest.mark.parametrize("suffix", [".jsonl", ".db"])
+def test_a_log_replaced_by_a_shorter_one_under_its_follower_is_reported(tmp_path, suffix):
+    from combatlog.events import CorruptLog
+
+    path = tmp_path / f"f{suffix}"
+    s = fight(open_log(path))
+    s.play_out()
+    n = s.log.head()[0]
+    s.log.close()
+    following = follow_lines(open_log(path), 0, poll=0.01, timeout=1)
+    assert len([next(following) for _ in range(n)]) == n
+    other = tmp_path / f"other{suffix}"
+    new = new_session(seed=9, begin=True, log=open_log(other))  # another fight, fewer lines than n
+    new.log.close()
+    for leftover in (f"{path}-wal", f"{path}-shm"):
+        Path(leftover).unlink(missing_ok=True)
+    other.replace(path)
+    with pytest.raises(CorruptLog, match=f"seq {n} was followed, but the log now ends at seq"):
+        next(following)
+
+
+def test_a_log_whose_rule_system_isnt_installed_is_one_line_for_every_reading_command(tmp_path):
+    from click.testing import CliRunner
+
+    from combatlog.cli.main import app
+
+    path = tmp_path / "f.jsonl"
+    fight(open_log(path))
+    path.write_bytes(path.read_bytes().replace(b'"rules":"skirmish"', b'"rules":"nope"'))
+    for command in ("show", "replay", "transcript", "follow"):
+        args = [command, str(path)] + (["--timeout", "0"] if command == "follow" else [])
+        result = CliRunner().invoke(app, args)
+        assert result.exit_code == 1 and "no rule system 'nope'" in result.output, (command, result.output)
+        assert result.output.count("\n") == 1
