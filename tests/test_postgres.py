@@ -370,3 +370,19 @@ def test_an_export_that_loses_a_race_leaves_the_other_writers_events_alone(url, 
     result = CliRunner().invoke(cli.app, ["export", "source", url])
     assert result.exit_code == 1 and "nothing exported" in result.output
     assert list(opened(url).lines()) == theirs[:20]
+
+
+def test_a_follower_notices_the_encounter_replaced_by_a_shorter_fight(url, opened):
+    from combatlog.events import CorruptLog
+    from combatlog.replays.follow import follow_lines
+
+    source = played()
+    copy_log(source, opened(url))
+    n = source.head()[0]
+    following = follow_lines(opened(url), 0, poll=0.05, timeout=5)
+    assert len([next(following) for _ in range(n)]) == n
+    log = opened(url)
+    log.clear()  # as `demo --force` does, then a shorter fight
+    fight(log)
+    with pytest.raises(CorruptLog, match=f"seq {n} was followed, but the log now ends at seq"):
+        next(following)
