@@ -160,6 +160,19 @@ def test_a_log_that_cant_be_folded_is_one_line_naming_the_seq_in_transcript_and_
         assert "seq 4" in result.output and "Traceback" not in result.output
 
 
+def _replace(path: Path, longer: bool) -> None:
+    """Put another fight (seed 9: other lines from seq 1) at `path`, as `demo --force` does: a
+    whole log (closed, so SQLite's is all in its file) where the old one was, its side files gone."""
+    other = path.with_name(f"other{path.suffix}")
+    s = new_session(seed=9, begin=True, log=open_log(other))
+    if longer:
+        s.play_out()
+    s.log.close()
+    for leftover in (f"{path}-wal", f"{path}-shm"):
+        Path(leftover).unlink(missing_ok=True)
+    other.replace(path)
+
+
 @pytest.mark.parametrize("suffix", [".jsonl", ".db"])
 def test_a_log_replaced_under_its_follower_is_reported_not_folded_on(tmp_path, suffix):
     import itertools
@@ -171,13 +184,7 @@ def test_a_log_replaced_under_its_follower_is_reported_not_folded_on(tmp_path, s
     n = open_log(path).head()[0]
     following = follow_envelopes(open_log(path), 0, poll=0.01, timeout=1)
     assert len(list(itertools.islice(following, n))) == n
-    other = tmp_path / f"other{suffix}"
-    s = new_session(seed=9, begin=True, log=open_log(other))  # another seed: another fight from seq 1
-    s.play_out()
-    s.log.close()  # whole in its file, as `demo --force` leaves a log it wrote
-    for leftover in (f"{path}-wal", f"{path}-shm"):
-        Path(leftover).unlink(missing_ok=True)
-    other.replace(path)
+    _replace(path, longer=True)
     with pytest.raises(CorruptLog, match=f"seq {n + 1}: the line doesn't follow the one before it"):
         next(following)
 
@@ -202,12 +209,7 @@ def test_a_log_replaced_by_a_shorter_one_under_its_follower_is_reported(tmp_path
     s.log.close()
     following = follow_lines(open_log(path), 0, poll=0.01, timeout=1)
     assert len([next(following) for _ in range(n)]) == n
-    other = tmp_path / f"other{suffix}"
-    new = new_session(seed=9, begin=True, log=open_log(other))  # another fight, fewer lines than n
-    new.log.close()
-    for leftover in (f"{path}-wal", f"{path}-shm"):
-        Path(leftover).unlink(missing_ok=True)
-    other.replace(path)
+    _replace(path, longer=False)
     with pytest.raises(CorruptLog, match=f"seq {n} was followed, but the log now ends at seq"):
         next(following)
 
