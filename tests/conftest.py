@@ -48,6 +48,26 @@ def fight(log) -> Session:
     return new_session(seed=3, begin=True, log=log)
 
 
+def two_writers(open_log) -> None:
+    """Two sessions on one store (`open_log()` opens it afresh each time, as another process
+    would): the one that hadn't seen the other's step gets ConcurrencyError, nothing is lost
+    or doubled, and the loser, reloaded, goes on."""
+    from combatlog.events import ConcurrencyError
+
+    first = fight(open_log())
+    second = Session(open_log())
+    first.do("note", text="the first writer")
+    with pytest.raises(ConcurrencyError, match="expected to write seq"):
+        second.do("note", text="the second writer, who had not seen it")
+    final = list(open_log().lines())
+    notes = [line for line in final if b'"type":"Note"' in line]
+    assert sum(b"the first writer" in line for line in notes) == 1
+    assert not any(b"the second writer" in line for line in final)
+    assert second.state == first.state  # the loser reloaded and can go on
+    second.do("note", text="the second writer, again")
+    assert Session(open_log()).state == second.state
+
+
 def run_forced(session: Session, kind: str, faces=(), **kw) -> list:
     """Execute a command with exactly these dice faces (all of them must be used); returns its events."""
     from combatlog.engine import ScriptedDice

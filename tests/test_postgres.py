@@ -22,7 +22,7 @@ from combatlog.replays import MemoryLog, copy_log, open_log  # noqa: E402
 from combatlog.replays.audit import audit  # noqa: E402
 from combatlog.replays.postgres import TABLE, PostgresLog, parse_url  # noqa: E402
 
-from .conftest import fight  # noqa: E402
+from .conftest import fight, two_writers  # noqa: E402
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 SERVER = os.environ.get("COMBATLOG_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/test")
@@ -105,18 +105,7 @@ def test_a_session_plays_straight_onto_postgres(url, opened):
 
 
 def test_two_writers_conflict_and_nothing_is_lost_or_doubled(url, opened):
-    first = fight(opened(url))
-    second = Session(opened(url))  # its own connection
-    first.do("note", text="the first writer")
-    with pytest.raises(ConcurrencyError, match="expected to write seq"):
-        second.do("note", text="the second writer, who had not seen it")
-    final = list(opened(url).lines())
-    notes = [line for line in final if b'"type":"Note"' in line]
-    assert sum(b"the first writer" in line for line in notes) == 1
-    assert not any(b"the second writer" in line for line in final)
-    assert second.state == first.state  # the loser reloaded and can go on
-    second.do("note", text="the second writer, again")
-    assert Session(opened(url)).state == second.state
+    two_writers(lambda: opened(url))  # each its own connection
 
 
 def test_a_lost_race_on_the_primary_key_is_a_concurrency_error(url, opened):

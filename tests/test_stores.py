@@ -9,10 +9,10 @@ import sys
 import pytest
 
 from combatlog.engine import Session
-from combatlog.events import ConcurrencyError, LogError
+from combatlog.events import LogError
 from combatlog.replays import JsonlLog, MemoryLog, SqliteLog, copy_log, open_log
 
-from .conftest import fight
+from .conftest import fight, two_writers
 
 
 @pytest.mark.parametrize("suffix", [".jsonl", ".db"])
@@ -38,18 +38,7 @@ def test_the_store_is_chosen_by_the_path(tmp_path):
 @pytest.mark.parametrize("suffix", [".jsonl", ".db"])
 def test_two_writers_conflict_with_a_clear_error_and_nothing_lost_or_doubled(tmp_path, suffix):
     path = tmp_path / f"fight{suffix}"
-    first = fight(open_log(path))
-    second = Session(open_log(path))
-    first.do("note", text="the first writer")
-    with pytest.raises(ConcurrencyError, match="expected to write seq"):
-        second.do("note", text="the second writer, who had not seen it")
-    final = list(open_log(path).lines())
-    notes = [line for line in final if b'"type":"Note"' in line]
-    assert sum(b"the first writer" in line for line in notes) == 1
-    assert not any(b"the second writer" in line for line in final)
-    assert second.state == first.state  # the loser reloaded and can go on
-    second.do("note", text="the second writer, again")
-    assert Session(open_log(path)).state == second.state
+    two_writers(lambda: open_log(path))
 
 
 CRASH_MID_STEP = """
