@@ -35,9 +35,9 @@ _ROWS: dict[type, tuple[dict[str, str], "Handler | None"]] = {}
 # What Projection.fold_lines may fold inline, per phase, for event types with a fold
 # handler other than creation (which checks the state it replaces), filled as _ROWS is:
 # phase -> event type -> (the next phase, the handler unless a no-op, the next phase's own
-# dict). The table sets the phase; a handler whose event always leads to one phase may set
+# dict, the type's version). The table sets the phase; a handler whose event always leads to one phase may set
 # it too, saving a copy (the table's phase wins if the two differ).
-_FAST: dict[str, dict[type, tuple[str, "Handler | None", dict]]] = {}
+_FAST: dict[str, dict[type, tuple[str, "Handler | None", dict, int]]] = {}
 _ISSUED, _CREATED = ev.CommandIssued, ev.EncounterCreated
 
 
@@ -424,20 +424,23 @@ class Projection:
                 try:
                     if typed is None:
                         envelope = decode(line)
+                        upcast = True
                     else:
                         try:
                             envelope = typed(line)
+                            upcast = False
                         except ValidationError:
                             envelope = decode(line)
+                            upcast = True
                             typed = decode.typed  # type: ignore[attr-defined]  # the union may have grown
-                        else:
-                            if envelope.v != envelope.event.version:
-                                envelope = decode(line)
                 except Exception as exc:  # msgspec's errors, a missing upcaster
                     raise CorruptLog(f"seq {seq + 1}: can't decode the line ({exc})", seq + 1) from None
                 event = envelope.event
                 cell = table.get(type(event))
-                if cell is not None and envelope.seq == seq + 1:
+                # the cell holds the type's current version: a line of an older shape that
+                # msgspec read as the current one is read again through the upcasting decoder
+                # (the general path below), and one that decoder already read is taken as it is
+                if cell is not None and envelope.seq == seq + 1 and (envelope.v == cell[3] or upcast):
                     if envelope.step != step:
                         if envelope.step > step and type(event) is _ISSUED and event.command.kind not in _UNDO_REDO:
                             # a new step opens: as apply and _begin_step do
@@ -470,6 +473,11 @@ class Projection:
                         seq += 1
                         last = envelope
                         continue
+                if not upcast and envelope.v != event.version:
+                    try:
+                        envelope = decode(line)
+                    except Exception as exc:
+                        raise CorruptLog(f"seq {seq + 1}: can't decode the line ({exc})", seq + 1) from None
                 # the general path, with the projection brought up to date first, and the
                 # locals taken back from it however apply ends (it may open a step and raise)
                 self._sync(state, seq, step, open_, last)
@@ -556,13 +564,13 @@ def _row(etype: type) -> tuple[dict[str, str], Handler | None]:
     _ROWS[etype] = (phases, handler)
     if handler is not None and etype is not _CREATED:
         for src, dest in phases.items():
-            _fast_rows(src)[etype] = (dest, None if handler is _noop else handler, _fast_rows(dest))
+            _fast_rows(src)[etype] = (dest, None if handler is _noop else handler, _fast_rows(dest), etype.version)
     return phases, handler
 
 
-def _fast_rows(phase: str) -> dict[type, tuple[str, Handler | None, dict]]:
+def _fast_rows(phase: str) -> dict[type, tuple[str, Handler | None, dict, int]]:
     """What fold_lines folds inline in `phase`: event type -> (the next phase, the handler unless a no-op,
-    what it folds inline in the next phase)."""
+    what it folds inline in the next phase, the type's version)."""
     rows = _FAST.get(phase)
     if rows is None:
         rows = _FAST[phase] = {}
