@@ -568,7 +568,9 @@ def transcript_cmd(log_path: str, fmt: str, dice: bool) -> None:
 @app.command()
 @click.argument("log_path", metavar="LOG")
 @click.option("--json", "as_json", is_flag=True, help="The report as one JSON object.")
-def audit(log_path: str, as_json: bool) -> None:
+@click.option("--workers", type=click.IntRange(min=1), default=None, metavar="N",
+              help="Processes sharing the audit (default: one per core, up to 8, for logs of 50,000 events or more).")
+def audit(log_path: str, as_json: bool, workers: int | None) -> None:
     """Check the digest chain and re-decide every step; exit 1 with one finding per line."""
     log = read_log(log_path)
     if sys.stderr.isatty():
@@ -577,9 +579,9 @@ def audit(log_path: str, as_json: bool) -> None:
         total = log.head()[0]
         with Progress(transient=True) as progress:
             task = progress.add_task("auditing", total=total)
-            report = run_audit(log, progress=lambda n: progress.update(task, completed=n))
+            report = run_audit(log, progress=lambda n: progress.update(task, completed=n), workers=workers)
     else:
-        report = run_audit(log)
+        report = run_audit(log, workers=workers)
     if as_json:
         click.echo(json.dumps(msgspec.to_builtins(report) | {"clean": report.clean}, sort_keys=True))
     else:

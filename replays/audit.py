@@ -14,7 +14,11 @@ Two passes in one read:
 
 from __future__ import annotations
 
-from typing import Callable, Iterator
+import multiprocessing
+import multiprocessing.connection
+import os
+import sys
+from typing import Any, Callable, Iterator
 
 import msgspec
 
@@ -26,14 +30,12 @@ from combatlog.events import (
     Envelope,
     EventLog,
     GmOverride,
-    GENESIS,
-    canonical_bytes,
-    digest_of,
+    check_link,
     line_decoder,
 )
 from combatlog.projections import FoldError, Projection
 from combatlog.projections.fold import paused_gc
-from combatlog.projections.replay import apply_from
+from combatlog.projections.replay import apply_from, replay
 
 
 class Finding(msgspec.Struct, frozen=True):
@@ -69,22 +71,34 @@ class Report(msgspec.Struct):
         return not self.findings
 
 
-def _steps(log: EventLog, report: Report, progress: Callable[[int], None] | None) -> Iterator[list[tuple[Envelope, bytes]]]:
-    """Yield the log's steps as lists of (envelope, line), checking the chain on the way."""
+# Audits of long logs are split across processes (a forked copy of this one): part j
+# replays the log up to its first seq, then audits its own range. Replaying costs about
+# this fraction of auditing, per event, so the parts are cut to take the same time.
+PARALLEL_FROM = 50_000  # events: below this, starting processes costs more than it saves
+_REPLAY_VS_AUDIT = 0.15
+_MAX_WORKERS = 8
+
+
+def _steps(log: EventLog, report: Report, progress: Callable[[int], None] | None, start: int,
+           stop: int | None, previous: bytes, ended: list[bool]) -> Iterator[list[tuple[Envelope, bytes]]]:
+    """Yield the lines `start` to `stop` as steps, lists of (envelope, line), checking the chain on the way.
+
+    `previous` is the digest of the line before `start` (as hex ASCII); `ended[0]` is set
+    once the range was read to its end with nothing that stops an audit.
+    """
     decode = line_decoder()
-    previous = GENESIS
-    seq = 0
+    seq = start - 1
     step: list[tuple[Envelope, bytes]] = []
-    for line in log.lines():
+    for line in log.lines(start, stop):
         seq += 1
         if progress is not None and seq % 4096 == 0:
             progress(seq)
         try:
-            canonical, claimed = canonical_bytes(line)
+            claimed, sealed = check_link(previous, line)
         except ValueError as exc:
             report.findings.append(Finding(seq, "tampered", str(exc)))
             return
-        if digest_of(previous, canonical) != claimed:
+        if not sealed:
             report.findings.append(Finding(seq, "tampered", "the digest doesn't match the line's bytes"))
         previous = claimed
         try:
@@ -102,25 +116,54 @@ def _steps(log: EventLog, report: Report, progress: Callable[[int], None] | None
     if step:
         yield step
     report.events = seq
+    ended[0] = True
     if progress is not None:
         progress(seq)
 
 
-def audit(log: EventLog, progress: Callable[[int], None] | None = None) -> Report:
-    """Audit `log`: the digest chain, then every step re-decided with its recorded dice."""
+def audit(log: EventLog, progress: Callable[[int], None] | None = None, workers: int | None = None) -> Report:
+    """Audit `log`: the digest chain, then every step re-decided with its recorded dice.
+
+    `progress(n)` is called now and then with the number of events audited so far.
+    `workers`: how many processes share the work (None: one per core, up to 8, for logs of
+    PARALLEL_FROM events or more, where the platform can fork and the store can be opened
+    again in another process; 1: this process alone). The report is the same either way:
+    a part whose starting state isn't the state the part before it ended in is audited
+    again here.
+    """
     report = Report()
     torn = getattr(log, "torn", None)
     if torn is not None:
         report.findings.append(Finding(torn.seq, "torn", str(torn)))
-    projection = Projection()
     with paused_gc():
-        _audit_steps(log, report, progress, projection)
+        parts = _parts(log, workers)
+        if len(parts) > 1:
+            try:
+                _audit_parallel(log, report, progress, parts)
+                return report
+            except _PartFailed:
+                del report.findings[1 if torn is not None else 0:]
+                report.overrides.clear()
+                report.notes.clear()
+                report.events = report.steps = 0
+        _audit_range(log, report, progress, Projection(), 1, None)
     return report
 
 
-def _audit_steps(log: EventLog, report: Report, progress: Callable[[int], None] | None,
-                 projection: Projection) -> None:
-    for step in _steps(log, report, progress):
+def processes(log: EventLog, workers: int | None = None) -> int:
+    """How many processes an audit of `log` with `workers` would run in."""
+    return len(_parts(log, workers))
+
+
+class _PartFailed(Exception):
+    """A part of a split audit failed, or didn't start where the part before it ended."""
+
+
+def _audit_range(log: EventLog, report: Report, progress: Callable[[int], None] | None,
+                 projection: Projection, start: int, stop: int | None) -> bool:
+    """Audit lines `start` to `stop` onto `projection` (standing just before `start`); True if nothing stopped it."""
+    ended = [False]
+    for step in _steps(log, report, progress, start, stop, projection.digest.encode("ascii"), ended):
         report.steps += 1
         first, _ = step[0]
         head = first.event
@@ -142,7 +185,166 @@ def _audit_steps(log: EventLog, report: Report, progress: Callable[[int], None] 
                 apply_from(log, projection, env)
         except FoldError as exc:
             report.findings.append(Finding(exc.seq, "illegal", str(exc).split(": ", 1)[1]))
-            break
+            return False
+    return ended[0]
+
+
+# --- one audit, several processes -------------------------------------------------------
+
+
+def _parts(log: EventLog, workers: int | None) -> list[tuple[int, int]]:
+    """The ranges (first seq, last seq) the audit is split into; one range (1, 0) means not split."""
+    whole = [(1, 0)]
+    last = log.head()[0]
+    if workers is None:
+        if last < PARALLEL_FROM:
+            return whole
+        try:
+            workers = len(os.sched_getaffinity(0))
+        except AttributeError:  # not on Linux
+            workers = os.cpu_count() or 1
+        workers = min(workers, _MAX_WORKERS)
+    if workers < 2 or not _can_fork() or _reader_for(log) is None:
+        return whole
+    # Part j ends where the first j parts take the same time each: the first audits its
+    # range, every other replays up to its range first (the cut then moves to a step's start).
+    keep = 1 - _REPLAY_VS_AUDIT
+    cuts: list[int] = []
+    for j in range(1, workers):
+        seq = _step_start(log, round(last * (1 - keep ** j) / (1 - keep ** workers)) + 1, last)
+        if seq is not None and seq > (cuts[-1] if cuts else 1):
+            cuts.append(seq)
+    if not cuts:
+        return whole
+    starts = [1, *cuts]
+    return [(a, b - 1) for a, b in zip(starts, [*cuts, last + 1])]
+
+
+_Step = msgspec.defstruct("_Step", [("step", int)])
+_step_decoder = msgspec.json.Decoder(_Step)
+
+
+def _step_start(log: EventLog, seq: int, last: int) -> int | None:
+    """The first seq at or after `seq` whose line starts a step (its step differs from the line before's)."""
+    if seq < 2 or seq > last:
+        return None
+    before = None
+    for at, line in enumerate(log.lines(seq - 1, min(last, seq + 4096)), seq - 1):
+        try:
+            step = _step_decoder.decode(line).step
+        except (msgspec.DecodeError, msgspec.ValidationError):
+            return None  # a line the audit itself will report: no cut near it
+        if before is not None and step != before:
+            return at
+        before = step
+    return None
+
+
+def _can_fork() -> bool:
+    return sys.platform.startswith("linux") and "fork" in multiprocessing.get_all_start_methods()
+
+
+def _reader_for(log: EventLog) -> Callable[[], EventLog] | None:
+    """How a forked process reads `log`: a store that holds no connection reads as it is, one that
+    does is opened again (`reopened`); None for a store of unknown kind (audited in this process)."""
+    from combatlog.replays.stores import JsonlLog, MemoryLog
+
+    if type(log) in (MemoryLog, JsonlLog):
+        return lambda: log
+    reopened = getattr(log, "reopened", None)
+    return reopened if callable(reopened) else None
+
+
+_snapshot_encoder = msgspec.msgpack.Encoder(order="deterministic")
+
+
+def _standing(projection: Projection) -> bytes:
+    """What a part hands on to the next: the projection's state, seq, digest and stacks, as bytes."""
+    return _snapshot_encoder.encode(projection.snapshot())
+
+
+def _part(conn: Any, log: EventLog, start: int, stop: int, report_progress: bool) -> None:
+    """In a forked process: replay up to `start`, audit `start` to `stop`, send the outcome to `conn`."""
+    try:
+        reader = _reader_for(log)()  # type: ignore[misc]
+        with paused_gc():
+            projection = replay(reader, stop=start - 1)
+            first = _standing(projection)
+            report = Report()
+            progress = (lambda seq: conn.send(("progress", seq - start + 1))) if report_progress else None
+            ended = _audit_range(reader, report, progress, projection, start, stop)
+        conn.send(("done", first, _standing(projection), report, ended))
+    except BaseException as exc:  # handed to the parent, which audits this part itself
+        conn.send(("error", f"{type(exc).__name__}: {exc}"))
+    finally:
+        conn.close()
+
+
+def _audit_parallel(log: EventLog, report: Report, progress: Callable[[int], None] | None,
+                    parts: list[tuple[int, int]]) -> None:
+    context = multiprocessing.get_context("fork")
+    sys.stdout.flush()  # a forked process must not write out this one's buffered output again
+    sys.stderr.flush()
+    children = []
+    try:
+        for start, stop in parts[1:]:
+            ours, theirs = context.Pipe(duplex=False)
+            child = context.Process(target=_part, args=(theirs, log, start, stop, progress is not None), daemon=True)
+            child.start()
+            theirs.close()
+            children.append((child, ours))
+        done = {ours: 0 for _, ours in children}
+        outcome: dict[Any, tuple] = {}
+
+        def drain(block: bool) -> None:
+            waiting = [c for c in done if c not in outcome]
+            for conn in multiprocessing.connection.wait(waiting, timeout=None if block else 0):
+                try:
+                    message = conn.recv()
+                except EOFError:  # the process died without a word
+                    message = ("error", "the process ended without a report")
+                if message[0] == "progress":
+                    done[conn] = message[1]
+                else:
+                    outcome[conn] = message
+
+        ours_progress = None
+        if progress is not None:
+            def ours_progress(seq: int) -> None:
+                drain(block=False)
+                progress(seq + sum(done.values()))
+
+        projection = Projection()
+        first_stop = parts[0][1]
+        ended = _audit_range(log, report, ours_progress, projection, 1, first_stop)
+        standing = _standing(projection)
+        while len(outcome) < len(children):
+            drain(block=True)
+            if progress is not None:
+                progress(first_stop + sum(done.values()))
+        for (child, ours), (start, stop) in zip(children, parts[1:]):
+            if not ended:
+                break  # the audit stops where the part before stopped, as it would in one process
+            message = outcome[ours]
+            if message[0] != "done" or message[1] != standing:
+                # this part started from another state than the part before ended in, or it
+                # failed: the audit is done again here, in one process
+                raise _PartFailed(f"seq {start}: {message[1] if message[0] == 'error' else 'another state'}")
+            _, _, standing, part, ended = message
+            report.findings.extend(part.findings)
+            report.overrides.extend(part.overrides)
+            report.steps += part.steps
+            report.events = part.events
+            if not report.notes:
+                report.notes = part.notes
+        if not ended:
+            report.events = 0  # as one process leaves it when the audit stops early
+    finally:
+        for child, ours in children:
+            ours.close()
+            if child.is_alive():
+                child.terminate()
+            child.join()
 
 
 def _check_version(projection: Projection, report: Report, seq: int) -> None:

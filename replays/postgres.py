@@ -254,6 +254,10 @@ class PostgresLog:
         except psycopg.Error as exc:
             raise LogError(f"{self.where}: can't clear the log ({_one_line(exc)})") from None
 
+    def reopened(self) -> "PostgresLog":
+        """The same encounter through a connection of its own (a forked process can't share this one's)."""
+        return PostgresLog(self.url, create=False)
+
     def close(self) -> None:
         self.db.close()
 

@@ -287,6 +287,10 @@ class SqliteLog:
             raise LogError(f"{self.path}: not a combatlog SQLite log ({exc})") from None
         self._inode = self.path.stat().st_ino
 
+    def reopened(self) -> "SqliteLog":
+        """The same log through a connection of its own (a forked process can't share this one's)."""
+        return SqliteLog(self.path, create=False)
+
     def refresh(self) -> None:
         """Open the database again if another file has taken its path (a follower after `demo --force`)."""
         try:

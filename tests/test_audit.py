@@ -105,3 +105,146 @@ def test_the_cursor_steps_back_and_forward_and_diffs_two_seqs():
     changes = cursor.diff(0, cursor.last)
     assert any(line.startswith("phase: ") and line.endswith("-> 'end'") for line in changes)
     assert diff_states(s.state, s.state) == []
+
+
+# --- one audit split across processes ----------------------------------------------------
+
+import pytest  # noqa: E402
+
+from combatlog.replays import JsonlLog, SqliteLog  # noqa: E402
+from combatlog.replays import audit as audit_module  # noqa: E402
+from combatlog.replays.stores import copy_log  # noqa: E402
+
+needs_fork = pytest.mark.skipif(not audit_module._can_fork(), reason="a split audit forks, which this platform can't")
+
+
+def long_raw() -> list[bytes]:
+    """A played fight with undos and an override: long enough to cut into parts."""
+    s = new_session(begin=True)
+    for _ in range(3):
+        s.auto()
+        s.undo()
+        s.auto()
+    s.do("override", reason="a rock falls", damage={"target": "g2", "amount": 2})
+    s.play_out()
+    return lines(s)
+
+
+def resealed(raw: list[bytes], i: int, change) -> list[bytes]:
+    """`raw` with line i's event changed by `change` and every line from i sealed again."""
+    out = raw[:i]
+    previous = decode_line(raw[i - 1]).digest
+    for n, line in enumerate(raw[i:]):
+        env = decode_line(line)
+        new, sealed = seal(previous, env.seq, env.step, change(env.event) if n == 0 else env.event)
+        previous = sealed.digest
+        out.append(new)
+    return out
+
+
+def late_damage(raw: list[bytes]) -> int:
+    return max(i for i, line in enumerate(raw) if b'"DamageApplied"' in line and b'"source":"gm"' not in line)
+
+
+def variants(raw: list[bytes]) -> dict[str, list[bytes]]:
+    """Logs whose audits find something in the first part, the last part, or both."""
+    early, late = damage_index(raw), late_damage(raw)
+    out = {"clean": raw}
+    edited = list(raw)
+    edited[late] = edited[late].replace(b'"amount":', b'"amount":1')
+    out["edited late"] = edited
+    both = list(edited)
+    both[early] = both[early].replace(b'"amount":', b'"amount":1')
+    out["edited early and late"] = both
+    out["forged late"] = resealed(raw, late, lambda e: msgspec.structs.replace(e, amount=e.amount + 10))
+    out["deleted early"] = raw[:10] + raw[11:]
+    out["deleted late"] = raw[:late] + raw[late + 1:]
+    out["garbled early"] = raw[:early] + [b'{"seq":' + raw[early][7:40]] + raw[early + 1:]
+    out["cut short"] = raw[:late]
+    return out
+
+
+@needs_fork
+@pytest.mark.parametrize("workers", [2, 3])
+def test_an_audit_split_across_processes_reports_what_one_process_does(workers, tmp_path):
+    raw = long_raw()
+    assert len(audit_module._parts(log_of(raw), workers)) == workers
+    for name, variant in variants(raw).items():
+        one = audit(log_of(variant), workers=1)
+        assert audit(log_of(variant), workers=workers) == one, name
+        if name == "clean":
+            assert one.clean and one.events == len(raw) and one.overrides
+        else:
+            assert not one.clean, name
+
+
+@needs_fork
+def test_a_split_audit_reads_json_lines_and_sqlite_in_each_process(tmp_path):
+    raw = long_raw()
+    raw[late_damage(raw)] = raw[late_damage(raw)].replace(b'"amount":', b'"amount":1')
+    one = audit(log_of(raw), workers=1)
+    assert [f.kind for f in one.findings] == ["tampered", "unfollowed"]
+    for log in (JsonlLog(tmp_path / "a.jsonl"), SqliteLog(tmp_path / "a.db")):
+        copy_log(log_of(raw), log)
+        assert audit(log, workers=2) == one
+        log.close()
+
+
+@needs_fork
+def test_each_part_after_the_first_is_audited_in_its_own_process(monkeypatch):
+    raw = long_raw()
+    parts = audit_module._parts(log_of(raw), 2)
+    ranges = []
+    real = audit_module._audit_range
+
+    def recording(log, report, progress, projection, start, stop):
+        ranges.append((start, stop))  # in this process only: the forked one's calls don't come back
+        return real(log, report, progress, projection, start, stop)
+
+    monkeypatch.setattr(audit_module, "_audit_range", recording)
+    seen: list[int] = []
+    report = audit(log_of(raw), progress=seen.append, workers=2)
+    assert report.clean and report.events == len(raw)
+    assert ranges == [parts[0]]
+    # the cut falls where a step starts, and progress counts both parts up to the whole log
+    first_of_second = decode_line(raw[parts[1][0] - 1])
+    assert first_of_second.step != decode_line(raw[parts[1][0] - 2]).step
+    assert seen == sorted(seen) and seen[-1] == len(raw)
+
+
+@needs_fork
+def test_a_part_that_fails_is_audited_again_in_one_process(monkeypatch):
+    raw = long_raw()
+    raw[late_damage(raw)] = raw[late_damage(raw)].replace(b'"amount":', b'"amount":1')
+    one = audit(log_of(raw), workers=1)
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("the disk went away")
+
+    monkeypatch.setattr(audit_module, "replay", broken)  # only a forked part replays
+    assert audit(log_of(raw), workers=2) == one
+
+
+def test_a_short_log_or_one_worker_is_audited_in_one_process():
+    raw = long_raw()
+    assert audit_module._parts(log_of(raw), None) == [(1, 0)]  # shorter than PARALLEL_FROM
+    assert audit_module._parts(log_of(raw), 1) == [(1, 0)]
+    assert decode_line(raw[1]).step == decode_line(raw[0]).step
+    assert audit_module._parts(log_of(raw[:2]), 2) == [(1, 0)]  # one step: nowhere to cut
+
+
+def test_a_store_of_unknown_kind_is_audited_in_one_process():
+    raw = long_raw()
+
+    class Elsewhere:
+        def __init__(self):
+            self.inner = log_of(raw)
+
+        def lines(self, start=1, stop=None):
+            return self.inner.lines(start, stop)
+
+        def head(self):
+            return self.inner.head()
+
+    assert audit_module._parts(Elsewhere(), 2) == [(1, 0)]
+    assert audit(Elsewhere(), workers=2) == audit(log_of(raw), workers=1)

@@ -127,6 +127,10 @@ def test_audit_is_clean_on_a_played_log_and_names_the_seq_of_a_tampered_line(tmp
     result = run("audit", str(log))
     assert result.exit_code == 1
     assert result.output.splitlines()[0].startswith(f"seq {i + 1}: tampered")
+    # shared by two processes, the same report; a count of none is refused in one line
+    assert run("audit", str(log), "--workers", "2").output == result.output
+    refused = run("audit", str(log), "--workers", "0")
+    assert refused.exit_code == 2 and "--workers" in refused.output
 
 
 def test_export_copies_between_stores_with_digests_intact(tmp_path):
