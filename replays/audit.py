@@ -22,7 +22,7 @@ from typing import Any, Callable, Iterator
 
 import msgspec
 
-from combatlog.engine import RecordedDice, Refused, decide, get_rules
+from combatlog.engine import RecordedDice, Refused, decided, get_rules
 from combatlog.engine.dice import DiceError
 from combatlog.events import (
     CommandIssued,
@@ -33,7 +33,7 @@ from combatlog.events import (
     check_link,
     line_decoder,
 )
-from combatlog.projections import FoldError, Projection
+from combatlog.projections import Encounter, FoldError, Projection
 from combatlog.projections.fold import paused_gc
 from combatlog.projections.replay import apply_from, replay
 
@@ -167,6 +167,7 @@ def _audit_range(log: EventLog, report: Report, progress: Callable[[int], None] 
         report.steps += 1
         first, _ = step[0]
         head = first.event
+        after = None
         if type(head) is not CommandIssued:
             report.findings.append(Finding(first.seq, "unfollowed", f"step {first.step} has no command to re-decide"))
         else:
@@ -176,10 +177,18 @@ def _audit_range(log: EventLog, report: Report, progress: Callable[[int], None] 
                     f"step {first.step} announced {head.events} events but holds {len(step)}"))
             if projection.state.rules is not None and first.seq > 1:
                 _check_version(projection, report, first.seq)
-            _redecide(projection, head, step, report)
+            after = _redecide(projection, head, step, report)
         for env, _ in step:
             if type(env.event) is GmOverride:
                 report.overrides.append(Override(env.seq, env.event.reason, env.event.subject))
+        if after is not None:
+            # the recorded events are the ones just decided, on a draft folded event by
+            # event from this state: folding them again would give the draft's state
+            try:
+                projection.absorb([env for env, _ in step], after)
+                continue
+            except ValueError:
+                pass  # not a step absorb takes (it changed nothing): folded below
         try:
             for env, _ in step:
                 apply_from(log, projection, env)
@@ -361,27 +370,32 @@ def _check_version(projection: Projection, report: Report, seq: int) -> None:
             f"recorded under {state.rules} {state.rules_version}, audited with {rules.version}")
 
 
-def _redecide(projection: Projection, head: CommandIssued, step: list[tuple[Envelope, bytes]], report: Report) -> None:
+def _redecide(projection: Projection, head: CommandIssued, step: list[tuple[Envelope, bytes]],
+              report: Report) -> Encounter | None:
+    """Decide the step's command again; report what doesn't follow. Returns the state the
+    decided events lead to if they are the recorded ones (None if not, or not known)."""
     rolled = [env.event for env, _ in step if type(env.event) is DiceRolled]
     try:
-        expected = decide(projection, head.command, RecordedDice(rolled))
+        expected, after = decided(projection, head.command, RecordedDice(rolled))
     except (Refused, DiceError, KeyError) as exc:
         msg = exc.args[0] if isinstance(exc, KeyError) else str(exc)
         report.findings.append(Finding(step[0][0].seq, "unfollowed", f"the command is refused when re-decided: {msg}"))
-        return
+        return None
     recorded = step[1:]
     for i, (env, _) in enumerate(recorded):
         if i >= len(expected):
             report.findings.append(Finding(env.seq, "unfollowed", f"{_tag(env.event)} doesn't follow: the step ends before it"))
-            return
+            return None
         if env.event != expected[i]:
             report.findings.append(Finding(
                 env.seq, "unfollowed",
                 f"recorded {_show(env.event)}, but the rules and the dice give {_show(expected[i])}"))
-            return
+            return None
     if len(expected) > len(recorded):
         seq = step[-1][0].seq
         report.findings.append(Finding(seq, "unfollowed", f"the step is missing {_show(expected[len(recorded)])}"))
+        return None
+    return after
 
 
 def _tag(event) -> str:

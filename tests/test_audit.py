@@ -6,7 +6,7 @@ import msgspec
 
 from combatlog.events import decode_line, seal
 from combatlog.replays import MemoryLog
-from combatlog.replays.audit import audit
+from combatlog.replays.audit import Report, audit
 from combatlog.replays.cursor import Cursor, diff_states, replay
 
 from .conftest import lines, new_session
@@ -248,3 +248,67 @@ def test_a_store_of_unknown_kind_is_audited_in_one_process():
 
     assert audit_module._parts(Elsewhere(), 2) == [(1, 0)]
     assert audit(Elsewhere(), workers=2) == audit(log_of(raw), workers=1)
+
+
+# --- a re-decided step is taken as the engine's draft left it -----------------------------
+
+from pathlib import Path  # noqa: E402
+
+from combatlog.engine import Session  # noqa: E402
+from combatlog.engine.encounter_file import read_encounter  # noqa: E402
+from combatlog.projections import Projection  # noqa: E402
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+
+
+def example_log(name: str) -> MemoryLog:
+    s = Session(MemoryLog())
+    for command in read_encounter(EXAMPLES / f"{name}.toml"):
+        s.execute(command)
+    s.do("begin")
+    for _ in range(4):
+        s.auto()
+    s.undo()
+    s.undo()
+    s.redo()
+    s.play_out()
+    return s.log
+
+
+@pytest.mark.parametrize("name", ["skirmish-ambush", "starflight-patrol", "infinite-realms-road",
+                                  "swords-of-infinity-ambush", "every order and timing"])
+def test_an_audit_ends_where_a_replay_does_with_or_without_folding_the_steps_it_re_decided(name, monkeypatch):
+    logs = [finished(order=o, timing=t).log for o in ("ranked", "reverse", "action-points")
+            for t in ("turn", "simultaneous", "mixed")] if name == "every order and timing" else [example_log(name)]
+    real = Projection.absorb
+    for log in logs:
+        absorbed = Projection()
+        report = Report()
+        taken: list[int] = []
+        with monkeypatch.context() as m:
+            m.setattr(Projection, "absorb", lambda self, envelopes, after: (
+                taken.append(envelopes[0].step), real(self, envelopes, after))[1])
+            assert audit_module._audit_range(log, report, None, absorbed, 1, None)
+        assert len(taken) > report.steps // 2  # every step but creation, undo and redo
+        assert report.clean, [str(f) for f in report.findings]
+        replayed = replay(log)
+        assert absorbed.snapshot() == replayed.snapshot()
+        assert {k: v for k, v in absorbed.history.items()} == {k: v for k, v in replayed.history.items()}
+        with monkeypatch.context() as m:  # every step folded again: the same report
+            m.setattr(Projection, "absorb", lambda self, envelopes, after: (_ for _ in ()).throw(ValueError()))
+            assert audit(log, workers=1) == report
+
+
+def test_absorb_refuses_a_step_it_cannot_take_and_changes_nothing():
+    s = finished()
+    envelopes = [decode_line(line) for line in s.log.lines()]
+    p = Projection()
+    first_step = [e for e in envelopes if e.step == envelopes[0].step]
+    with pytest.raises(ValueError):  # before the encounter exists
+        p.absorb(first_step, s.state)
+    replayed = replay(log_of([line for line, e in zip(s.log.lines(), envelopes) if e.step <= 3]))
+    before = replayed.snapshot()
+    later = [e for e in envelopes if e.step == 5]
+    with pytest.raises(ValueError):  # not the step right after
+        replayed.absorb(later, s.state)
+    assert replayed.snapshot() == before

@@ -304,9 +304,16 @@ def _num(v: float) -> str:
 
 def csi(state: Encounter) -> dict[str, int]:
     """Each side's composite strength index now: the strength of its combatants still fighting."""
-    out = {s: 0 for s in state.sides()}
-    for c in state.active():
-        out[c.side] = out.get(c.side, 0) + int(c.stats.get("strength", 0))
+    # one pass, sides in the order their first combatant was added (as Encounter.sides):
+    # a step's end asks for it at least once, an audit a million times
+    out: dict[str, int] = {}
+    for c in state.combatants.values():
+        if c.removed:
+            continue
+        if c.defeated is None:
+            out[c.side] = out.get(c.side, 0) + int(c.stats.get("strength", 0))
+        elif c.side not in out:
+            out[c.side] = 0
     return out
 
 
@@ -1021,9 +1028,12 @@ class Starflight(RuleSystem):
             draft.emit(ConditionRemoved(target=target, condition=NEAR_DEATH, reason="healed"))
 
     def outcome(self, state: Encounter) -> tuple[str, str | None] | None:
-        if state.options.get("method") != "simple" and state.phase != "setup" and not any(
-                weapons(c) for c in state.active()):
-            return ("draw: no one left standing has a weapon", None)
+        if state.options.get("method") != "simple" and state.phase != "setup":
+            for c in state.combatants.values():
+                if c.defeated is None and not c.removed and weapons(c):
+                    break
+            else:
+                return ("draw: no one left standing has a weapon", None)
         values = csi(state)
         standing = [s for s, v in values.items() if v > 0]
         if len(standing) == 1:
