@@ -577,9 +577,12 @@ def audit(log_path: str, as_json: bool, workers: int | None) -> None:
         from rich.progress import Progress
 
         total = log.head()[0]
-        with Progress(transient=True) as progress:
+        # refreshed from the audit's own calls, with no thread of its own: an audit of a long
+        # log forks, and a forked process mustn't inherit a thread's locks
+        with Progress(transient=True, auto_refresh=False) as progress:
             task = progress.add_task("auditing", total=total)
-            report = run_audit(log, progress=lambda n: progress.update(task, completed=n), workers=workers)
+            report = run_audit(log, progress=lambda n: progress.update(task, completed=n, refresh=True),
+                               workers=workers)
     else:
         report = run_audit(log, workers=workers)
     if as_json:

@@ -1,6 +1,6 @@
 """combatlog.engine: commands, decide, dice, order and timing strategies, rule systems, policies."""
 
-from combatlog.engine.decide import CORE_COMMANDS, decide, decided, legal_commands, rules_of
+from combatlog.engine.decide import CORE_COMMANDS, decide, legal_commands, rules_of
 from combatlog.engine.dice import (
     Dice,
     DiceError,
@@ -20,7 +20,7 @@ from combatlog.engine.timing import Timing, make_timing
 from combatlog.events import Command
 
 __all__ = [
-    "CORE_COMMANDS", "decide", "decided", "legal_commands", "rules_of",
+    "CORE_COMMANDS", "decide", "legal_commands", "rules_of",
     "Dice", "DiceError", "EnteredDice", "NeedDice", "RecordedDice", "ScriptedDice", "SeededDice", "parse",
     "Draft", "Refused", "ActionPointOrder", "RankedOrder", "ReverseDeclareOrder", "make_order",
     "ActionSpec", "OptionSpec", "RuleSystem", "get_rules", "rule_names", "register",

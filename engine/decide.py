@@ -83,24 +83,17 @@ def decide(view: Projection, command: Command, dice: Dice, rules: RuleSystem | N
 
     The step number the events will get is `view.step + 1`.
     """
-    return decided(view, command, dice, rules)[0]
-
-
-def decided(view: Projection, command: Command, dice: Dice,
-            rules: RuleSystem | None = None) -> tuple[list[Event], Encounter | None]:
-    """`decide`, and the state its events lead to: the draft's, folded event by event as a
-    replay folds them (None for create, undo and redo, which aren't worked out on a draft)."""
     state = view.state
     kind = command.kind
     step = view.step + 1
     if kind == "create":
-        return _create(view, command), None
+        return _create(view, command)
     if state.rules is None:
         raise Refused(f"{kind}", "there is no encounter yet", "create one first")
     if kind == "undo":
-        return _undo(view), None
+        return _undo(view)
     if kind == "redo":
-        return _redo(view), None
+        return _redo(view)
     if rules is None:
         rules = rules_of(state)
     if state.phase == "end" and kind not in ("note", "ruling") and kind not in rules.after_end:
@@ -118,7 +111,7 @@ def decided(view: Projection, command: Command, dice: Dice,
             raise Refused(f"command {kind!r}", "unknown command", f"commands: {known}")
     except DiceError as exc:
         raise Refused(kind, str(exc)) from None
-    return draft.events, draft.state
+    return draft.events
 
 
 # --- set-up ---------------------------------------------------------------------------

@@ -100,6 +100,7 @@ def canonical_bytes(line: bytes) -> tuple[bytes, str]:
 
 _sha256 = hashlib.sha256
 _LINE_END = b'"}'
+_HEX = b"0123456789abcdef"
 
 
 def check_link(previous: bytes, line: bytes) -> tuple[bytes, bool]:
@@ -107,11 +108,14 @@ def check_link(previous: bytes, line: bytes) -> tuple[bytes, bool]:
 
     Digests are taken and given as their 64 hex digits in ASCII bytes (GENESIS for the first
     line): an audit checks a million links, and bytes spare a copy and a decode per line.
-    Raises ValueError when the line doesn't end in a digest member.
+    Raises ValueError when the line doesn't end in a digest member of 64 lowercase hex digits
+    (so the claimed bytes are the digest the line decodes to).
     """
     if len(line) <= _TAIL_LEN or line[-_TAIL_LEN:-66] != _DIGEST_MEMBER or line[-2:] != _LINE_END:
         raise ValueError("the line does not end with its digest member")
     claimed = line[-66:-2]
+    if claimed.translate(None, _HEX):
+        raise ValueError("the line's digest is not 64 lowercase hex digits")
     h = _sha256(previous)
     h.update(line[:-_TAIL_LEN])
     h.update(b"}")

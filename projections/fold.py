@@ -424,14 +424,14 @@ class Projection:
                 try:
                     if typed is None:
                         envelope = decode(line)
-                        upcast = True
+                        via_decoder = True
                     else:
                         try:
                             envelope = typed(line)
-                            upcast = False
+                            via_decoder = False
                         except ValidationError:
                             envelope = decode(line)
-                            upcast = True
+                            via_decoder = True
                             typed = decode.typed  # type: ignore[attr-defined]  # the union may have grown
                 except Exception as exc:  # msgspec's errors, a missing upcaster
                     raise CorruptLog(f"seq {seq + 1}: can't decode the line ({exc})", seq + 1) from None
@@ -440,7 +440,7 @@ class Projection:
                 # the cell holds the type's current version: a line of an older shape that
                 # msgspec read as the current one is read again through the upcasting decoder
                 # (the general path below), and one that decoder already read is taken as it is
-                if cell is not None and envelope.seq == seq + 1 and (envelope.v == cell[3] or upcast):
+                if cell is not None and envelope.seq == seq + 1 and (envelope.v == cell[3] or via_decoder):
                     if envelope.step != step:
                         if envelope.step > step and type(event) is _ISSUED and event.command.kind not in _UNDO_REDO:
                             # a new step opens: as apply and _begin_step do
@@ -473,7 +473,7 @@ class Projection:
                         seq += 1
                         last = envelope
                         continue
-                if not upcast and envelope.v != event.version:
+                if not via_decoder and envelope.v != event.version:
                     try:
                         envelope = decode(line)
                     except Exception as exc:
@@ -494,28 +494,53 @@ class Projection:
         finally:
             self._sync(state, seq, step, open_, last)
 
-    def absorb(self, envelopes: list[Envelope], after: Encounter) -> None:
-        """Take one whole step as folded, given the state it leads to: the same as `apply` of each envelope.
+    def fold_step(self, envelopes: list[Envelope]) -> int:
+        """Fold the envelopes of one step, in order, as `apply` of each would; returns how many it folded.
 
-        For an audit, whose engine has just worked the step out on a draft from this
-        projection's state, event by event through the same handlers and phase table, and
-        found the recorded events equal to its own: folding them again would give `after`.
-        The step must open with a command other than undo or redo and come right after this
-        projection's seq and step (ValueError otherwise: nothing is changed).
+        A whole step opened by a command (not undo or redo), right after this projection's
+        seq and step, is folded here with the bookkeeping done once for the step (an audit
+        folds a million events a step at a time). It stops at the first event the phase
+        table doesn't fold inline (or one out of seq or step), leaving it and the rest to
+        `apply`; a step it doesn't take at all gives 0 with nothing changed. A handler's
+        KeyError is a FoldError naming the event's seq, the projection standing before it.
         """
-        first, last = envelopes[0], envelopes[-1]
+        first = envelopes[0]
         head = first.event
         if (type(head) is not _ISSUED or head.command.kind in _UNDO_REDO or first.step <= self.step
-                or first.seq != self.seq + 1 or last.seq != self.seq + len(envelopes) or self.state.rules is None):
-            raise ValueError("only a whole step opened by a command, right after this projection's, can be absorbed")
-        self.step = first.step
+                or first.seq != self.seq + 1 or self.state.rules is None):
+            return 0
+        step = self.step = first.step
         self._open = None
         self._begin_step()
-        self.state = after
-        if self._open is not None:
-            self._open[1] = after
-        self.seq = last.seq
-        self.digest = last.digest
+        state = self.state
+        seq = self.seq
+        table = _fast_rows(state.phase)
+        folded = 0
+        try:
+            for envelope in envelopes:
+                event = envelope.event
+                cell = table.get(type(event))
+                if cell is None or envelope.seq != seq + 1 or envelope.step != step:
+                    break
+                handler = cell[1]
+                if handler is not None:
+                    try:
+                        state = handler(state, event)
+                    except KeyError as exc:
+                        raise FoldError(str(exc.args[0]), seq + 1) from None
+                if state.phase != cell[0]:  # the table's phase, whatever the handler did
+                    state = replace(state, phase=cell[0])
+                table = cell[2]
+                seq += 1
+                folded += 1
+        finally:
+            self.state = state
+            self.seq = seq
+            if folded:
+                self.digest = envelopes[folded - 1].digest
+            if self._open is not None:
+                self._open[1] = state
+        return folded
 
     def _sync(self, state: Encounter, seq: int, step: int, open_: list | None, last: Envelope | None) -> None:
         """Write fold_lines' locals back: state, seq, step, the open step and the digest.

@@ -1,6 +1,6 @@
 """Audit: was every outcome what the rules and the recorded dice say, and is the log untouched?
 
-Two passes in one read:
+Two checks in one read of each line:
 
 1. The digest chain: each line's digest must be SHA-256 of the previous digest and the
    line's canonical bytes, and seqs must run 1, 2, 3... A line that fails is *tampered*
@@ -10,6 +10,9 @@ Two passes in one read:
    dice, and each resulting event must equal the recorded one. An event that doesn't is
    an outcome that does not follow. A game-master override is a command like any other:
    it re-decides to the same events and is listed as an override, not as a finding.
+
+A long log is split across forked processes, each replaying the log up to its part
+first (see `audit`); the report is the one a single process gives.
 """
 
 from __future__ import annotations
@@ -17,12 +20,14 @@ from __future__ import annotations
 import multiprocessing
 import multiprocessing.connection
 import os
+import signal
 import sys
+import threading
 from typing import Any, Callable, Iterator
 
 import msgspec
 
-from combatlog.engine import RecordedDice, Refused, decided, get_rules
+from combatlog.engine import RecordedDice, Refused, decide, get_rules
 from combatlog.engine.dice import DiceError
 from combatlog.events import (
     CommandIssued,
@@ -33,7 +38,7 @@ from combatlog.events import (
     check_link,
     line_decoder,
 )
-from combatlog.projections import Encounter, FoldError, Projection
+from combatlog.projections import FoldError, Projection
 from combatlog.projections.fold import paused_gc
 from combatlog.projections.replay import apply_from, replay
 
@@ -122,21 +127,25 @@ def _steps(log: EventLog, report: Report, progress: Callable[[int], None] | None
 
 
 def audit(log: EventLog, progress: Callable[[int], None] | None = None, workers: int | None = None) -> Report:
-    """Audit `log`: the digest chain, then every step re-decided with its recorded dice.
+    """Audit `log` as it stands when the audit begins: the digest chain, then every step re-decided with its recorded dice.
 
-    `progress(n)` is called now and then with the number of events audited so far.
-    `workers`: how many processes share the work (None: one per core, up to 8, for logs of
-    PARALLEL_FROM events or more, where the platform can fork and the store can be opened
-    again in another process; 1: this process alone). The report is the same either way:
-    a part whose starting state isn't the state the part before it ended in is audited
-    again here.
+    `progress(n)` is called now and then with the number of events audited so far (never
+    less than the time before). `workers`: how many processes share the work. None: one
+    per core, up to 8, for a log of PARALLEL_FROM events or more, from a process that runs
+    no other thread and is not itself a daemonic worker, where the platform can fork and
+    the store can be opened again in another process; 1: this process alone. The report is
+    the one a single process gives: if a part fails, or doesn't start from the state the
+    part before it ended in, the whole audit is done again in this process.
     """
     report = Report()
     torn = getattr(log, "torn", None)
     if torn is not None:
         report.findings.append(Finding(torn.seq, "torn", str(torn)))
+    if progress is not None:
+        progress = _rising(progress)
+    last = log.head()[0]
     with paused_gc():
-        parts = _parts(log, workers)
+        parts = _parts(log, workers, last)
         if len(parts) > 1:
             try:
                 _audit_parallel(log, report, progress, parts)
@@ -146,13 +155,25 @@ def audit(log: EventLog, progress: Callable[[int], None] | None = None, workers:
                 report.overrides.clear()
                 report.notes.clear()
                 report.events = report.steps = 0
-        _audit_range(log, report, progress, Projection(), 1, None)
+        _audit_range(log, report, progress, Projection(), 1, last)
     return report
+
+
+def _rising(progress: Callable[[int], None]) -> Callable[[int], None]:
+    """`progress`, called only with counts above the last (parts report as they go; a failed split starts again)."""
+    highest = [0]
+
+    def rising(n: int) -> None:
+        if n > highest[0]:
+            highest[0] = n
+            progress(n)
+
+    return rising
 
 
 def processes(log: EventLog, workers: int | None = None) -> int:
     """How many processes an audit of `log` with `workers` would run in."""
-    return len(_parts(log, workers))
+    return len(_parts(log, workers, log.head()[0]))
 
 
 class _PartFailed(Exception):
@@ -167,7 +188,6 @@ def _audit_range(log: EventLog, report: Report, progress: Callable[[int], None] 
         report.steps += 1
         first, _ = step[0]
         head = first.event
-        after = None
         if type(head) is not CommandIssued:
             report.findings.append(Finding(first.seq, "unfollowed", f"step {first.step} has no command to re-decide"))
         else:
@@ -177,20 +197,13 @@ def _audit_range(log: EventLog, report: Report, progress: Callable[[int], None] 
                     f"step {first.step} announced {head.events} events but holds {len(step)}"))
             if projection.state.rules is not None and first.seq > 1:
                 _check_version(projection, report, first.seq)
-            after = _redecide(projection, head, step, report)
+            _redecide(projection, head, step, report)
         for env, _ in step:
             if type(env.event) is GmOverride:
                 report.overrides.append(Override(env.seq, env.event.reason, env.event.subject))
-        if after is not None:
-            # the recorded events are the ones just decided, on a draft folded event by
-            # event from this state: folding them again would give the draft's state
-            try:
-                projection.absorb([env for env, _ in step], after)
-                continue
-            except ValueError:
-                pass  # not a step absorb takes (it changed nothing): folded below
         try:
-            for env, _ in step:
+            # a step at a time where it can (its bookkeeping done once), the rest event by event
+            for env, _ in step[projection.fold_step([env for env, _ in step]):]:
                 apply_from(log, projection, env)
         except FoldError as exc:
             report.findings.append(Finding(exc.seq, "illegal", str(exc).split(": ", 1)[1]))
@@ -201,13 +214,12 @@ def _audit_range(log: EventLog, report: Report, progress: Callable[[int], None] 
 # --- one audit, several processes -------------------------------------------------------
 
 
-def _parts(log: EventLog, workers: int | None) -> list[tuple[int, int]]:
-    """The ranges (first seq, last seq) the audit is split into; one range (1, 0) means not split."""
-    whole = [(1, 0)]
-    last = log.head()[0]
+def _parts(log: EventLog, workers: int | None, last: int) -> list[tuple[int, int]]:
+    """The ranges (first seq, last seq) an audit of lines 1 to `last` is split into; one range means not split."""
+    whole = [(1, last)]
     if workers is None:
-        if last < PARALLEL_FROM:
-            return whole
+        if last < PARALLEL_FROM or threading.active_count() > 1:
+            return whole  # short, or another thread could hold a lock a forked process would wait on forever
         try:
             workers = len(os.sched_getaffinity(0))
         except AttributeError:  # not on Linux
@@ -250,12 +262,15 @@ def _step_start(log: EventLog, seq: int, last: int) -> int | None:
 
 
 def _can_fork() -> bool:
-    return sys.platform.startswith("linux") and "fork" in multiprocessing.get_all_start_methods()
+    """Linux, with fork, from a process allowed children (a daemonic pool worker isn't)."""
+    return (sys.platform.startswith("linux") and "fork" in multiprocessing.get_all_start_methods()
+            and not multiprocessing.current_process().daemon)
 
 
 def _reader_for(log: EventLog) -> Callable[[], EventLog] | None:
-    """How a forked process reads `log`: a store that holds no connection reads as it is, one that
-    does is opened again (`reopened`); None for a store of unknown kind (audited in this process)."""
+    """How a forked process reads `log`: a memory or JSON-lines log (exactly those classes) holds no
+    connection and reads as it is; another store is opened again if it has `reopened` (SQLite,
+    PostgreSQL); None for a store of unknown kind, audited in this process."""
     from combatlog.replays.stores import JsonlLog, MemoryLog
 
     if type(log) in (MemoryLog, JsonlLog):
@@ -272,8 +287,16 @@ def _standing(projection: Projection) -> bytes:
     return _snapshot_encoder.encode(projection.snapshot())
 
 
-def _part(conn: Any, log: EventLog, start: int, stop: int, report_progress: bool) -> None:
-    """In a forked process: replay up to `start`, audit `start` to `stop`, send the outcome to `conn`."""
+def _part(conn: Any, inherited: list[Any], log: EventLog, start: int, stop: int, report_progress: bool) -> None:
+    """In a forked process: replay up to `start`, audit `start` to `stop`, send the outcome to `conn`.
+
+    Ctrl-C is the parent's to handle (it ends this process); the pipes to earlier parts,
+    inherited by the fork, are closed first, so each part's pipe ends with its process.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    for other in inherited:
+        other.close()
+    reader = None
     try:
         reader = _reader_for(log)()  # type: ignore[misc]
         with paused_gc():
@@ -282,26 +305,44 @@ def _part(conn: Any, log: EventLog, start: int, stop: int, report_progress: bool
             report = Report()
             progress = (lambda seq: conn.send(("progress", seq - start + 1))) if report_progress else None
             ended = _audit_range(reader, report, progress, projection, start, stop)
-        conn.send(("done", first, _standing(projection), report, ended))
-    except BaseException as exc:  # handed to the parent, which audits this part itself
-        conn.send(("error", f"{type(exc).__name__}: {exc}"))
+        message: tuple = ("done", first, _standing(projection), report, ended)
+    except BaseException as exc:  # handed to the parent, which then audits in one process
+        message = ("error", f"{type(exc).__name__}: {exc}")
+    try:
+        conn.send(message)
+    except OSError:
+        pass  # the parent is gone or stopped listening
     finally:
         conn.close()
+        if reader is not None and reader is not log:
+            reader.close()
 
 
 def _audit_parallel(log: EventLog, report: Report, progress: Callable[[int], None] | None,
                     parts: list[tuple[int, int]]) -> None:
+    """Audit part 1 here and each other part in a forked process; merge their reports in order.
+
+    Raises _PartFailed if a process can't be started, fails, or doesn't start from the
+    state the part before it ended in.
+    """
     context = multiprocessing.get_context("fork")
     sys.stdout.flush()  # a forked process must not write out this one's buffered output again
     sys.stderr.flush()
-    children = []
+    children: list[tuple[Any, Any]] = []
     try:
-        for start, stop in parts[1:]:
-            ours, theirs = context.Pipe(duplex=False)
-            child = context.Process(target=_part, args=(theirs, log, start, stop, progress is not None), daemon=True)
-            child.start()
-            theirs.close()
-            children.append((child, ours))
+        try:
+            for start, stop in parts[1:]:
+                ours, theirs = context.Pipe(duplex=False)
+                earlier = [conn for _, conn in children]
+                child = context.Process(target=_part, args=(theirs, earlier, log, start, stop, progress is not None),
+                                        daemon=True)
+                try:
+                    child.start()
+                finally:
+                    theirs.close()
+                children.append((child, ours))
+        except Exception as exc:
+            raise _PartFailed(f"can't start a process: {exc}") from None
         done = {ours: 0 for _, ours in children}
         outcome: dict[Any, tuple] = {}
 
@@ -310,8 +351,8 @@ def _audit_parallel(log: EventLog, report: Report, progress: Callable[[int], Non
             for conn in multiprocessing.connection.wait(waiting, timeout=None if block else 0):
                 try:
                     message = conn.recv()
-                except EOFError:  # the process died without a word
-                    message = ("error", "the process ended without a report")
+                except Exception as exc:  # EOFError: the process died without a word
+                    message = ("error", f"no report from the process ({type(exc).__name__})")
                 if message[0] == "progress":
                     done[conn] = message[1]
                 else:
@@ -325,19 +366,18 @@ def _audit_parallel(log: EventLog, report: Report, progress: Callable[[int], Non
 
         projection = Projection()
         first_stop = parts[0][1]
-        ended = _audit_range(log, report, ours_progress, projection, 1, first_stop)
+        if not _audit_range(log, report, ours_progress, projection, 1, first_stop):
+            return  # stopped as one process would: the later parts are of no use (and are ended below)
         standing = _standing(projection)
-        while len(outcome) < len(children):
-            drain(block=True)
-            if progress is not None:
-                progress(first_stop + sum(done.values()))
         for (child, ours), (start, stop) in zip(children, parts[1:]):
-            if not ended:
-                break  # the audit stops where the part before stopped, as it would in one process
+            while ours not in outcome:
+                drain(block=True)
+                if progress is not None:
+                    progress(first_stop + sum(done.values()))
             message = outcome[ours]
             if message[0] != "done" or message[1] != standing:
                 # this part started from another state than the part before ended in, or it
-                # failed: the audit is done again here, in one process
+                # failed: the audit is done again in one process
                 raise _PartFailed(f"seq {start}: {message[1] if message[0] == 'error' else 'another state'}")
             _, _, standing, part, ended = message
             report.findings.extend(part.findings)
@@ -346,8 +386,9 @@ def _audit_parallel(log: EventLog, report: Report, progress: Callable[[int], Non
             report.events = part.events
             if not report.notes:
                 report.notes = part.notes
-        if not ended:
-            report.events = 0  # as one process leaves it when the audit stops early
+            if not ended:
+                report.events = 0  # as one process leaves it when the audit stops early
+                return
     finally:
         for child, ours in children:
             ours.close()
@@ -370,32 +411,27 @@ def _check_version(projection: Projection, report: Report, seq: int) -> None:
             f"recorded under {state.rules} {state.rules_version}, audited with {rules.version}")
 
 
-def _redecide(projection: Projection, head: CommandIssued, step: list[tuple[Envelope, bytes]],
-              report: Report) -> Encounter | None:
-    """Decide the step's command again; report what doesn't follow. Returns the state the
-    decided events lead to if they are the recorded ones (None if not, or not known)."""
+def _redecide(projection: Projection, head: CommandIssued, step: list[tuple[Envelope, bytes]], report: Report) -> None:
     rolled = [env.event for env, _ in step if type(env.event) is DiceRolled]
     try:
-        expected, after = decided(projection, head.command, RecordedDice(rolled))
+        expected = decide(projection, head.command, RecordedDice(rolled))
     except (Refused, DiceError, KeyError) as exc:
         msg = exc.args[0] if isinstance(exc, KeyError) else str(exc)
         report.findings.append(Finding(step[0][0].seq, "unfollowed", f"the command is refused when re-decided: {msg}"))
-        return None
+        return
     recorded = step[1:]
     for i, (env, _) in enumerate(recorded):
         if i >= len(expected):
             report.findings.append(Finding(env.seq, "unfollowed", f"{_tag(env.event)} doesn't follow: the step ends before it"))
-            return None
+            return
         if env.event != expected[i]:
             report.findings.append(Finding(
                 env.seq, "unfollowed",
                 f"recorded {_show(env.event)}, but the rules and the dice give {_show(expected[i])}"))
-            return None
+            return
     if len(expected) > len(recorded):
         seq = step[-1][0].seq
         report.findings.append(Finding(seq, "unfollowed", f"the step is missing {_show(expected[len(recorded)])}"))
-        return None
-    return after
 
 
 def _tag(event) -> str:

@@ -327,8 +327,10 @@ class SqliteLog:
             cursor = self.db.execute("SELECT line FROM events WHERE seq >= ? ORDER BY seq", (start,))
         else:
             cursor = self.db.execute("SELECT line FROM events WHERE seq BETWEEN ? AND ? ORDER BY seq", (start, stop))
-        # BLOBs come back as bytes; taken out of their rows by a C iterator, with no Python
-        # frame per row (a replay's hot path: a third faster than a generator)
+        # The query runs now, on this connection (its read snapshot starts here, not at the
+        # first line taken). BLOBs come back as bytes, taken out of their rows by a C
+        # iterator with no Python frame per row: a replay's hot path, a third faster than a
+        # generator.
         return map(_first, cursor)
 
     def head(self) -> tuple[int, bytes | None]:

@@ -168,7 +168,7 @@ def variants(raw: list[bytes]) -> dict[str, list[bytes]]:
 @pytest.mark.parametrize("workers", [2, 3])
 def test_an_audit_split_across_processes_reports_what_one_process_does(workers, tmp_path):
     raw = long_raw()
-    assert len(audit_module._parts(log_of(raw), workers)) == workers
+    assert audit_module.processes(log_of(raw), workers) == workers
     for name, variant in variants(raw).items():
         one = audit(log_of(variant), workers=1)
         assert audit(log_of(variant), workers=workers) == one, name
@@ -193,7 +193,7 @@ def test_a_split_audit_reads_json_lines_and_sqlite_in_each_process(tmp_path):
 @needs_fork
 def test_each_part_after_the_first_is_audited_in_its_own_process(monkeypatch):
     raw = long_raw()
-    parts = audit_module._parts(log_of(raw), 2)
+    parts = audit_module._parts(log_of(raw), 2, len(raw))
     ranges = []
     real = audit_module._audit_range
 
@@ -227,10 +227,10 @@ def test_a_part_that_fails_is_audited_again_in_one_process(monkeypatch):
 
 def test_a_short_log_or_one_worker_is_audited_in_one_process():
     raw = long_raw()
-    assert audit_module._parts(log_of(raw), None) == [(1, 0)]  # shorter than PARALLEL_FROM
-    assert audit_module._parts(log_of(raw), 1) == [(1, 0)]
+    assert audit_module.processes(log_of(raw)) == 1  # shorter than PARALLEL_FROM
+    assert audit_module.processes(log_of(raw), 1) == 1
     assert decode_line(raw[1]).step == decode_line(raw[0]).step
-    assert audit_module._parts(log_of(raw[:2]), 2) == [(1, 0)]  # one step: nowhere to cut
+    assert audit_module.processes(log_of(raw[:2]), 2) == 1  # one step: nowhere to cut
 
 
 def test_a_store_of_unknown_kind_is_audited_in_one_process():
@@ -246,11 +246,11 @@ def test_a_store_of_unknown_kind_is_audited_in_one_process():
         def head(self):
             return self.inner.head()
 
-    assert audit_module._parts(Elsewhere(), 2) == [(1, 0)]
+    assert audit_module.processes(Elsewhere(), 2) == 1
     assert audit(Elsewhere(), workers=2) == audit(log_of(raw), workers=1)
 
 
-# --- a re-decided step is taken as the engine's draft left it -----------------------------
+# --- a step folded at once ---------------------------------------------------------------
 
 from pathlib import Path  # noqa: E402
 
@@ -261,54 +261,147 @@ from combatlog.projections import Projection  # noqa: E402
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
 
-def example_log(name: str) -> MemoryLog:
+def example_log(name: str, **options) -> MemoryLog:
     s = Session(MemoryLog())
     for command in read_encounter(EXAMPLES / f"{name}.toml"):
+        if command.kind == "create" and options:
+            command = msgspec.structs.replace(
+                command, params={**command.params, "options": {**command.params.get("options", {}), **options}})
         s.execute(command)
     s.do("begin")
     for _ in range(4):
-        s.auto()
+        if s.state.phase != "end":
+            s.auto()
     s.undo()
     s.undo()
     s.redo()
-    s.play_out()
+    if s.state.phase != "end":
+        s.play_out()
     return s.log
 
 
-@pytest.mark.parametrize("name", ["skirmish-ambush", "starflight-patrol", "infinite-realms-road",
-                                  "swords-of-infinity-ambush", "every order and timing"])
-def test_an_audit_ends_where_a_replay_does_with_or_without_folding_the_steps_it_re_decided(name, monkeypatch):
-    logs = [finished(order=o, timing=t).log for o in ("ranked", "reverse", "action-points")
-            for t in ("turn", "simultaneous", "mixed")] if name == "every order and timing" else [example_log(name)]
-    real = Projection.absorb
-    for log in logs:
-        absorbed = Projection()
-        report = Report()
-        taken: list[int] = []
-        with monkeypatch.context() as m:
-            m.setattr(Projection, "absorb", lambda self, envelopes, after: (
-                taken.append(envelopes[0].step), real(self, envelopes, after))[1])
-            assert audit_module._audit_range(log, report, None, absorbed, 1, None)
-        assert len(taken) > report.steps // 2  # every step but creation, undo and redo
-        assert report.clean, [str(f) for f in report.findings]
-        replayed = replay(log)
-        assert absorbed.snapshot() == replayed.snapshot()
-        assert {k: v for k, v in absorbed.history.items()} == {k: v for k, v in replayed.history.items()}
-        with monkeypatch.context() as m:  # every step folded again: the same report
-            m.setattr(Projection, "absorb", lambda self, envelopes, after: (_ for _ in ()).throw(ValueError()))
-            assert audit(log, workers=1) == report
+def exact(p: Projection) -> bytes:
+    """The projection as bytes that tell apart what == doesn't: key order, 1 and 1.0."""
+    return msgspec.json.encode([p.snapshot(), sorted(p.history.items())])
 
 
-def test_absorb_refuses_a_step_it_cannot_take_and_changes_nothing():
+@pytest.mark.parametrize("name,options", [("skirmish-ambush", {}), ("starflight-patrol", {}),
+                                          ("starflight-patrol", {"method": "simple"}),
+                                          ("infinite-realms-road", {}), ("swords-of-infinity-ambush", {})])
+def test_an_audit_folds_a_step_at_once_into_exactly_the_replayed_projection(name, options, monkeypatch):
+    log = example_log(name, **options)
+    audited = Projection()
+    report = Report()
+    real = Projection.fold_step
+    folded: list[int] = []
+    monkeypatch.setattr(Projection, "fold_step", lambda self, envelopes: folded.append(real(self, envelopes)) or folded[-1])
+    assert audit_module._audit_range(log, report, None, audited, 1, None)
+    assert report.clean, [str(f) for f in report.findings]
+    assert sum(1 for n in folded if n) > report.steps // 2  # every step but creation, undo and redo
+    assert exact(audited) == exact(replay(log))
+
+
+def test_fold_step_is_apply_event_by_event_wherever_it_stops():
     s = finished()
     envelopes = [decode_line(line) for line in s.log.lines()]
-    p = Projection()
-    first_step = [e for e in envelopes if e.step == envelopes[0].step]
-    with pytest.raises(ValueError):  # before the encounter exists
-        p.absorb(first_step, s.state)
-    replayed = replay(log_of([line for line, e in zip(s.log.lines(), envelopes) if e.step <= 3]))
-    before = replayed.snapshot()
-    later = [e for e in envelopes if e.step == 5]
-    with pytest.raises(ValueError):  # not the step right after
-        replayed.absorb(later, s.state)
-    assert replayed.snapshot() == before
+    steps: dict[int, list] = {}
+    for e in envelopes:
+        steps.setdefault(e.step, []).append(e)
+    one, at_once = Projection(), Projection()
+    for step in steps.values():
+        for e in step:
+            one.apply(e)
+        for e in step[at_once.fold_step(step):]:
+            at_once.apply(e)
+        assert exact(at_once) == exact(one)
+    # a step it doesn't take changes nothing; one with an event the phase table refuses
+    # stops there, the events before it folded
+    assert at_once.fold_step(steps[5]) == 0 and exact(at_once) == exact(one)
+    ordered = list(steps.values())
+    k = next(i for i, step in enumerate(ordered) if i > 1 and len(step) >= 3
+             and step[0].event.command.kind not in ("undo", "redo"))
+    fresh = Projection()
+    for step in ordered[:k]:
+        for e in step:
+            fresh.apply(e)
+    nxt = ordered[k]
+    creation = envelopes[1]  # EncounterCreated: never folded inline
+    bad = nxt[:2] + [msgspec.structs.replace(creation, seq=nxt[2].seq, step=nxt[2].step)]
+    before = fresh.seq
+    assert fresh.fold_step(bad) == 2 and fresh.seq == before + 2
+
+
+@needs_fork
+def test_a_failed_split_reports_progress_that_never_goes_back(monkeypatch):
+    raw = long_raw()
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("the disk went away")
+
+    monkeypatch.setattr(audit_module, "replay", broken)
+    monkeypatch.setattr(audit_module, "_steps", _every_event(audit_module._steps))
+    seen: list[int] = []
+    assert audit(log_of(raw), progress=seen.append, workers=2).clean
+    assert seen == sorted(set(seen)) and seen[-1] == len(raw)
+
+
+def _every_event(steps):
+    """`_steps`, calling progress at every event rather than every 4096th."""
+    def every(log, report, progress, start, stop, previous, ended):
+        for step in steps(log, report, None, start, stop, previous, ended):
+            if progress is not None:
+                progress(step[-1][0].seq)
+            yield step
+    return every
+
+
+@needs_fork
+def test_a_split_audit_stops_with_its_first_part_without_waiting_for_the_others(monkeypatch):
+    raw = long_raw()
+    raw = raw[:10] + raw[11:]  # a line gone early: the audit stops at seq 11
+    started = []
+    real = audit_module._part
+
+    def slow(conn, inherited, log, start, stop, report_progress):
+        import time
+        time.sleep(30)  # the parent never waits for this
+        real(conn, inherited, log, start, stop, report_progress)
+
+    monkeypatch.setattr(audit_module, "_part", slow)
+    import time
+    t = time.monotonic()
+    report = audit(log_of(raw), workers=2)
+    assert time.monotonic() - t < 10
+    assert report == audit(log_of(raw), workers=1) and report.findings[-1].kind == "sequence"
+
+
+@needs_fork
+def test_a_daemonic_worker_audits_a_long_log_in_one_process():
+    import multiprocessing
+
+    raw = long_raw()
+    with multiprocessing.get_context("fork").Pool(1) as pool:
+        assert pool.apply(_processes_in_a_worker, (raw,)) == 1
+
+
+def _processes_in_a_worker(raw):
+    return audit_module.processes(log_of(raw), 2)
+
+
+@needs_fork
+def test_a_torn_json_lines_log_is_audited_alike_split_or_not(tmp_path):
+    raw = long_raw()
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(b"".join(line + b"\n" for line in raw) + raw[-1][:30])
+    log = JsonlLog(path, create=False)
+    one = audit(log, workers=1)
+    assert one.findings[0].kind == "torn"
+    assert audit(log, workers=2) == one
+
+
+def test_a_digest_member_that_is_not_hex_stops_the_audit_as_tampered():
+    raw = lines(finished())
+    raw[5] = raw[5][:-66] + b"Z" * 64 + b'"}'
+    findings = audit(log_of(raw)).findings
+    assert [(f.seq, f.kind) for f in findings] == [(6, "tampered")]
+    assert "64 lowercase hex digits" in findings[0].message

@@ -115,3 +115,35 @@ def test_a_shared_history_larger_than_the_window_is_cut_back_alike():
     snapshot, history = head.snapshot(), dict(head.history)
     tail = raw_all[len(raw):]
     _both(tail, make=lambda: Projection(snapshot, history, keep=2))
+
+
+class Pushed(ev.Event):
+    """Test-only, at version 2: a push in feet; version 1 had the same field counting 5-ft squares,
+    so a version-1 line reads as a version-2 event unless its `v` is looked at."""
+
+    version = 2
+    target: str
+    distance: int
+
+
+def test_a_line_of_an_older_shape_is_upcast_in_bulk_as_one_by_one():
+    from combatlog.events import register_event, register_upcaster
+    from combatlog.projections.fold import put_extra
+    from combatlog.projections.phases import LIVE, allow
+
+    if "Pushed" not in {t.__struct_config__.tag for t in ev.event_types()}:
+        register_event(Pushed)
+        register_upcaster("Pushed", 1, lambda data: {**data, "distance": data["distance"] * 5})
+        allow("Pushed", LIVE)
+        register_fold(Pushed)(lambda state, e: put_extra(state, "pushed", e.target, e.distance))
+    s, raw = _played()
+    step = s.projection.step + 1
+    # two steps, so the second Pushed is folded inline by the row the first one built
+    log = _extend(raw, [(step, _issued("note", 2)), (step, Pushed(target="g1", distance=2)),
+                        (step + 1, _issued("note", 2)), (step + 1, Pushed(target="g2", distance=3))])
+    old = [line.replace(b'"v":2', b'"v":1') if b'"Pushed"' in line else line for line in log]
+    assert sum(b'"v":1,"event":{"type":"Pushed"' in line for line in old) == 2
+    _both(old)
+    p = Projection()
+    p.fold_lines(old, line_decoder())
+    assert p.state.extra["pushed"] == {"g1": 10, "g2": 15}  # in feet: upcast, both

@@ -375,3 +375,27 @@ def test_a_follower_notices_the_encounter_replaced_by_a_shorter_fight(url, opene
     fight(log)
     with pytest.raises(CorruptLog, match=f"seq {n} was followed, but the log now ends at seq"):
         next(following)
+
+
+def test_an_audit_split_across_processes_reads_postgresql_through_connections_of_its_own(url, opened):
+    from combatlog.replays import audit as audit_module
+
+    from .test_audit import late_damage, long_raw
+
+    if not audit_module._can_fork():
+        pytest.skip("a split audit forks, which this platform can't")
+    raw = long_raw()
+    raw[late_damage(raw)] = raw[late_damage(raw)].replace(b'"amount":', b'"amount":1')
+    log = opened(url)
+    copy_log(_from(raw), log)
+    one = audit(log, workers=1)
+    assert [f.kind for f in one.findings] == ["tampered", "unfollowed"]
+    assert audit_module.processes(log, 2) == 2
+    assert audit(log, workers=2) == one
+    assert list(log.lines()) == raw  # the parent's own connection still reads
+
+
+def _from(raw: list[bytes]) -> MemoryLog:
+    log = MemoryLog()
+    log._lines = list(raw)
+    return log
