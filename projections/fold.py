@@ -494,54 +494,6 @@ class Projection:
         finally:
             self._sync(state, seq, step, open_, last)
 
-    def fold_step(self, envelopes: list[Envelope]) -> int:
-        """Fold the envelopes of one step, in order, as `apply` of each would; returns how many it folded.
-
-        A whole step opened by a command (not undo or redo), right after this projection's
-        seq and step, is folded here with the bookkeeping done once for the step (an audit
-        folds a million events a step at a time). It stops at the first event the phase
-        table doesn't fold inline (or one out of seq or step), leaving it and the rest to
-        `apply`; a step it doesn't take at all gives 0 with nothing changed. A handler's
-        KeyError is a FoldError naming the event's seq, the projection standing before it.
-        """
-        first = envelopes[0]
-        head = first.event
-        if (type(head) is not _ISSUED or head.command.kind in _UNDO_REDO or first.step <= self.step
-                or first.seq != self.seq + 1 or self.state.rules is None):
-            return 0
-        step = self.step = first.step
-        self._open = None
-        self._begin_step()
-        state = self.state
-        seq = self.seq
-        table = _fast_rows(state.phase)
-        folded = 0
-        try:
-            for envelope in envelopes:
-                event = envelope.event
-                cell = table.get(type(event))
-                if cell is None or envelope.seq != seq + 1 or envelope.step != step:
-                    break
-                handler = cell[1]
-                if handler is not None:
-                    try:
-                        state = handler(state, event)
-                    except KeyError as exc:
-                        raise FoldError(str(exc.args[0]), seq + 1) from None
-                if state.phase != cell[0]:  # the table's phase, whatever the handler did
-                    state = replace(state, phase=cell[0])
-                table = cell[2]
-                seq += 1
-                folded += 1
-        finally:
-            self.state = state
-            self.seq = seq
-            if folded:
-                self.digest = envelopes[folded - 1].digest
-            if self._open is not None:
-                self._open[1] = state
-        return folded
-
     def _sync(self, state: Encounter, seq: int, step: int, open_: list | None, last: Envelope | None) -> None:
         """Write fold_lines' locals back: state, seq, step, the open step and the digest.
 

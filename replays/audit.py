@@ -202,8 +202,7 @@ def _audit_range(log: EventLog, report: Report, progress: Callable[[int], None] 
             if type(env.event) is GmOverride:
                 report.overrides.append(Override(env.seq, env.event.reason, env.event.subject))
         try:
-            # a step at a time where it can (its bookkeeping done once), the rest event by event
-            for env, _ in step[projection.fold_step([env for env, _ in step]):]:
+            for env, _ in step:
                 apply_from(log, projection, env)
         except FoldError as exc:
             report.findings.append(Finding(exc.seq, "illegal", str(exc).split(": ", 1)[1]))

@@ -250,7 +250,7 @@ def test_a_store_of_unknown_kind_is_audited_in_one_process():
     assert audit(Elsewhere(), workers=2) == audit(log_of(raw), workers=1)
 
 
-# --- a step folded at once ---------------------------------------------------------------
+# --- the projection an audit ends in ------------------------------------------------------
 
 from pathlib import Path  # noqa: E402
 
@@ -288,47 +288,13 @@ def exact(p: Projection) -> bytes:
 @pytest.mark.parametrize("name,options", [("skirmish-ambush", {}), ("starflight-patrol", {}),
                                           ("starflight-patrol", {"method": "simple"}),
                                           ("infinite-realms-road", {}), ("swords-of-infinity-ambush", {})])
-def test_an_audit_folds_a_step_at_once_into_exactly_the_replayed_projection(name, options, monkeypatch):
+def test_an_audit_ends_in_exactly_the_replayed_projection(name, options):
     log = example_log(name, **options)
     audited = Projection()
     report = Report()
-    real = Projection.fold_step
-    folded: list[int] = []
-    monkeypatch.setattr(Projection, "fold_step", lambda self, envelopes: folded.append(real(self, envelopes)) or folded[-1])
     assert audit_module._audit_range(log, report, None, audited, 1, None)
     assert report.clean, [str(f) for f in report.findings]
-    assert sum(1 for n in folded if n) > report.steps // 2  # every step but creation, undo and redo
     assert exact(audited) == exact(replay(log))
-
-
-def test_fold_step_is_apply_event_by_event_wherever_it_stops():
-    s = finished()
-    envelopes = [decode_line(line) for line in s.log.lines()]
-    steps: dict[int, list] = {}
-    for e in envelopes:
-        steps.setdefault(e.step, []).append(e)
-    one, at_once = Projection(), Projection()
-    for step in steps.values():
-        for e in step:
-            one.apply(e)
-        for e in step[at_once.fold_step(step):]:
-            at_once.apply(e)
-        assert exact(at_once) == exact(one)
-    # a step it doesn't take changes nothing; one with an event the phase table refuses
-    # stops there, the events before it folded
-    assert at_once.fold_step(steps[5]) == 0 and exact(at_once) == exact(one)
-    ordered = list(steps.values())
-    k = next(i for i, step in enumerate(ordered) if i > 1 and len(step) >= 3
-             and step[0].event.command.kind not in ("undo", "redo"))
-    fresh = Projection()
-    for step in ordered[:k]:
-        for e in step:
-            fresh.apply(e)
-    nxt = ordered[k]
-    creation = envelopes[1]  # EncounterCreated: never folded inline
-    bad = nxt[:2] + [msgspec.structs.replace(creation, seq=nxt[2].seq, step=nxt[2].step)]
-    before = fresh.seq
-    assert fresh.fold_step(bad) == 2 and fresh.seq == before + 2
 
 
 @needs_fork
