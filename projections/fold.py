@@ -35,8 +35,8 @@ _ROWS: dict[type, tuple[dict[str, str], "Handler | None"]] = {}
 # What Projection.fold_lines may fold inline, per phase, for event types with a fold
 # handler other than creation (which checks the state it replaces), filled as _ROWS is:
 # phase -> event type -> (the next phase, the handler unless a no-op, the next phase's own
-# dict, the type's version). The table sets the phase; a handler whose event always leads to one phase may set
-# it too, saving a copy (the table's phase wins if the two differ).
+# dict, the type's version). The table sets the phase; a handler whose event always leads
+# to one phase may set it too, saving a copy (the table's phase wins if the two differ).
 _FAST: dict[str, dict[type, tuple[str, "Handler | None", dict, int]]] = {}
 _ISSUED, _CREATED = ev.CommandIssued, ev.EncounterCreated
 

@@ -41,6 +41,8 @@ from combatlog.events import (
 from combatlog.projections import FoldError, Projection
 from combatlog.projections.fold import paused_gc
 from combatlog.projections.replay import apply_from, replay
+from combatlog.projections.snapshot import dump_snapshot
+from combatlog.replays.stores import JsonlLog, MemoryLog, _step_of
 
 
 class Finding(msgspec.Struct, frozen=True):
@@ -240,10 +242,6 @@ def _parts(log: EventLog, workers: int | None, last: int) -> list[tuple[int, int
     return [(a, b - 1) for a, b in zip(starts, [*cuts, last + 1])]
 
 
-_Step = msgspec.defstruct("_Step", [("step", int)])
-_step_decoder = msgspec.json.Decoder(_Step)
-
-
 def _step_start(log: EventLog, seq: int, last: int) -> int | None:
     """The first seq at or after `seq` whose line starts a step (its step differs from the line before's)."""
     if seq < 2 or seq > last:
@@ -251,7 +249,7 @@ def _step_start(log: EventLog, seq: int, last: int) -> int | None:
     before = None
     for at, line in enumerate(log.lines(seq - 1, min(last, seq + 4096)), seq - 1):
         try:
-            step = _step_decoder.decode(line).step
+            step = _step_of(line)
         except (msgspec.DecodeError, msgspec.ValidationError):
             return None  # a line the audit itself will report: no cut near it
         if before is not None and step != before:
@@ -270,20 +268,10 @@ def _reader_for(log: EventLog) -> Callable[[], EventLog] | None:
     """How a forked process reads `log`: a memory or JSON-lines log (exactly those classes) holds no
     connection and reads as it is; another store is opened again if it has `reopened` (SQLite,
     PostgreSQL); None for a store of unknown kind, audited in this process."""
-    from combatlog.replays.stores import JsonlLog, MemoryLog
-
     if type(log) in (MemoryLog, JsonlLog):
         return lambda: log
     reopened = getattr(log, "reopened", None)
     return reopened if callable(reopened) else None
-
-
-_snapshot_encoder = msgspec.msgpack.Encoder(order="deterministic")
-
-
-def _standing(projection: Projection) -> bytes:
-    """What a part hands on to the next: the projection's state, seq, digest and stacks, as bytes."""
-    return _snapshot_encoder.encode(projection.snapshot())
 
 
 def _part(conn: Any, inherited: list[Any], log: EventLog, start: int, stop: int, report_progress: bool) -> None:
@@ -300,11 +288,11 @@ def _part(conn: Any, inherited: list[Any], log: EventLog, start: int, stop: int,
         reader = _reader_for(log)()  # type: ignore[misc]
         with paused_gc():
             projection = replay(reader, stop=start - 1)
-            first = _standing(projection)
+            first = dump_snapshot(projection)
             report = Report()
             progress = (lambda seq: conn.send(("progress", seq - start + 1))) if report_progress else None
             ended = _audit_range(reader, report, progress, projection, start, stop)
-        message: tuple = ("done", first, _standing(projection), report, ended)
+        message: tuple = ("done", first, dump_snapshot(projection), report, ended)
     except BaseException as exc:  # handed to the parent, which then audits in one process
         message = ("error", f"{type(exc).__name__}: {exc}")
     try:
@@ -357,17 +345,15 @@ def _audit_parallel(log: EventLog, report: Report, progress: Callable[[int], Non
                 else:
                     outcome[conn] = message
 
-        ours_progress = None
-        if progress is not None:
-            def ours_progress(seq: int) -> None:
-                drain(block=False)
-                progress(seq + sum(done.values()))
+        def ours_progress(seq: int) -> None:
+            drain(block=False)
+            progress(seq + sum(done.values()))  # type: ignore[misc]
 
         projection = Projection()
         first_stop = parts[0][1]
-        if not _audit_range(log, report, ours_progress, projection, 1, first_stop):
+        if not _audit_range(log, report, None if progress is None else ours_progress, projection, 1, first_stop):
             return  # stopped as one process would: the later parts are of no use (and are ended below)
-        standing = _standing(projection)
+        standing = dump_snapshot(projection)
         for (child, ours), (start, stop) in zip(children, parts[1:]):
             while ours not in outcome:
                 drain(block=True)

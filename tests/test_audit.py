@@ -109,6 +109,8 @@ def test_the_cursor_steps_back_and_forward_and_diffs_two_seqs():
 
 # --- one audit split across processes ----------------------------------------------------
 
+import time  # noqa: E402
+
 import pytest  # noqa: E402
 
 from combatlog.replays import JsonlLog, SqliteLog  # noqa: E402
@@ -325,16 +327,13 @@ def _every_event(steps):
 def test_a_split_audit_stops_with_its_first_part_without_waiting_for_the_others(monkeypatch):
     raw = long_raw()
     raw = raw[:10] + raw[11:]  # a line gone early: the audit stops at seq 11
-    started = []
     real = audit_module._part
 
     def slow(conn, inherited, log, start, stop, report_progress):
-        import time
         time.sleep(30)  # the parent never waits for this
         real(conn, inherited, log, start, stop, report_progress)
 
     monkeypatch.setattr(audit_module, "_part", slow)
-    import time
     t = time.monotonic()
     report = audit(log_of(raw), workers=2)
     assert time.monotonic() - t < 10
