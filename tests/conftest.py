@@ -48,6 +48,18 @@ def fight(log) -> Session:
     return new_session(seed=3, begin=True, log=log)
 
 
+def one_more_step(path) -> tuple[bytes, int, bytes]:
+    """A begun fight (seed 3) in the JSON-lines file `path`, then one more step: (the file's
+    bytes before that step, its event count then, the step's own bytes)."""
+    from combatlog.replays import open_log
+
+    s = fight(open_log(path))
+    whole = path.read_bytes()
+    count = s.log.head()[0]
+    s.auto()
+    return whole, count, path.read_bytes()[len(whole):]
+
+
 def two_writers(open_log) -> None:
     """Two sessions on one store (`open_log()` opens it afresh each time, as another process
     would): the one that hadn't seen the other's step gets ConcurrencyError, nothing is lost

@@ -15,7 +15,7 @@ from combatlog.replays import open_log
 from combatlog.replays.follow import follow_envelopes, follow_lines
 from combatlog.replays.transcript import tell, transcript
 
-from .conftest import fight, new_session
+from .conftest import fight, new_session, one_more_step
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
@@ -50,11 +50,7 @@ def test_a_follower_gets_every_line_in_order_as_another_writer_appends(tmp_path,
 
 def test_a_jsonl_step_still_being_written_is_followed_only_once_whole(tmp_path):
     path = tmp_path / "f.jsonl"
-    writer = fight(open_log(path))
-    whole = path.read_bytes()
-    count = writer.log.head()[0]
-    writer.auto()
-    step = path.read_bytes()[len(whole):]
+    whole, count, step = one_more_step(path)
     path.write_bytes(whole + step[: len(step) // 2])  # the writer is half way through the step
     follower = open_log(path)
     assert len(list(follow_lines(follower, 0, poll=0.01, timeout=0.05))) == count

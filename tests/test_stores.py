@@ -12,7 +12,7 @@ from combatlog.engine import Session
 from combatlog.events import LogError
 from combatlog.replays import JsonlLog, MemoryLog, SqliteLog, copy_log, open_log
 
-from .conftest import fight, two_writers
+from .conftest import fight, one_more_step, two_writers
 
 
 @pytest.mark.parametrize("suffix", [".jsonl", ".db"])
@@ -83,11 +83,8 @@ def test_a_process_killed_mid_step_in_sqlite_leaves_the_whole_step_out(tmp_path)
 
 def test_a_step_cut_short_in_a_jsonl_file_is_reported_and_left_out(tmp_path):
     path = tmp_path / "fight.jsonl"
-    s = fight(open_log(path))
-    whole = path.read_bytes()
-    count = s.log.head()[0]
-    s.auto()
-    step_lines = path.read_bytes()[len(whole):].split(b"\n")[:-1]
+    whole, count, step = one_more_step(path)
+    step_lines = step.split(b"\n")[:-1]
     assert len(step_lines) > 2
     # the crash wrote two whole lines of the step and half of the third
     path.write_bytes(whole + step_lines[0] + b"\n" + step_lines[1] + b"\n" + step_lines[2][:20])
