@@ -484,7 +484,7 @@ def show(log_path: str, at: int | None, as_json: bool) -> None:
                    "resources": dict(c.resources)}
             for c in state.combatants.values()
         },
-        "rules_state": dict(state.extra),
+        "rules_state": msgspec.to_builtins(state.extra),
     }
     if as_json:
         click.echo(json.dumps(data, sort_keys=True))

@@ -20,6 +20,7 @@ from combatlog.engine.dice import DiceError
 from combatlog.engine.draft import Draft
 from combatlog.engine.errors import Refused
 from combatlog.engine.rules.base import ActionSpec, RuleSystem
+from combatlog.engine.turns import advance, resolve, start_round
 from combatlog.events import (
     ActionDeclared,
     ActionResolved,
@@ -68,9 +69,6 @@ CORE_COMMANDS = {
     "undo": "undo the last step",
     "redo": "redo the last undone step",
 }
-
-
-STALL_ROUNDS = 10  # rounds one step may run through with no one able to act before the fight is a draw
 
 
 def rules_of(state: Encounter) -> RuleSystem:
@@ -149,7 +147,10 @@ def _add(draft: Draft, command: Command) -> None:
     if draft.state.phase == "surprise" and side not in draft.state.sides():
         raise Refused(f"add {cid}", f"the surprise was ruled before side {side!r} was there",
                       "undo the ruling, add the new side's combatants, then rule again")
-    stats = draft.rules.check_combatant(dict(p.get("stats", {})))
+    raw = p.get("stats", {})
+    if not isinstance(raw, dict):
+        raise Refused(f"add {cid}", f"stats must be a table of names and values, not {type(raw).__name__}")
+    stats = draft.rules.check_combatant(dict(raw), cid)
     draft.emit(CombatantAdded(id=cid, name=str(p.get("name", cid)), side=str(side), kind=kind,
                               group=p.get("group"), stats=stats))
 
@@ -162,7 +163,7 @@ def _remove(draft: Draft, command: Command) -> None:
     if c.id in draft.state.acting:
         draft.emit(TurnEnded(actors=(c.id,)))
         if not draft.state.acting:
-            _advance(draft)
+            advance(draft)
 
 
 def _surprise(draft: Draft, command: Command) -> None:
@@ -186,116 +187,7 @@ def _begin(draft: Draft, command: Command) -> None:
         raise Refused("begin", "a fight needs combatants on at least two sides", "add combatants first")
     order = draft.rules.order(state.options)
     order.roll(draft)
-    _start_round(draft, 0 if draft.state.surprised else 1, first=True)
-
-
-# --- rounds and turns -----------------------------------------------------------------
-
-
-def _start_round(draft: Draft, number: int, first: bool = False) -> None:
-    rules = draft.rules
-    order = rules.order(draft.state.options)
-    if not first:
-        order.round_started(draft)  # initiative re-rolled for the round comes before it starts
-    draft.emit(RoundStarted(round=number, surprise=number == 0))
-    if not rules.refill_each_turn(draft.state.options):
-        for c in draft.state.active():
-            draft.emit(ResourcesSet(combatant=c.id, resources=rules.budget(draft.state, c)))
-        order.after_action(draft)
-    rules.round_started(draft)
-    _advance(draft)
-
-
-def _advance(draft: Draft) -> None:
-    """Start the next turn; or end the round (resolving what waits) and start the next; or end."""
-    rules = draft.rules
-    order = rules.order(draft.state.options)
-    while True:
-        state = draft.state
-        if state.phase == "end":
-            return
-        if not state.pending:
-            over = rules.outcome(state)
-            if over is not None:
-                draft.emit(EncounterEnded(outcome=over[0], winner=over[1]))
-                return
-        if state.acting:
-            return
-        if rules.waiting(state):
-            return  # the game master rules before the fight goes on
-        may_act = lambda c: rules.may_act(draft.state, c)  # noqa: E731
-        actors = order.next_actors(state, may_act)
-        if actors:
-            if rules.refill_each_turn(draft.state.options):
-                for cid in actors:
-                    draft.emit(ResourcesSet(combatant=cid, resources=rules.budget(draft.state, draft.state.combatants[cid])))
-            timing = rules.timing(state.options)
-            draft.emit(TurnStarted(actors=actors, declaring=timing.name != "turn"))
-            rules.turn_started(draft, actors)
-            idle = tuple(a for a in draft.state.acting if rules.idle(draft.state, draft.state.combatants[a]))
-            if idle:
-                draft.emit(TurnEnded(actors=idle))
-            continue
-        _end_round(draft)
-        over = rules.outcome(draft.state)
-        if over is not None:
-            draft.emit(EncounterEnded(outcome=over[0], winner=over[1]))
-            return
-        if rules.waiting(draft.state):
-            return
-        draft.rounds_started += 1
-        if draft.rounds_started > STALL_ROUNDS:
-            # whole rounds went by in this one step with no one able to act: nothing will change
-            draft.emit(EncounterEnded(outcome=f"draw: no one could act for {STALL_ROUNDS} rounds", winner=None))
-            return
-        _start_round(draft, draft.state.round + 1)
-        return
-
-
-def _end_round(draft: Draft) -> None:
-    rules = draft.rules
-    state = draft.state
-    timing = rules.timing(state.options)
-    order = rules.order(state.options)
-    key = order.resolution_key(state)
-    pending = sorted(state.pending, key=lambda p: (timing.category_rank(p.category), key(p)))
-    category: Any = object()
-    for p in pending:
-        if p.category != category:
-            category = p.category
-            draft.emit(ResolutionStarted(category=category))
-        draft.hold_damage = timing.hold_damage
-        _resolve(draft, p)
-        draft.hold_damage = False
-    rules.round_ending(draft)
-    held = draft.state.held
-    for h in held:
-        draft.emit(DamageApplied(target=h.target, amount=h.amount, location=h.location, kind=h.kind, source=h.source))
-    for target in dict.fromkeys(h.target for h in held):
-        rules.after_damage(draft, target)
-    draft.emit(RoundEnded(round=draft.state.round))
-    rules.round_ended(draft)
-
-
-def next_round(draft: Draft) -> None:
-    """Start the round after the current one (a rule system's command resuming the fight)."""
-    _start_round(draft, draft.state.round + 1)
-
-
-def advance(draft: Draft) -> None:
-    """Go on: the next turn, the round's end, or the encounter's end (after a rule system's command)."""
-    _advance(draft)
-
-
-def _resolve(draft: Draft, pending) -> None:
-    state = draft.state
-    actor = state.combatants[pending.actor]
-    if not actor.active:
-        draft.emit(ActionResolved(id=pending.id, outcome=f"lost: {actor.name} is {actor.defeated or 'gone'}"))
-        return
-    spec = draft.rules.action(state, actor, pending.action)
-    outcome = spec.resolve(draft, pending)
-    draft.emit(ActionResolved(id=pending.id, outcome=outcome))
+    start_round(draft, 0 if draft.state.surprised else 1, first=True)
 
 
 def _act(draft: Draft, command: Command) -> None:
@@ -330,13 +222,13 @@ def _act(draft: Draft, command: Command) -> None:
     if timing.immediate(spec.category):
         draft.emit(ResolutionStarted(category=spec.category))
         pending = draft.state.pending[-1]
-        _resolve(draft, pending)
+        resolve(draft, pending)
     order = rules.order(state.options)
     order.after_action(draft)
     state = draft.state
     if state.phase == "end":
         return
-    if order.name == "action-points":
+    if order.one_action_turns:
         # a turn under action points is one action: the actor yields to whoever leads now,
         # and may act again while they have points (yielding isn't passing)
         if state.acting:
@@ -345,7 +237,7 @@ def _act(draft: Draft, command: Command) -> None:
         me = state.combatants[actor.id]
         if not me.active or not rules.affordable(state, me):
             draft.emit(TurnEnded(actors=(actor.id,)))
-    _advance(draft)
+    advance(draft)
 
 
 def _end_turn(draft: Draft, command: Command) -> None:
@@ -362,7 +254,7 @@ def _end_turn(draft: Draft, command: Command) -> None:
         actors = (actor.id,)
     draft.emit(TurnEnded(actors=actors))
     if not draft.state.acting:
-        _advance(draft)
+        advance(draft)
 
 
 # --- the game master ------------------------------------------------------------------

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
+from combatlog.engine import turns
 from combatlog.events import DamageApplied, DiceRolled, Event
 from combatlog.projections import TABLE, Encounter, apply
 
@@ -42,6 +43,14 @@ class Draft:
         self.state = state
         self.events.append(event)
         return event
+
+    def advance(self) -> None:
+        """Go on: the next turn, the round's end, or the encounter's end (after a rule system's command)."""
+        turns.advance(self)
+
+    def next_round(self) -> None:
+        """Start the round after the current one (a rule system's command resuming the fight)."""
+        turns.start_round(self, self.state.round + 1)
 
     def roll(self, expression: str, purpose: str, by: str | None = None) -> DiceRolled:
         """Roll dice from the step's source and record the roll; returns the DiceRolled event."""

@@ -16,15 +16,36 @@ Tie rules, applied in order to entries with equal initiative:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Protocol, Sequence
 
 from combatlog.events import InitiativeRolled, OrderSet
 
 if TYPE_CHECKING:
     from combatlog.engine.draft import Draft
-    from combatlog.projections import Encounter
+    from combatlog.projections import Combatant, Encounter, Pending
 
 ROLLOFF_LIMIT = 50  # roll-offs that keep tying this often are left simultaneous
+
+
+class Order(Protocol):
+    """What the turn procedure asks of an order strategy.
+
+    Flags, not names, tell the procedure how the order behaves:
+    `refills_each_turn` (budgets are set when each turn starts; False: once a round, as
+    action points are), `one_action_turns` (a turn is one action, after which the order is
+    recomputed and the actor yields), `reverse_declare` (tiers declare lowest first).
+    """
+
+    name: str
+    refills_each_turn: bool
+    one_action_turns: bool
+    reverse_declare: bool
+
+    def roll(self, draft: "Draft") -> None: ...
+    def round_started(self, draft: "Draft") -> None: ...
+    def next_actors(self, state: "Encounter", may_act: Callable[["Combatant"], bool]) -> tuple[str, ...]: ...
+    def after_action(self, draft: "Draft") -> None: ...
+    def resolution_key(self, state: "Encounter") -> Callable[["Pending"], Any]: ...
 
 
 @dataclass
@@ -116,6 +137,8 @@ class RankedOrder:
     """A ranked initiative order, rolled at the start (or every round), acted tier by tier."""
 
     name = "ranked"
+    refills_each_turn = True
+    one_action_turns = False
     reverse_declare = False
 
     def __init__(self, ties: Sequence[str] = ("simultaneous",), group_initiative: bool = False,
@@ -166,6 +189,8 @@ class ActionPointOrder:
     """Most action points left acts next; recomputed after every action; ties by a per-round roll."""
 
     name = "action-points"
+    refills_each_turn = False
+    one_action_turns = True
     reverse_declare = False
 
     def __init__(self, resource: str = "ap", ties: Sequence[str] = ()) -> None:
@@ -210,7 +235,7 @@ class ActionPointOrder:
         return lambda p: 0
 
 
-def make_order(kind: str, **kw) -> RankedOrder | ActionPointOrder:
+def make_order(kind: str, **kw: Any) -> Order:
     """The order strategy named `kind` (ranked, reverse, action-points)."""
     if kind == "ranked":
         return RankedOrder(**kw)

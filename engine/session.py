@@ -13,6 +13,7 @@ from combatlog.engine.decide import decide, legal_commands, rules_of
 from combatlog.engine.dice import Dice, DiceError, EnteredDice, NeedDice, SeededDice
 from combatlog.engine.errors import Refused
 from combatlog.engine.rules.base import RuleSystem
+from combatlog.engine.turns import STALL_ROUNDS, stall_outcome
 from combatlog.events import (
     CombatantDefeated,
     CommandIssued,
@@ -153,11 +154,12 @@ class Session:
         actor = state.combatants[state.acting[0]]
         return self.execute(self.rules.policy(state, actor))
 
-    def play_out(self, max_steps: int = 10_000, quiet_rounds: int = 10) -> int:
+    def play_out(self, max_steps: int = 10_000) -> int:
         """Let the policy play every turn until the encounter ends; returns the steps taken.
 
-        When `quiet_rounds` whole rounds go by with no one hurt (no one can reach or harm
-        anyone), the policy ends the encounter as a draw, as a game master would. Raises
+        When STALL_ROUNDS whole rounds go by with no one hurt (no one can reach or harm
+        anyone), the policy ends the encounter as a draw, as a game master would (the one
+        stall rule, `combatlog.engine.turns`). Raises
         RuntimeError if it doesn't end within `max_steps`.
         """
         steps = 0
@@ -176,8 +178,8 @@ class Session:
                 quiet = 0 if acted else quiet + 1
                 acted = False
                 round_ = self.state.round
-                if quiet >= quiet_rounds and self.state.phase != "end":
+                if quiet >= STALL_ROUNDS and self.state.phase != "end":
                     self.execute(Command(kind="end", by="policy", params={
-                        "outcome": f"draw: no one was hurt for {quiet_rounds} rounds"}))
+                        "outcome": stall_outcome("no one was hurt")}))
                     steps += 1
         return steps

@@ -34,6 +34,11 @@ class Timing:
         modes = {self.mode(c) for c in CATEGORIES} | {self.default}
         return modes.pop() if len(modes) == 1 else "mixed"
 
+    @property
+    def all_immediate(self) -> bool:
+        """True when every action resolves as soon as it is declared (turn-based throughout)."""
+        return self.default == "turn" and all(m == "turn" for m in self.per_category.values())
+
     def mode(self, category: str | None) -> str:
         """`turn` or `simultaneous` for actions of `category`."""
         return self.per_category.get(category or "", self.default)

@@ -339,7 +339,11 @@ _resolvers: list[Callable[[str], None]] = []
 
 
 def add_resolver(fn: Callable[[str], None]) -> None:
-    """Register `fn(tag)`, called when a log holds an event tag no one registered (it may register it)."""
+    """Register `fn(tag)`, called when a log holds an event tag no one registered (it may register it).
+
+    The events layer imports nothing of the project: whoever opens logs installs the resolver
+    (`combatlog.replays` imports the rule systems' registry, which adds its own).
+    """
     if fn not in _resolvers:
         _resolvers.append(fn)
 
@@ -347,12 +351,6 @@ def add_resolver(fn: Callable[[str], None]) -> None:
 def resolve(tag: str) -> bool:
     """Ask the resolvers to register the event type `tag`; True if the union grew."""
     before = _generation
-    if not _resolvers:
-        # The rule systems' registry adds its resolver when imported; a process that only
-        # reads logs may not have imported it yet.
-        import importlib
-
-        importlib.import_module("combatlog.engine.rules")
     for fn in list(_resolvers):
         fn(tag)
     return _generation != before

@@ -207,3 +207,15 @@ def decode_msgpack(data: bytes) -> Envelope:
     if _mp_cache is None or _mp_cache[0] != generation:
         _mp_cache = (generation, msgspec.msgpack.Decoder(Envelope[catalogue.event_union()]).decode)
     return _mp_cache[1](data)
+
+
+class _Step(msgspec.Struct):
+    step: int
+
+
+_step_decoder = msgspec.json.Decoder(_Step)
+
+
+def step_of(line: bytes) -> int:
+    """The step a stored line belongs to, read without decoding its event."""
+    return _step_decoder.decode(line).step

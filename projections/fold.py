@@ -70,6 +70,43 @@ def register_fold(event_type: type) -> Callable[[Handler], Handler]:
     return deco
 
 
+# A rule system's own per-encounter state: a frozen Struct kept in `Encounter.extra`, made
+# empty when the encounter is created under that system. The engine registers each system's
+# type here (`register_rules_state`) and installs a loader (`set_rules_loader`) that imports
+# a system the first time a log names it, so a replay in a fresh process gets the same type.
+_RULES_STATE: dict[str, type] = {}
+_rules_loader: list[Callable[[str], None]] = []
+
+
+def register_rules_state(rules: str, state_type: type) -> None:
+    """Keep `state_type` (a frozen Struct with defaults) as the `extra` of encounters under `rules`."""
+    _RULES_STATE[rules] = state_type
+
+
+def set_rules_loader(fn: Callable[[str], None]) -> None:
+    """`fn(rules)` loads the rule system `rules` (which registers its state type); installed by the engine."""
+    _rules_loader[:] = [fn]
+
+
+def _rules_state_type(rules: str) -> type | None:
+    if rules not in _RULES_STATE and _rules_loader:
+        try:
+            _rules_loader[0](rules)
+        except Exception:  # an unknown or broken system: its events will be reported where they stand
+            return None
+    return _RULES_STATE.get(rules)
+
+
+def typed_state(state: Encounter) -> Encounter:
+    """`state` with its `extra` as the rule system's state type (a state decoded from bytes holds a dict)."""
+    if state.rules is None or not isinstance(state.extra, dict):
+        return state
+    kind = _rules_state_type(state.rules)
+    if kind is None:
+        return state
+    return replace(state, extra=msgspec.convert(state.extra, kind))
+
+
 def _with(state: Encounter, cid: str, **changes: Any) -> Encounter:
     """`state` with combatant `cid` changed."""
     combatants = state.combatants.copy()
@@ -110,7 +147,9 @@ for _t in (ev.CommandIssued, ev.DiceRolled, ev.GmRuling, ev.GmOverride, ev.Note,
 
 @register_fold(ev.EncounterCreated)
 def _created(state: Encounter, e: ev.EncounterCreated) -> Encounter:
-    return Encounter(rules=e.rules, rules_version=e.rules_version, options=e.options, seed=e.seed, title=e.title)
+    kind = _rules_state_type(e.rules)
+    return Encounter(rules=e.rules, rules_version=e.rules_version, options=e.options, seed=e.seed, title=e.title,
+                     extra={} if kind is None else kind())
 
 
 @register_fold(ev.CombatantAdded)
@@ -332,7 +371,7 @@ class Projection:
             self.undo: list[int] = []
             self.redo: list[int] = []
         else:
-            self.state = snapshot.state
+            self.state = typed_state(snapshot.state)
             self.seq = snapshot.seq
             self.step = snapshot.step
             self.digest = snapshot.digest

@@ -97,7 +97,7 @@ class Encounter(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, g
     held: tuple[Held, ...] = ()
     outcome: str | None = None
     winner: str | None = None
-    extra: dict[str, Any] = {}
+    extra: Any = {}  # the rule system's own state (its registered Struct), or {} for a system without one
 
     def combatant(self, cid: str) -> Combatant:
         """The combatant `cid`; raises KeyError naming the known ids when there is none."""

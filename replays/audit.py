@@ -42,7 +42,8 @@ from combatlog.projections import FoldError, Projection
 from combatlog.projections.fold import paused_gc
 from combatlog.projections.replay import apply_from, replay
 from combatlog.projections.snapshot import dump_snapshot
-from combatlog.replays.stores import JsonlLog, MemoryLog, _step_of
+from combatlog.events.envelope import step_of
+from combatlog.replays.stores import JsonlLog, MemoryLog
 
 
 class Finding(msgspec.Struct, frozen=True):
@@ -249,7 +250,7 @@ def _step_start(log: EventLog, seq: int, last: int) -> int | None:
     before = None
     for at, line in enumerate(log.lines(seq - 1, min(last, seq + 4096)), seq - 1):
         try:
-            step = _step_of(line)
+            step = step_of(line)
         except (msgspec.DecodeError, msgspec.ValidationError):
             return None  # a line the audit itself will report: no cut near it
         if before is not None and step != before:

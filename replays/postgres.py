@@ -43,7 +43,7 @@ except ImportError:  # pragma: no cover - exercised only without the extra
 
 from combatlog.events import ConcurrencyError, LogError, TornLog
 from combatlog.replays.follow import replaced_or_cut
-from combatlog.replays.stores import _step_of
+from combatlog.events.envelope import step_of
 
 TABLE = "combatlog_events"
 CHANNEL = "combatlog_events"
@@ -160,7 +160,7 @@ class PostgresLog:
         rows = []
         for i, line in enumerate(lines):
             try:
-                rows.append((self.encounter, expected_seq + i, _step_of(line), bytes(line)))
+                rows.append((self.encounter, expected_seq + i, step_of(line), bytes(line)))
             except (msgspec.DecodeError, msgspec.ValidationError) as exc:
                 raise LogError(
                     f"{self.where}: the line for seq {expected_seq + i} is not a sealed event line ({exc}); "

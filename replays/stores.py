@@ -28,6 +28,7 @@ from typing import Callable, Iterator, Sequence
 
 import msgspec
 
+from combatlog.events.envelope import step_of
 from combatlog.events import ConcurrencyError, CorruptLog, EventLog, LogError, TornLog
 
 
@@ -315,7 +316,7 @@ class SqliteLog:
                 )
             rows = []
             for i, line in enumerate(lines):
-                rows.append((expected_seq + i, _step_of(line), line))
+                rows.append((expected_seq + i, step_of(line), line))
             db.executemany("INSERT INTO events (seq, step, line) VALUES (?, ?, ?)", rows)
             db.execute("COMMIT")
         except BaseException:
@@ -342,17 +343,6 @@ class SqliteLog:
 
 
 _first = operator.itemgetter(0)
-
-
-class _Step(msgspec.Struct):
-    step: int
-
-
-_step_decoder = msgspec.json.Decoder(_Step)
-
-
-def _step_of(line: bytes) -> int:
-    return _step_decoder.decode(line).step
 
 
 SQLITE_SUFFIXES = (".db", ".sqlite", ".sqlite3")
@@ -398,7 +388,7 @@ def copy_log(source: EventLog, target: EventLog) -> int:
     start = 1
     for line in source.lines():
         try:
-            s = _step_of(line)
+            s = step_of(line)
         except (msgspec.DecodeError, msgspec.ValidationError) as exc:
             raise CorruptLog(f"seq {seq + 1}: can't read the line ({exc})", seq + 1) from None
         if step is not None and s != step:

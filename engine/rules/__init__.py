@@ -8,6 +8,9 @@ from importlib import import_module
 from importlib.metadata import entry_points
 
 from combatlog.engine.rules.base import ActionSpec, OptionSpec, RuleSystem
+from combatlog.events import catalogue as _catalogue
+from combatlog.events import register_event
+from combatlog.projections.fold import register_rules_state, set_rules_loader
 
 _systems: dict[str, RuleSystem] = {}
 
@@ -22,10 +25,10 @@ BUILTIN: dict[str, str] = {
 
 def register(system: RuleSystem) -> RuleSystem:
     """Make `system` available by its name; registers its event types; returns it."""
-    from combatlog.events import register_event
-
     for cls in system.events:
         register_event(cls)
+    if system.state_type is not None:
+        register_rules_state(system.name, system.state_type)
     _systems[system.name] = system
     return system
 
@@ -75,8 +78,12 @@ def _load_every_system(tag: str) -> None:
             continue
 
 
-from combatlog.events import catalogue as _catalogue  # noqa: E402
+def _load_system(name: str) -> None:
+    """A log names rule system `name`: load it (it registers its events and state type)."""
+    get(name)
+
 
 _catalogue.add_resolver(_load_every_system)
+set_rules_loader(_load_system)
 
 __all__ = ["ActionSpec", "OptionSpec", "RuleSystem", "get", "names", "register"]

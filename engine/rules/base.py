@@ -10,10 +10,13 @@ procedure common to all of them and calls these hooks.
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+import msgspec
 from typing import TYPE_CHECKING, Any, Callable
 
 from combatlog.engine.errors import Refused
-from combatlog.engine.order import ActionPointOrder, RankedOrder, make_order
+from combatlog.engine.order import Order, make_order
+from combatlog.engine.rules import typed
 from combatlog.engine.timing import Timing, make_timing
 from combatlog.events import Command
 
@@ -57,8 +60,14 @@ class RuleSystem:
     name: str = ""
     version: str = "1"
     events: tuple[type, ...] = ()
-    option_specs: dict[str, OptionSpec] = {}
-    required_stats: tuple[str, ...] = ()
+    # The typed models (msgspec Structs; see `combatlog.engine.rules.typed`): a combatant's
+    # stats, the encounter's options, and the system's own per-encounter state (kept in
+    # `Encounter.extra`, registered with the projections by `register`).
+    stats_type: type[Any] | None = None
+    options_type: type[Any] | None = None
+    state_type: type[Any] | None = None
+    option_specs: dict[str, OptionSpec] = {}  # derived from options_type when that is given
+    required_stats: tuple[str, ...] = ()  # derived from stats_type when that is given
     commands: dict[str, str] = {}  # extra command kinds this system decides, with a help line
     # the positional words of those commands on the command line ("actor", a param, or "*param" for the rest)
     command_words: dict[str, tuple[str, ...]] = {}
@@ -66,8 +75,26 @@ class RuleSystem:
 
     # --- the encounter's options and combatants ---------------------------------------
 
+    def __init_subclass__(cls, **kw: Any) -> None:
+        super().__init_subclass__(**kw)
+        if cls.options_type is not None and "option_specs" not in cls.__dict__:
+            model = cls.options_type
+            cls.option_specs = {
+                f.name: OptionSpec(f.default, typed.choices(model, f.name), typed.description(model, f.name))
+                for f in msgspec.structs.fields(model)
+            }
+        if cls.stats_type is not None and "required_stats" not in cls.__dict__:
+            cls.required_stats = tuple(f.name for f in msgspec.structs.fields(cls.stats_type) if f.required)
+
     def options(self, given: dict[str, Any]) -> dict[str, Any]:
         """All options with defaults filled in; raises Refused naming a bad key or value."""
+        if self.options_type is not None:
+            known = ", ".join(sorted(self.option_specs)) or "none"
+            for key in given:
+                if key not in self.option_specs:
+                    raise Refused(f"option {key!r}", f"{self.name} has no such option", f"known options: {known}")
+            model = typed.convert(given, self.options_type, "options", f"{self.name}'s options: {known}")
+            return typed.to_plain(model)  # type: ignore[no-any-return]
         out: dict[str, Any] = {}
         for key in given:
             if key not in self.option_specs:
@@ -81,17 +108,45 @@ class RuleSystem:
             out[key] = value
         return out
 
-    def check_combatant(self, stats: dict[str, Any]) -> dict[str, Any]:
-        """The combatant's stats, validated; raises Refused naming a missing or bad stat."""
+    def check_combatant(self, stats: dict[str, Any], who: str = "") -> dict[str, Any]:
+        """The combatant's stats, validated; raises Refused naming who and the missing or bad stat.
+
+        The stats are returned as given (the log keeps what the encounter file said).
+        """
+        what = f"combatant {who}" if who else "combatant"
         missing = [s for s in self.required_stats if s not in stats]
         if missing:
-            raise Refused("combatant", f"missing stat(s) {', '.join(missing)}",
+            raise Refused(what, f"missing stat(s) {', '.join(missing)}",
                           f"{self.name} needs {', '.join(self.required_stats)}")
+        if self.stats_type is not None:
+            typed.convert(stats, self.stats_type, what)
         return stats
+
+    def stats(self, combatant: "Combatant") -> Any:
+        """`combatant`'s stats as this system's `stats_type` (converted once per stats mapping)."""
+        cache = self.__dict__.get("_stats_cache")
+        if cache is None:
+            if self.stats_type is None:
+                raise TypeError(f"{self.name} declares no stats_type")
+            cache = self.__dict__["_stats_cache"] = typed.PerMapping(self.stats_type)
+        return cache.get(combatant.stats)
+
+    def settings(self, state: "Encounter") -> Any:
+        """The encounter's options as this system's `options_type` (converted once per options mapping)."""
+        cache = self.__dict__.get("_options_cache")
+        if cache is None:
+            if self.options_type is None:
+                raise TypeError(f"{self.name} declares no options_type")
+            cache = self.__dict__["_options_cache"] = typed.PerMapping(self.options_type, limit=64)
+        return cache.get(state.options)
+
+    def own(self, state: "Encounter") -> Any:
+        """The system's own per-encounter state (its `state_type`, held in `state.extra`)."""
+        return state.extra
 
     # --- order and timing -------------------------------------------------------------
 
-    def order(self, options: dict[str, Any]) -> RankedOrder | ActionPointOrder:
+    def order(self, options: dict[str, Any]) -> Order:
         """The order strategy for these options."""
         return make_order("ranked")
 
@@ -112,10 +167,6 @@ class RuleSystem:
     def budget(self, state: "Encounter", combatant: "Combatant") -> dict[str, int]:
         """What `combatant` may spend when their turn (or the round) starts."""
         return {"actions": 1}
-
-    def refill_each_turn(self, options: dict[str, Any]) -> bool:
-        """True when the budget refills at each turn; False when once a round (action points)."""
-        return self.order(options).name != "action-points"
 
     def may_act(self, state: "Encounter", combatant: "Combatant") -> bool:
         """True when `combatant` may take a turn now (the surprise round limits who may)."""

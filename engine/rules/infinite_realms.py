@@ -943,7 +943,7 @@ class InfiniteRealms(RuleSystem):
                 raise Refused(f"option {key}={v!r}", "not a whole number of at least 0")
         return out
 
-    def check_combatant(self, stats: dict[str, Any]) -> dict[str, Any]:
+    def check_combatant(self, stats: dict[str, Any], who: str = "") -> dict[str, Any]:
         stats = super().check_combatant(stats)
         for key in ("hp", "ap", "init", "offense", "dodge", "ps", "adjusted_pd", "punch_ap", "kick_ap", "running",
                     "first_aid"):

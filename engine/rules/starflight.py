@@ -89,7 +89,7 @@ from typing import Any, Callable
 
 import msgspec
 
-from combatlog.engine.decide import advance, next_round
+
 from combatlog.engine.dice import parse as parse_dice, DiceError
 from combatlog.engine.draft import Draft
 from combatlog.engine.errors import Refused
@@ -715,7 +715,7 @@ def _exchange(draft: Draft, command: Command) -> None:
         draft.emit(Awaiting(topic="goal choice"))
         return
     draft.emit(TurnEnded(actors=draft.state.acting))
-    advance(draft)
+    draft.advance()
 
 
 def _pc_hits(draft: Draft, pcs: list[str], hits: int) -> None:
@@ -747,7 +747,7 @@ def _goal(draft: Draft, command: Command) -> None:
         return
     draft.emit(Awaiting(topic=None))
     draft.emit(TurnEnded(actors=draft.state.acting))
-    advance(draft)
+    draft.advance()
 
 
 class SimpleOrder(RankedOrder):
@@ -847,7 +847,7 @@ class Starflight(RuleSystem):
             raise Refused(f"option simple_hits={hits!r}", "not a whole number of hits of at least 1")
         return out
 
-    def check_combatant(self, stats: dict[str, Any]) -> dict[str, Any]:
+    def check_combatant(self, stats: dict[str, Any], who: str = "") -> dict[str, Any]:
         stats = super().check_combatant(stats)
         for key in ("hp", "initiative", "hd", "strength", "fhd", "bhd", "thd", "attack", "shields", "shield_regen",
                     "near_death", "unconscious_at", "hits"):
@@ -1216,7 +1216,7 @@ def _conclude(draft: Draft, command: Command) -> None:
             raise Refused("conclude continue", "the fight isn't waiting for a ruling; it goes on by itself")
         draft.emit(GmRuling(topic="resolve combat", decision="continue", text=str(command.params.get("text", ""))))
         draft.emit(Awaiting(topic=None))
-        next_round(draft)
+        draft.next_round()
         return
     if decision not in ("victory", "draw"):
         raise Refused(f"conclude decision={decision!r}", "not a decision", "use continue, victory or draw")

@@ -1082,7 +1082,7 @@ class SwordsOfInfinity(RuleSystem):
             raise Refused(f"option offhand_penalty={v!r}", "a whole number, 0 or more")
         return out
 
-    def check_combatant(self, stats: dict[str, Any]) -> dict[str, Any]:
+    def check_combatant(self, stats: dict[str, Any], who: str = "") -> dict[str, Any]:
         stats = super().check_combatant(stats)
         for key in ("vitality", "dexterity", "awareness", "intelligence", "strength", "block", "dodge",
                     "physical_resistance", "size", "move", "spirit", "spirit_limit"):

@@ -1,0 +1,118 @@
+"""Typed models for rule systems: stats, weapons and options as `msgspec.Struct`s, validated
+once at the edge with `msgspec.convert`.
+
+A rule system declares `stats_type` and `options_type` (frozen Structs with constraints,
+`Annotated[int, Meta(ge=1)]`); a dice expression is typed `DiceExpr`, parsed when the
+combatant is added so a bad one is refused then, never mid-fight. A `ValidationError`
+becomes a `Refused` naming who and the path: `combatant g2: $.weapons[0].damage: Expected
+int, got str`.
+
+The log keeps what the encounter file said (the stats in `CombatantAdded`, the options in
+`EncounterCreated`); code reads the typed model through `RuleSystem.stats(c)` and
+`RuleSystem.settings(state)`, converted once per mapping (the mappings in a state are never
+changed once made, so one conversion serves every later read of the same mapping).
+"""
+
+from __future__ import annotations
+
+import re
+import typing
+from typing import Any, TypeVar
+
+import msgspec
+
+from combatlog.engine.dice import DiceError, parse
+from combatlog.engine.errors import Refused
+
+T = TypeVar("T")
+
+
+class DiceExpr(str):
+    """A dice expression (`2d6+1`), checked by the dice parser when the model is converted."""
+
+    __slots__ = ()
+
+
+def _dec_hook(kind: type, obj: Any) -> Any:
+    if kind is DiceExpr:
+        if isinstance(obj, bool) or not isinstance(obj, (str, int)):
+            raise TypeError(f"Expected a dice expression such as 2d6+1, got {type(obj).__name__}")
+        text = str(obj)
+        try:
+            parse(text)
+        except DiceError as exc:
+            raise ValueError(str(exc)) from None
+        return DiceExpr(text)
+    raise NotImplementedError(f"no conversion to {kind!r}")
+
+
+_AT = re.compile(r"^(?P<msg>.*) - at `(?P<path>[^`]*)`$", re.S)
+
+
+def validation_message(exc: msgspec.ValidationError) -> str:
+    """`$.path: message` from a msgspec ValidationError (`Expected int, got str`, backquotes dropped)."""
+    text = str(exc)
+    m = _AT.match(text)
+    if m is None:
+        return text.replace("`", "")
+    return f"{m['path']}: {m['msg'].replace('`', '')}"
+
+
+def convert(raw: Any, model: type[T], what: str, allowed: str = "") -> T:
+    """`raw` as a `model`; raises Refused(`what`, `$.path: why`) when it doesn't fit."""
+    try:
+        return msgspec.convert(raw, model, strict=True, dec_hook=_dec_hook)
+    except msgspec.ValidationError as exc:
+        raise Refused(what, validation_message(exc), allowed) from None
+
+
+def to_plain(value: Any) -> Any:
+    """A model as plain builtins (what the log stores)."""
+    return msgspec.to_builtins(value, enc_hook=str)
+
+
+def choices(model: type[msgspec.Struct], field: str) -> tuple[Any, ...] | None:
+    """The values a `Literal[...]` field accepts (None: any value of its type)."""
+    hint = typing.get_type_hints(model, include_extras=True)[field]
+    while typing.get_origin(hint) is typing.Annotated:
+        hint = typing.get_args(hint)[0]
+    if typing.get_origin(hint) is typing.Literal:
+        return typing.get_args(hint)
+    if hint is bool:
+        return (False, True)
+    return None
+
+
+def description(model: type[msgspec.Struct], field: str) -> str:
+    """A field's `Meta(description=...)`, or ''."""
+    hint = typing.get_type_hints(model, include_extras=True)[field]
+    if typing.get_origin(hint) is typing.Annotated:
+        for meta in typing.get_args(hint)[1:]:
+            if isinstance(meta, msgspec.Meta) and meta.description:
+                return meta.description
+    return ""
+
+
+class PerMapping:
+    """Typed models made from mappings that are never changed once made (a combatant's stats,
+    an encounter's options), converted once per mapping: keyed by the mapping's identity,
+    holding the mapping so its id is never reused while the entry lives."""
+
+    def __init__(self, model: type[Any], limit: int = 4096) -> None:
+        self.model = model
+        self.limit = limit
+        self.table: dict[int, tuple[Any, Any]] = {}
+
+    def get(self, mapping: Any) -> Any:
+        """The typed model of `mapping` (converted on first use; lenient: it was checked when added)."""
+        hit = self.table.get(id(mapping))
+        if hit is not None and hit[0] is mapping:
+            return hit[1]
+        value = msgspec.convert(mapping, self.model, strict=False, dec_hook=_dec_hook)
+        if len(self.table) >= self.limit:
+            self.table.clear()
+        self.table[id(mapping)] = (mapping, value)
+        return value
+
+
+__all__ = ["DiceExpr", "PerMapping", "choices", "convert", "description", "to_plain", "validation_message"]

@@ -1,0 +1,140 @@
+"""The round and turn procedure every rule system shares: starting rounds, handing out
+turns, resolving what was declared, releasing held damage, and the end check.
+
+`Draft.advance()` and `Draft.next_round()` call into here, so a rule system's own command
+that resumes the fight never imports `decide`. The order strategy says, through its flags
+(`Order` in `combatlog.engine.order`), whether budgets refill at each turn or once a round
+and whether a turn is one action; the timing strategy says when actions resolve.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from combatlog.events import (
+    ActionResolved,
+    DamageApplied,
+    EncounterEnded,
+    ResolutionStarted,
+    ResourcesSet,
+    RoundEnded,
+    RoundStarted,
+    TurnEnded,
+    TurnStarted,
+)
+
+if TYPE_CHECKING:
+    from combatlog.engine.draft import Draft
+    from combatlog.projections import Combatant, Pending
+
+# The one stall rule: this many whole rounds in which nothing can change the fight make it a
+# draw. The engine applies it to rounds a single step runs through with no one able to act;
+# the automatic policy (`Session.play_out`) to rounds in which no one was hurt.
+STALL_ROUNDS = 10
+
+
+def stall_outcome(what: str) -> str:
+    """The outcome recorded when the stall rule ends a fight (`what` says what didn't happen)."""
+    return f"draw: {what} for {STALL_ROUNDS} rounds"
+
+
+def start_round(draft: "Draft", number: int, first: bool = False) -> None:
+    """Start round `number`: initiative re-rolled if the order says so, budgets, the first turn."""
+    rules = draft.rules
+    order = rules.order(draft.state.options)
+    if not first:
+        order.round_started(draft)  # initiative re-rolled for the round comes before it starts
+    draft.emit(RoundStarted(round=number, surprise=number == 0))
+    if not order.refills_each_turn:
+        for c in draft.state.active():
+            draft.emit(ResourcesSet(combatant=c.id, resources=rules.budget(draft.state, c)))
+        order.after_action(draft)
+    rules.round_started(draft)
+    advance(draft)
+
+
+def advance(draft: "Draft") -> None:
+    """Start the next turn; or end the round (resolving what waits) and start the next; or end."""
+    rules = draft.rules
+    order = rules.order(draft.state.options)
+
+    def may_act(c: "Combatant") -> bool:
+        return rules.may_act(draft.state, c)
+
+    while True:
+        state = draft.state
+        if state.phase == "end":
+            return
+        if not state.pending:
+            over = rules.outcome(state)
+            if over is not None:
+                draft.emit(EncounterEnded(outcome=over[0], winner=over[1]))
+                return
+        if state.acting:
+            return
+        if rules.waiting(state):
+            return  # the game master rules before the fight goes on
+        actors = order.next_actors(state, may_act)
+        if actors:
+            if order.refills_each_turn:
+                for cid in actors:
+                    draft.emit(ResourcesSet(combatant=cid, resources=rules.budget(draft.state, draft.state.combatants[cid])))
+            timing = rules.timing(state.options)
+            draft.emit(TurnStarted(actors=actors, declaring=not timing.all_immediate))
+            rules.turn_started(draft, actors)
+            idle = tuple(a for a in draft.state.acting if rules.idle(draft.state, draft.state.combatants[a]))
+            if idle:
+                draft.emit(TurnEnded(actors=idle))
+            continue
+        end_round(draft)
+        over = rules.outcome(draft.state)
+        if over is not None:
+            draft.emit(EncounterEnded(outcome=over[0], winner=over[1]))
+            return
+        if rules.waiting(draft.state):
+            return
+        draft.rounds_started += 1
+        if draft.rounds_started > STALL_ROUNDS:
+            # whole rounds went by in this one step with no one able to act: nothing will change
+            draft.emit(EncounterEnded(outcome=stall_outcome("no one could act"), winner=None))
+            return
+        start_round(draft, draft.state.round + 1)
+        return
+
+
+def end_round(draft: "Draft") -> None:
+    """Resolve what was declared (by category, then the order's resolution key), release held damage."""
+    rules = draft.rules
+    state = draft.state
+    timing = rules.timing(state.options)
+    order = rules.order(state.options)
+    key = order.resolution_key(state)
+    pending = sorted(state.pending, key=lambda p: (timing.category_rank(p.category), key(p)))
+    category: Any = object()
+    for p in pending:
+        if p.category != category:
+            category = p.category
+            draft.emit(ResolutionStarted(category=category))
+        draft.hold_damage = timing.hold_damage
+        resolve(draft, p)
+        draft.hold_damage = False
+    rules.round_ending(draft)
+    held = draft.state.held
+    for h in held:
+        draft.emit(DamageApplied(target=h.target, amount=h.amount, location=h.location, kind=h.kind, source=h.source))
+    for target in dict.fromkeys(h.target for h in held):
+        rules.after_damage(draft, target)
+    draft.emit(RoundEnded(round=draft.state.round))
+    rules.round_ended(draft)
+
+
+def resolve(draft: "Draft", pending: "Pending") -> None:
+    """Resolve one declared action (lost if its actor is out of the fight by now)."""
+    state = draft.state
+    actor = state.combatants[pending.actor]
+    if not actor.active:
+        draft.emit(ActionResolved(id=pending.id, outcome=f"lost: {actor.name} is {actor.defeated or 'gone'}"))
+        return
+    spec = draft.rules.action(state, actor, pending.action)
+    outcome = spec.resolve(draft, pending)
+    draft.emit(ActionResolved(id=pending.id, outcome=outcome))
