@@ -295,6 +295,18 @@ def _override(draft: Draft, command: Command) -> None:
     if unknown or not effects:
         raise Refused("override", f"nothing to override{' with ' + ', '.join(unknown) if unknown else ''}",
                       "give one of " + ", ".join(_OVERRIDES))
+    if draft.state.phase in ("setup", "surprise"):
+        raise Refused("override", f"there is no outcome to override before the fight begins (phase {draft.state.phase})",
+                      "change the combatant's stats with remove and add, or begin first")
+    try:
+        _override_effects(draft, reason, effects, p)
+    except (KeyError, ValueError, TypeError) as exc:
+        raise Refused("override", f"a field is missing or of the wrong kind ({exc})",
+                      "damage needs target and amount; condition and remove_condition target and name; "
+                      "defeat target; move target and to; resources target and values") from None
+
+
+def _override_effects(draft: Draft, reason: str, effects: list[str], p: dict[str, Any]) -> None:
     state = draft.state
     draft.emit(GmOverride(reason=reason, subject=", ".join(effects), value={k: p[k] for k in effects}))
     for key in effects:

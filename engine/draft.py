@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 import msgspec
 
 from combatlog.engine import turns
+from combatlog.engine.errors import Refused
 from combatlog.events import DamageApplied, DiceRolled, Event
 from combatlog.projections import TABLE, Encounter, apply
 
@@ -36,7 +37,10 @@ class Draft:
         tag = type(event).__struct_config__.tag
         phase = TABLE.get((self.state.phase, tag))
         if phase is None:
-            raise AssertionError(f"the engine tried {tag} in phase {self.state.phase}")
+            # the phase machine (projections/phases.py) says this can't happen now: refused
+            # whole, so nothing of the step is written
+            raise Refused(tag, f"not possible in phase {self.state.phase}",
+                          "allowed in: " + (", ".join(sorted(src for (src, t) in TABLE if t == tag)) or "no phase"))
         state = apply(self.state, event)
         if state.phase != phase:
             state = msgspec.structs.replace(state, phase=phase)

@@ -90,9 +90,13 @@ class RuleSystem:
         """All options with defaults filled in; raises Refused naming a bad key or value."""
         if self.options_type is not None:
             known = ", ".join(sorted(self.option_specs)) or "none"
-            for key in given:
-                if key not in self.option_specs:
+            for key, value in given.items():
+                spec = self.option_specs.get(key)
+                if spec is None:
                     raise Refused(f"option {key!r}", f"{self.name} has no such option", f"known options: {known}")
+                if spec.choices is not None and not any(type(value) is type(c) and value == c for c in spec.choices):
+                    raise Refused(f"option {key}={value!r}", "not an accepted value",
+                                  "use one of " + ", ".join(repr(c) for c in spec.choices))
             model = typed.convert(given, self.options_type, "options", f"{self.name}'s options: {known}")
             return typed.to_plain(model)  # type: ignore[no-any-return]
         out: dict[str, Any] = {}

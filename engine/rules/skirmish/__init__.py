@@ -1,0 +1,75 @@
+"""`skirmish`: the small system that exercises every order and timing strategy, and the
+template a new rule system copies (`docs/writing-a-rule-system.md` walks through it; the
+rules are in `docs/rules/skirmish.md`).
+
+The package has the layout every system has: `model.py` (typed stats and options),
+`events.py` (its own events and folds: none here), `actions.py` (what can be declared and
+how it resolves), `policy.py` (the automatic combatant), and this file, the system itself.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from combatlog.engine import rules as _registry
+from combatlog.engine.draft import Draft
+from combatlog.engine.order import Order, make_order
+from combatlog.engine.rules.base import ActionSpec, RuleSystem
+from combatlog.engine.rules.skirmish.actions import ACTIONS, AP_COST
+from combatlog.engine.rules.skirmish.events import EVENTS
+from combatlog.engine.rules.skirmish.model import Options, Stats
+from combatlog.engine.rules.skirmish.policy import policy
+from combatlog.engine.timing import Timing, make_timing
+from combatlog.events import Command, CombatantDefeated
+from combatlog.projections import Combatant, Encounter
+
+
+class Skirmish(RuleSystem):
+    """The test system (see `docs/rules/skirmish.md`)."""
+
+    name = "skirmish"
+    version = "1"
+    events = EVENTS
+    stats_type = Stats
+    options_type = Options
+
+    def order(self, options: dict[str, Any]) -> Order:
+        kind = options.get("order", "ranked")
+        if kind == "action-points":
+            return make_order(kind)
+        ties = ("pc_first", "rolloff:1d20") if options.get("ties") == "standard" else ("simultaneous",)
+        return make_order(kind, ties=ties, group_initiative=bool(options.get("group_initiative")),
+                          every_round=bool(options.get("initiative_every_round")))
+
+    def timing(self, options: dict[str, Any]) -> Timing:
+        kind = options.get("timing", "turn")
+        if kind == "mixed":
+            return make_timing("mixed", {"movement": "turn", "shooting": "simultaneous", "melee": "simultaneous"})
+        return make_timing(kind)
+
+    def initiative(self, draft: Draft, combatant: Combatant, ids: tuple[str, ...]) -> int:
+        return draft.roll(f"1d20+{self.stats(combatant).init}", "initiative", by=combatant.id).total
+
+    def budget(self, state: Encounter, combatant: Combatant) -> dict[str, int]:
+        if state.options.get("order") == "action-points":
+            return {"ap": self.stats(combatant).ap}
+        return {"actions": 1}
+
+    def actions(self, state: Encounter, actor: Combatant) -> list[ActionSpec]:
+        return list(ACTIONS)
+
+    def cost(self, state: Encounter, actor: Combatant, spec: ActionSpec, params: dict[str, Any]) -> dict[str, int]:
+        if state.options.get("order") == "action-points":
+            return {"ap": AP_COST[spec.name]}
+        return dict(spec.cost)
+
+    def after_damage(self, draft: Draft, target: str) -> None:
+        c = draft.state.combatants[target]
+        if c.defeated is None and c.damage >= self.stats(c).hp:
+            draft.emit(CombatantDefeated(combatant=target, how="down"))
+
+    def policy(self, state: Encounter, actor: Combatant) -> Command:
+        return policy(self, state, actor)
+
+
+SKIRMISH = _registry.register(Skirmish())
