@@ -1,0 +1,130 @@
+"""Imports run one way, `events ◀ projections ◀ engine ◀ replays ◀ cli / web`, and no module
+imports another that imports it back: checked by walking every module's imports."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+# folder -> (package, rank): a module may import only from packages of its rank or lower
+LAYERS = {"events": 0, "projections": 1, "engine": 2, "replays": 3, "simulate": 4, "cli": 4, "web": 4}
+
+
+def module_name(path: Path) -> str:
+    rel = path.relative_to(ROOT).with_suffix("")
+    parts = list(rel.parts)
+    if parts[0] == "cli" and parts[1:2] == ["root"]:
+        parts = parts[2:]
+    if parts and parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join(["combatlog", *parts])
+
+
+def modules() -> dict[str, Path]:
+    out = {}
+    for folder in LAYERS:
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            out[module_name(path)] = path
+    return out
+
+
+def _type_checking(node: ast.AST) -> bool:
+    return isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
+
+
+def imports(path: Path, top_level_only: bool) -> list[tuple[int, str]]:
+    """(line, module) for every import of a combatlog module; with `top_level_only`, only those run at import time."""
+    tree = ast.parse(path.read_text(), str(path))
+    found: list[tuple[int, str]] = []
+
+    def visit(node: ast.AST, top: bool) -> None:
+        for child in ast.iter_child_nodes(node):
+            if _type_checking(child):
+                continue  # never runs
+            inner = top and not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+            if isinstance(child, ast.ImportFrom) and child.module and (inner or not top_level_only):
+                found.append((child.lineno, child.module))
+                for alias in child.names:  # `from combatlog.engine import rules` imports a module too
+                    found.append((child.lineno, f"{child.module}.{alias.name}"))
+            elif isinstance(child, ast.Import) and (inner or not top_level_only):
+                found.extend((child.lineno, a.name) for a in child.names)
+            elif isinstance(child, ast.Call) and not top_level_only:
+                fn = child.func
+                name = getattr(fn, "attr", getattr(fn, "id", ""))
+                if name in ("import_module", "__import__"):
+                    found.extend((child.lineno, a.value) for a in child.args
+                                 if isinstance(a, ast.Constant) and isinstance(a.value, str))
+            visit(child, inner)
+
+    visit(tree, True)
+    return [(line, name) for line, name in found if name.startswith("combatlog.")]
+
+
+def rank_of(module: str) -> int | None:
+    parts = module.split(".")
+    return LAYERS.get(parts[1]) if len(parts) > 1 else None
+
+
+def test_no_module_imports_against_the_layer_order():
+    bad = []
+    for name, path in modules().items():
+        mine = rank_of(name)
+        for line, target in imports(path, top_level_only=False):
+            theirs = rank_of(target)
+            if mine is not None and theirs is not None and theirs > mine:
+                bad.append(f"{path.relative_to(ROOT)}:{line} imports {target}")
+    assert bad == []
+
+
+def import_graph(root_modules: dict[str, Path]) -> dict[str, set[str]]:
+    """Module -> the project modules it imports, at import time or inside a function."""
+    return {name: {t for _, t in imports(path, top_level_only=False) if t in root_modules and t != name}
+            for name, path in root_modules.items()}
+
+
+def circles(graph: dict[str, set[str]]) -> list[str]:
+    """Every circle of imports found by a depth-first walk, as `a -> b -> a`."""
+    # a package's __init__ importing its own submodules is how a package is built, not a circle;
+    # nor is a system's package registering itself with the registry that loads it by name
+    found = []
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def walk(node: str) -> None:
+        state[node] = 1
+        stack.append(node)
+        for nxt in sorted(graph[node]):
+            if nxt.startswith(node + "."):
+                continue
+            if state.get(nxt) == 1:
+                circle = stack[stack.index(nxt):] + [nxt]
+                if not any(b.startswith(a + ".") for a, b in zip(circle, circle[1:])):
+                    found.append(" -> ".join(circle))
+            elif nxt not in state:
+                walk(nxt)
+        stack.pop()
+        state[node] = 2
+
+    for node in sorted(graph):
+        if node not in state:
+            walk(node)
+    return found
+
+
+def test_no_circle_of_imports():
+    assert circles(import_graph(modules())) == []
+
+
+def test_the_walk_finds_a_circle():
+    graph = {"combatlog.replays.stores": {"combatlog.replays.postgres"},
+             "combatlog.replays.postgres": {"combatlog.replays.stores"}}
+    assert circles(graph) == ["combatlog.replays.postgres -> combatlog.replays.stores -> combatlog.replays.postgres"]
+
+
+def test_the_walk_finds_imports_against_the_order(tmp_path):
+    # the check itself: a planted upward import is found
+    planted = tmp_path / "bad.py"
+    planted.write_text("def f():\n    from combatlog.replays import open_log\n")
+    assert (2, "combatlog.replays") in imports(planted, top_level_only=False)
+    assert imports(planted, top_level_only=True) == []
