@@ -12,17 +12,12 @@ Two checks in one read of each line:
    it re-decides to the same events and is listed as an override, not as a finding.
 
 A long log is split across forked processes, each replaying the log up to its part
-first (see `audit`); the report is the one a single process gives.
+first (see `audit`, and `combatlog.replays.parallel` for the split); the report is the one
+a single process gives.
 """
 
 from __future__ import annotations
 
-import multiprocessing
-import multiprocessing.connection
-import os
-import signal
-import sys
-import threading
 from typing import Any, Callable, Iterator
 
 import msgspec
@@ -40,10 +35,9 @@ from combatlog.events import (
 )
 from combatlog.projections import FoldError, Projection
 from combatlog.projections.fold import paused_gc
-from combatlog.projections.replay import apply_from, replay
-from combatlog.projections.snapshot import dump_snapshot
-from combatlog.events.envelope import step_of
-from combatlog.replays.stores import JsonlLog, MemoryLog
+from combatlog.projections.replay import apply_from
+from combatlog.replays import parallel
+from combatlog.replays.parallel import PARALLEL_FROM
 
 
 class Finding(msgspec.Struct, frozen=True):
@@ -82,9 +76,6 @@ class Report(msgspec.Struct):
 # Audits of long logs are split across processes (a forked copy of this one): part j
 # replays the log up to its first seq, then audits its own range. Replaying costs about
 # this fraction of auditing, per event, so the parts are cut to take the same time.
-PARALLEL_FROM = 50_000  # events: below this, starting processes costs more than it saves
-_REPLAY_VS_AUDIT = 0.15
-_MAX_WORKERS = 8
 
 
 def _steps(log: EventLog, report: Report, progress: Callable[[int], None] | None, start: int,
@@ -148,12 +139,12 @@ def audit(log: EventLog, progress: Callable[[int], None] | None = None, workers:
         progress = _rising(progress)
     last = log.head()[0]
     with paused_gc():
-        parts = _parts(log, workers, last)
+        parts = parallel.parts(log, workers, last)
         if len(parts) > 1:
             try:
-                _audit_parallel(log, report, progress, parts)
+                parallel.run(log, report, progress, parts, _audit_range)
                 return report
-            except _PartFailed:
+            except parallel.PartFailed:
                 del report.findings[1 if torn is not None else 0:]
                 report.overrides.clear()
                 report.notes.clear()
@@ -176,11 +167,7 @@ def _rising(progress: Callable[[int], None]) -> Callable[[int], None]:
 
 def processes(log: EventLog, workers: int | None = None) -> int:
     """How many processes an audit of `log` with `workers` would run in."""
-    return len(_parts(log, workers, log.head()[0]))
-
-
-class _PartFailed(Exception):
-    """A part of a split audit failed, or didn't start where the part before it ended."""
+    return len(parallel.parts(log, workers, log.head()[0]))
 
 
 def _audit_range(log: EventLog, report: Report, progress: Callable[[int], None] | None,
@@ -211,176 +198,6 @@ def _audit_range(log: EventLog, report: Report, progress: Callable[[int], None] 
             report.findings.append(Finding(exc.seq, "illegal", str(exc).split(": ", 1)[1]))
             return False
     return ended[0]
-
-
-# --- one audit, several processes -------------------------------------------------------
-
-
-def _parts(log: EventLog, workers: int | None, last: int) -> list[tuple[int, int]]:
-    """The ranges (first seq, last seq) an audit of lines 1 to `last` is split into; one range means not split."""
-    whole = [(1, last)]
-    if workers is None:
-        if last < PARALLEL_FROM or threading.active_count() > 1:
-            return whole  # short, or another thread could hold a lock a forked process would wait on forever
-        try:
-            workers = len(os.sched_getaffinity(0))
-        except AttributeError:  # not on Linux
-            workers = os.cpu_count() or 1
-        workers = min(workers, _MAX_WORKERS)
-    if workers < 2 or not _can_fork() or _reader_for(log) is None:
-        return whole
-    # Part j ends where the first j parts take the same time each: the first audits its
-    # range, every other replays up to its range first (the cut then moves to a step's start).
-    keep = 1 - _REPLAY_VS_AUDIT
-    cuts: list[int] = []
-    for j in range(1, workers):
-        seq = _step_start(log, round(last * (1 - keep ** j) / (1 - keep ** workers)) + 1, last)
-        if seq is not None and seq > (cuts[-1] if cuts else 1):
-            cuts.append(seq)
-    if not cuts:
-        return whole
-    starts = [1, *cuts]
-    return [(a, b - 1) for a, b in zip(starts, [*cuts, last + 1])]
-
-
-def _step_start(log: EventLog, seq: int, last: int) -> int | None:
-    """The first seq at or after `seq` whose line starts a step (its step differs from the line before's)."""
-    if seq < 2 or seq > last:
-        return None
-    before = None
-    for at, line in enumerate(log.lines(seq - 1, min(last, seq + 4096)), seq - 1):
-        try:
-            step = step_of(line)
-        except (msgspec.DecodeError, msgspec.ValidationError):
-            return None  # a line the audit itself will report: no cut near it
-        if before is not None and step != before:
-            return at
-        before = step
-    return None
-
-
-def _can_fork() -> bool:
-    """Linux, with fork, from a process allowed children (a daemonic pool worker isn't)."""
-    return (sys.platform.startswith("linux") and "fork" in multiprocessing.get_all_start_methods()
-            and not multiprocessing.current_process().daemon)
-
-
-def _reader_for(log: EventLog) -> Callable[[], EventLog] | None:
-    """How a forked process reads `log`: a memory or JSON-lines log (exactly those classes) holds no
-    connection and reads as it is; another store is opened again if it has `reopened` (SQLite,
-    PostgreSQL); None for a store of unknown kind, audited in this process."""
-    if type(log) in (MemoryLog, JsonlLog):
-        return lambda: log
-    reopened = getattr(log, "reopened", None)
-    return reopened if callable(reopened) else None
-
-
-def _part(conn: Any, inherited: list[Any], log: EventLog, start: int, stop: int, report_progress: bool) -> None:
-    """In a forked process: replay up to `start`, audit `start` to `stop`, send the outcome to `conn`.
-
-    Ctrl-C is the parent's to handle (it ends this process); the pipes to earlier parts,
-    inherited by the fork, are closed first, so each part's pipe ends with its process.
-    """
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    for other in inherited:
-        other.close()
-    reader = None
-    try:
-        reader = _reader_for(log)()  # type: ignore[misc]
-        with paused_gc():
-            projection = replay(reader, stop=start - 1)
-            first = dump_snapshot(projection)
-            report = Report()
-            progress = (lambda seq: conn.send(("progress", seq - start + 1))) if report_progress else None
-            ended = _audit_range(reader, report, progress, projection, start, stop)
-        message: tuple = ("done", first, dump_snapshot(projection), report, ended)
-    except BaseException as exc:  # handed to the parent, which then audits in one process
-        message = ("error", f"{type(exc).__name__}: {exc}")
-    try:
-        conn.send(message)
-    except OSError:
-        pass  # the parent is gone or stopped listening
-    finally:
-        conn.close()
-        if reader is not None and reader is not log:
-            reader.close()
-
-
-def _audit_parallel(log: EventLog, report: Report, progress: Callable[[int], None] | None,
-                    parts: list[tuple[int, int]]) -> None:
-    """Audit part 1 here and each other part in a forked process; merge their reports in order.
-
-    Raises _PartFailed if a process can't be started, fails, or doesn't start from the
-    state the part before it ended in.
-    """
-    context = multiprocessing.get_context("fork")
-    sys.stdout.flush()  # a forked process must not write out this one's buffered output again
-    sys.stderr.flush()
-    children: list[tuple[Any, Any]] = []
-    try:
-        try:
-            for start, stop in parts[1:]:
-                ours, theirs = context.Pipe(duplex=False)
-                earlier = [conn for _, conn in children]
-                child = context.Process(target=_part, args=(theirs, earlier, log, start, stop, progress is not None),
-                                        daemon=True)
-                try:
-                    child.start()
-                finally:
-                    theirs.close()
-                children.append((child, ours))
-        except Exception as exc:
-            raise _PartFailed(f"can't start a process: {exc}") from None
-        done = {ours: 0 for _, ours in children}
-        outcome: dict[Any, tuple] = {}
-
-        def drain(block: bool) -> None:
-            waiting = [c for c in done if c not in outcome]
-            for conn in multiprocessing.connection.wait(waiting, timeout=None if block else 0):
-                try:
-                    message = conn.recv()
-                except Exception as exc:  # EOFError: the process died without a word
-                    message = ("error", f"no report from the process ({type(exc).__name__})")
-                if message[0] == "progress":
-                    done[conn] = message[1]
-                else:
-                    outcome[conn] = message
-
-        def ours_progress(seq: int) -> None:
-            drain(block=False)
-            progress(seq + sum(done.values()))  # type: ignore[misc]
-
-        projection = Projection()
-        first_stop = parts[0][1]
-        if not _audit_range(log, report, None if progress is None else ours_progress, projection, 1, first_stop):
-            return  # stopped as one process would: the later parts are of no use (and are ended below)
-        standing = dump_snapshot(projection)
-        for (child, ours), (start, stop) in zip(children, parts[1:]):
-            while ours not in outcome:
-                drain(block=True)
-                if progress is not None:
-                    progress(first_stop + sum(done.values()))
-            message = outcome[ours]
-            if message[0] != "done" or message[1] != standing:
-                # this part started from another state than the part before ended in, or it
-                # failed: the audit is done again in one process
-                raise _PartFailed(f"seq {start}: {message[1] if message[0] == 'error' else 'another state'}")
-            _, _, standing, part, ended = message
-            report.findings.extend(part.findings)
-            report.overrides.extend(part.overrides)
-            report.steps += part.steps
-            report.events = part.events
-            if not report.notes:
-                report.notes = part.notes
-            if not ended:
-                report.events = 0  # as one process leaves it when the audit stops early
-                return
-    finally:
-        for child, ours in children:
-            ours.close()
-            if child.is_alive():
-                child.terminate()
-            child.join()
 
 
 def _check_version(projection: Projection, report: Report, seq: int) -> None:

@@ -115,9 +115,10 @@ import pytest  # noqa: E402
 
 from combatlog.replays import JsonlLog, SqliteLog  # noqa: E402
 from combatlog.replays import audit as audit_module  # noqa: E402
+from combatlog.replays import parallel  # noqa: E402
 from combatlog.replays.stores import copy_log  # noqa: E402
 
-needs_fork = pytest.mark.skipif(not audit_module._can_fork(), reason="a split audit forks, which this platform can't")
+needs_fork = pytest.mark.skipif(not parallel.can_fork(), reason="a split audit forks, which this platform can't")
 
 
 def long_raw() -> list[bytes]:
@@ -195,7 +196,7 @@ def test_a_split_audit_reads_json_lines_and_sqlite_in_each_process(tmp_path):
 @needs_fork
 def test_each_part_after_the_first_is_audited_in_its_own_process(monkeypatch):
     raw = long_raw()
-    parts = audit_module._parts(log_of(raw), 2, len(raw))
+    parts = parallel.parts(log_of(raw), 2, len(raw))
     ranges = []
     real = audit_module._audit_range
 
@@ -223,7 +224,7 @@ def test_a_part_that_fails_is_audited_again_in_one_process(monkeypatch):
     def broken(*args, **kwargs):
         raise RuntimeError("the disk went away")
 
-    monkeypatch.setattr(audit_module, "replay", broken)  # only a forked part replays
+    monkeypatch.setattr(parallel, "replay", broken)  # only a forked part replays
     assert audit(log_of(raw), workers=2) == one
 
 
@@ -306,7 +307,7 @@ def test_a_failed_split_reports_progress_that_never_goes_back(monkeypatch):
     def broken(*args, **kwargs):
         raise RuntimeError("the disk went away")
 
-    monkeypatch.setattr(audit_module, "replay", broken)
+    monkeypatch.setattr(parallel, "replay", broken)
     monkeypatch.setattr(audit_module, "_steps", _every_event(audit_module._steps))
     seen: list[int] = []
     assert audit(log_of(raw), progress=seen.append, workers=2).clean
@@ -327,13 +328,13 @@ def _every_event(steps):
 def test_a_split_audit_stops_with_its_first_part_without_waiting_for_the_others(monkeypatch):
     raw = long_raw()
     raw = raw[:10] + raw[11:]  # a line gone early: the audit stops at seq 11
-    real = audit_module._part
+    real = parallel._part
 
-    def slow(conn, inherited, log, start, stop, report_progress):
+    def slow(*args):
         time.sleep(30)  # the parent never waits for this
-        real(conn, inherited, log, start, stop, report_progress)
+        real(*args)
 
-    monkeypatch.setattr(audit_module, "_part", slow)
+    monkeypatch.setattr(parallel, "_part", slow)
     t = time.monotonic()
     report = audit(log_of(raw), workers=2)
     assert time.monotonic() - t < 10
