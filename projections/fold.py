@@ -31,13 +31,11 @@ ValidationError = msgspec.ValidationError
 
 Handler = Callable[[Encounter, Any], Encounter]
 HANDLERS: dict[type, Handler] = {}
+# Per event type: (phase -> next phase, fold handler or None for undo/redo), from TABLE and
+# HANDLERS, built on first use. The bulk fold (projections/bulk.py) keeps its own faster
+# table, built from these rows; `_on_register` tells it when a fold handler changes.
 _ROWS: dict[type, tuple[dict[str, str], "Handler | None"]] = {}
-# What Projection.fold_lines may fold inline, per phase, for event types with a fold
-# handler other than creation (which checks the state it replaces), filled as _ROWS is:
-# phase -> event type -> (the next phase, the handler unless a no-op, the next phase's own
-# dict, the type's version). The table sets the phase; a handler whose event always leads
-# to one phase may set it too, saving a copy (the table's phase wins if the two differ).
-_FAST: dict[str, dict[type, tuple[str, "Handler | None", dict, int]]] = {}
+_on_register: list[Callable[[type], None]] = []
 _ISSUED, _CREATED = ev.CommandIssued, ev.EncounterCreated
 
 
@@ -63,8 +61,8 @@ def register_fold(event_type: type) -> Callable[[Handler], Handler]:
     def deco(fn: Handler) -> Handler:
         HANDLERS[event_type] = fn
         _ROWS.pop(event_type, None)
-        for rows in _FAST.values():
-            rows.pop(event_type, None)
+        for forget in _on_register:
+            forget(event_type)
         return fn
 
     return deco
@@ -417,7 +415,7 @@ class Projection:
                 raise FoldError(f"{etype.__name__} before the encounter was created", seq)
         row = _ROWS.get(etype)
         if row is None:
-            row = _row(etype)
+            row = rows_of(etype)
         phase = row[0].get(state.phase)
         if phase is None:
             raise FoldError(f"{etype.__struct_config__.tag} is not legal in phase {state.phase}", seq)
@@ -437,102 +435,6 @@ class Projection:
         self.seq = seq
         self.digest = envelope.digest
 
-    def fold_lines(self, lines: Iterable[bytes], decode: Callable[[bytes], Envelope],
-                   resolve: Callable[["Projection", Envelope], None] | None = None) -> None:
-        """Decode and fold stored lines in order: the same as `apply(decode(line))` for each.
-
-        The bulk path of a replay: an event that opens a new step or folds within one, legal
-        in the current phase, is folded here with the projection's fields held in locals;
-        anything else (undo and redo, creation, an error) goes through `apply`. A line that
-        can't be decoded raises CorruptLog naming its seq. `resolve(self, envelope)` is
-        called for an undo or redo reaching a step this projection no longer keeps
-        (NeedsHistory); without it, NeedsHistory propagates. However the loop ends, the
-        projection stands just after the last event folded.
-        """
-        state, seq, step, open_ = self.state, self.seq, self.step, self._open
-        undo, redo, history, kept, keep = self.undo, self.redo, self.history, self._kept, self.keep
-        # what folds inline in the current phase (see _FAST); before creation, nothing does:
-        # apply checks every event
-        table = _fast_rows(state.phase) if state.rules is not None else {}
-        last = None  # the last envelope folded here (its digest is the projection's)
-        # A line decoder's msgspec decoder, called directly (a Python call less per line);
-        # the decoder itself for an old shape or a type the union doesn't hold yet.
-        typed = getattr(decode, "typed", None)
-        try:
-            for line in lines:
-                try:
-                    if typed is None:
-                        envelope = decode(line)
-                        via_decoder = True
-                    else:
-                        try:
-                            envelope = typed(line)
-                            via_decoder = False
-                        except ValidationError:
-                            envelope = decode(line)
-                            via_decoder = True
-                            typed = decode.typed  # type: ignore[attr-defined]  # the union may have grown
-                except Exception as exc:  # msgspec's errors, a missing upcaster
-                    raise CorruptLog(f"seq {seq + 1}: can't decode the line ({exc})", seq + 1) from None
-                event = envelope.event
-                cell = table.get(type(event))
-                # the cell holds the type's current version: a line of an older shape that
-                # msgspec read as the current one is read again through the upcasting decoder
-                # (the general path below), and one that decoder already read is taken as it is
-                if cell is not None and envelope.seq == seq + 1 and (envelope.v == cell[3] or via_decoder):
-                    if envelope.step != step:
-                        if envelope.step > step and type(event) is _ISSUED and event.command.kind not in _UNDO_REDO:
-                            # a new step opens: as apply and _begin_step do
-                            step = envelope.step
-                            if open_ is not None and last is not None:  # (see _sync)
-                                open_[1] = state
-                            undo.append(step)
-                            if redo:
-                                redo.clear()
-                            if step in history:  # a shared, finished history already holds it
-                                open_ = None
-                            else:
-                                open_ = [state, state]
-                                history[step] = open_
-                                kept.append(step)
-                                while len(kept) > keep:
-                                    history.pop(kept.popleft(), None)
-                        else:
-                            cell = None
-                    if cell is not None:
-                        handler = cell[1]
-                        if handler is not None:
-                            try:
-                                state = handler(state, event)
-                            except KeyError as exc:
-                                raise FoldError(str(exc.args[0]), seq + 1) from None
-                        if state.phase != cell[0]:  # the table's phase, whatever the handler did
-                            state = replace(state, phase=cell[0])
-                        table = cell[2]
-                        seq += 1
-                        last = envelope
-                        continue
-                if not via_decoder and envelope.v != event.version:
-                    try:
-                        envelope = decode(line)
-                    except Exception as exc:
-                        raise CorruptLog(f"seq {seq + 1}: can't decode the line ({exc})", seq + 1) from None
-                # the general path, with the projection brought up to date first, and the
-                # locals taken back from it however apply ends (it may open a step and raise)
-                self._sync(state, seq, step, open_, last)
-                last = None
-                try:
-                    self.apply(envelope)
-                except NeedsHistory:
-                    if resolve is None:
-                        raise
-                    resolve(self, envelope)
-                finally:
-                    state, seq, step, open_ = self.state, self.seq, self.step, self._open
-                table = _fast_rows(state.phase) if state.rules is not None else {}
-        finally:
-            self._sync(state, seq, step, open_, last)
-
     def _sync(self, state: Encounter, seq: int, step: int, open_: list | None, last: Envelope | None) -> None:
         """Write fold_lines' locals back: state, seq, step, the open step and the digest.
 
@@ -550,17 +452,25 @@ class Projection:
                 open_[1] = state
 
     def _begin_step(self) -> None:
-        self.undo.append(self.step)
-        self.redo.clear()
-        if self.step in self.history:  # a shared, finished history already holds it
-            return
-        self._open = [self.state, self.state]
+        self._open = self._open_step(self.step, self.state)
+
+    def _open_step(self, step: int, state: Encounter) -> list[Encounter] | None:
+        """Step `step` opens on `state`: it becomes the last live step (ending the redo chain) and
+        gets its (before, after) entry in the history; returns that entry, None if a shared,
+        finished history already holds it."""
+        self.undo.append(step)
+        if self.redo:
+            self.redo.clear()
         history = self.history
-        history[self.step] = self._open
+        if step in history:
+            return None
+        open_ = [state, state]
+        history[step] = open_
         kept = self._kept
-        kept.append(self.step)
+        kept.append(step)
         while len(kept) > self.keep:
             history.pop(kept.popleft(), None)  # the oldest step: folded again from the log if ever needed
+        return open_
 
     def _meta(self, event: Any, seq: int) -> None:
         if type(event) is ev.StepUndone:
@@ -585,11 +495,11 @@ class Projection:
             self.state = before_after[1]
 
 
-# Per event type: (phase -> next phase, fold handler or None for undo/redo), from TABLE and
-# HANDLERS, built on first use (a type's row never changes once its phases are declared).
+def rows_of(etype: type) -> tuple[dict[str, str], Handler | None]:
+    """`etype`'s row: the phases it is legal in (phase -> next phase), and its fold (None for undo/redo).
 
-
-def _row(etype: type) -> tuple[dict[str, str], Handler | None]:
+    Raises FoldError when the type has no fold. Cached once its phases are declared.
+    """
     tag = etype.__struct_config__.tag
     phases = {src: dest for (src, trigger), dest in TABLE.items() if trigger == tag}
     if etype in _META:
@@ -598,22 +508,9 @@ def _row(etype: type) -> tuple[dict[str, str], Handler | None]:
         handler = HANDLERS.get(etype)
         if handler is None:
             raise FoldError(f"no fold for event type {tag}", 0)
-    if not phases:
-        return phases, handler  # not cached: its phases may not be declared yet
-    _ROWS[etype] = (phases, handler)
-    if handler is not None and etype is not _CREATED:
-        for src, dest in phases.items():
-            _fast_rows(src)[etype] = (dest, None if handler is _noop else handler, _fast_rows(dest), etype.version)
+    if phases:  # not cached without: its phases may not be declared yet
+        _ROWS[etype] = (phases, handler)
     return phases, handler
-
-
-def _fast_rows(phase: str) -> dict[type, tuple[str, Handler | None, dict, int]]:
-    """What fold_lines folds inline in `phase`: event type -> (the next phase, the handler unless a no-op,
-    what it folds inline in the next phase, the type's version)."""
-    rows = _FAST.get(phase)
-    if rows is None:
-        rows = _FAST[phase] = {}
-    return rows
 
 
 class paused_gc:

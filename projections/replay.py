@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from combatlog.events import CorruptLog, Envelope, EventLog, line_decoder
+from combatlog.projections.bulk import fold_lines
 from combatlog.projections.fold import FoldError, NeedsHistory, Projection, Snapshot, paused_gc
 
 
@@ -30,7 +31,7 @@ def replay(log: EventLog, stop: int | None = None, start: Projection | Snapshot 
     projection = start if isinstance(start, Projection) else Projection(start)
     with paused_gc():
         try:
-            projection.fold_lines(decodable_lines(log)(projection.seq + 1, stop), line_decoder(),
+            fold_lines(projection, decodable_lines(log)(projection.seq + 1, stop), line_decoder(),
                                   lambda p, envelope: apply_from(log, p, envelope))
         except FoldError as exc:
             raise CorruptLog(str(exc), exc.seq) from None

@@ -16,6 +16,7 @@ import msgspec
 
 from combatlog.events import CorruptLog, EventLog, line_decoder
 from combatlog.projections import Encounter, FoldError, Projection, Snapshot, envelopes, replay
+from combatlog.projections.bulk import fold_lines
 from combatlog.projections.fold import paused_gc
 from combatlog.projections.replay import apply_from, decodable_lines
 
@@ -37,7 +38,7 @@ class Cursor:
             with paused_gc():
                 while True:  # fold up to the next multiple of `every`, snapshot, go on
                     before = projection.seq
-                    projection.fold_lines(itertools.islice(lines, every - before % every), decode,
+                    fold_lines(projection, itertools.islice(lines, every - before % every), decode,
                                           lambda p, envelope: apply_from(log, p, envelope))
                     if projection.seq == before:
                         break

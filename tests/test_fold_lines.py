@@ -14,6 +14,7 @@ from combatlog.events import Command, line_decoder
 from combatlog.events import catalogue as ev
 from combatlog.events.envelope import seal
 from combatlog.projections import Projection
+from combatlog.projections.bulk import fold_lines
 from combatlog.projections.fold import register_fold
 
 from .conftest import new_session
@@ -51,7 +52,7 @@ def _both(raw: list[bytes], then: list[bytes] = (), make=Projection) -> None:
         error = None
         try:
             if bulk:
-                p.fold_lines(raw, decode)
+                fold_lines(p, raw, decode)
             else:
                 for line in raw:
                     p.apply(decode(line))
@@ -145,5 +146,5 @@ def test_a_line_of_an_older_shape_is_upcast_in_bulk_as_one_by_one():
     assert sum(b'"v":1,"event":{"type":"Pushed"' in line for line in old) == 2
     _both(old)
     p = Projection()
-    p.fold_lines(old, line_decoder())
+    fold_lines(p, old, line_decoder())
     assert p.state.extra["pushed"] == {"g1": 10, "g2": 15}  # in feet: upcast, both

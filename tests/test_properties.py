@@ -14,6 +14,7 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, pr
 from combatlog.engine import Refused
 from combatlog.events import Command
 from combatlog.projections import Projection, fold, load_snapshot, dump_snapshot
+from combatlog.projections.bulk import fold_lines
 from combatlog.replays import MemoryLog
 from combatlog.replays.audit import audit
 from combatlog.replays.cursor import Cursor, envelopes, replay
@@ -237,4 +238,4 @@ def test_the_bulk_fold_of_lines_is_the_event_by_event_fold_even_on_broken_logs(s
                 raise CorruptLog(f"seq {n}: can't decode the line ({exc})", n) from None
             p.apply(envelope)
 
-    assert _outcome(lambda p: p.fold_lines(raw, decode)) == _outcome(one_by_one)
+    assert _outcome(lambda p: fold_lines(p, raw, decode)) == _outcome(one_by_one)
