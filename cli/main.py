@@ -115,6 +115,7 @@ def example_path(rules: str) -> Path:
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="combatlog", prog_name="combatlog", message="%(prog)s %(version)s")
 def app() -> None:
     """combatlog: tabletop combat as an event-sourced log. Undo, replay and audit by construction."""
 

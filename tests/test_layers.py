@@ -128,3 +128,18 @@ def test_the_walk_finds_imports_against_the_order(tmp_path):
     planted.write_text("def f():\n    from combatlog.replays import open_log\n")
     assert (2, "combatlog.replays") in imports(planted, top_level_only=False)
     assert imports(planted, top_level_only=True) == []
+
+
+def test_the_package_says_its_version_and_license():
+    import subprocess
+    import sys
+    from importlib.metadata import metadata
+
+    import combatlog
+
+    meta = metadata("combatlog")
+    assert combatlog.__version__ == meta["Version"]
+    assert meta["License-Expression"] == "MIT"
+    out = subprocess.run([sys.executable, "-m", "combatlog", "--version"], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == f"combatlog {combatlog.__version__}"
+    assert (ROOT / "cli" / "root" / "py.typed").exists() and (ROOT / "LICENSE").exists()
