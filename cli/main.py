@@ -184,8 +184,19 @@ def new(encounter: str, log_path: str, seed: int | None) -> None:
         fail(f"{log_path} exists; choose a new --log")
     # decide every setup command in memory first, so a bad file leaves no log behind
     trial = Session(open_log("memory:"))
+    added = 0
     for command in commands:
-        execute(trial, command)
+        try:
+            trial.execute(command)
+        except (Refused, DiceError) as exc:
+            if command.kind == "add":
+                where = f"combatants[{added}] ({command.params.get('id')})"
+            elif command.kind == "create":
+                where = "options" if "option" in str(exc) else "rules"
+            else:
+                where = f"a {command.kind} command"
+            fail(f"{encounter}: {where}: {exc}")
+        added += command.kind == "add"
     log = _open_or_fail(log_path)
     if log.head()[0] > 0:  # a database URL names an encounter that may already hold events
         log.close()

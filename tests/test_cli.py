@@ -356,3 +356,31 @@ def test_every_command_runs_as_a_subprocess(tmp_path):
     missing = cli("show", str(tmp_path / "nope.jsonl"))
     assert missing.returncode == 1 and missing.stderr.count("\n") == 1
     assert cli("frobnicate").returncode == 2
+
+
+@pytest.mark.parametrize("stats, path", [
+    ('{ hp = 4, attack = "x" }', "$.attack: Expected int, got str"),
+    ('{ hp = "ten" }', "$.hp: Expected int, got str"),
+    ('{ hp = 4, damage = "2q6" }', "$.damage: can't read dice expression '2q6'"),
+    ('{ hp = 0 }', "$.hp: Expected int >= 1"),
+])
+def test_a_bad_stat_in_an_encounter_file_names_the_file_the_combatant_and_the_key(tmp_path, stats, path):
+    encounter = tmp_path / "bad.toml"
+    encounter.write_text('rules = "skirmish"\n[[combatants]]\nid = "a"\nside = "x"\nstats = { hp = 4 }\n'
+                         f'[[combatants]]\nid = "g2"\nside = "y"\nstats = {stats}\n')
+    result = run("new", str(encounter), "--log", str(tmp_path / "f.jsonl"))
+    assert result.exit_code == 1
+    message = result.output.strip()
+    assert "\n" not in message and "Traceback" not in message
+    assert message.startswith(f"combatlog: {encounter}: combatants[1] (g2): combatant g2: {path}")
+    assert not (tmp_path / "f.jsonl").exists()
+
+
+def test_an_override_before_the_fight_begins_is_one_line_and_appends_nothing(tmp_path):
+    log = tmp_path / "f.jsonl"
+    assert run("new", str(EXAMPLES / "skirmish-ambush.toml"), "--log", str(log)).exit_code == 0
+    before = log.read_bytes()
+    result = run("do", str(log), "override", "--param", "reason=ogre", "--param", 'damage={"target":"g1","amount":3}')
+    assert result.exit_code == 1
+    assert result.output.strip().count("\n") == 0 and "before the fight begins" in result.output
+    assert log.read_bytes() == before
