@@ -218,6 +218,7 @@ def _act(draft: Draft, command: Command) -> None:
     for resource in sorted(cost):
         if cost[resource]:
             draft.emit(ResourceSpent(combatant=actor.id, resource=resource, amount=cost[resource]))
+    rules.declared(draft, draft.state.pending[-1])
     timing = rules.timing(state.options)
     if timing.immediate(spec.category):
         draft.emit(ResolutionStarted(category=spec.category))

@@ -45,6 +45,7 @@ class Order(Protocol):
     def round_started(self, draft: "Draft") -> None: ...
     def next_actors(self, state: "Encounter", may_act: Callable[["Combatant"], bool]) -> tuple[str, ...]: ...
     def after_action(self, draft: "Draft") -> None: ...
+    def pass_started(self, draft: "Draft") -> None: ...
     def resolution_key(self, state: "Encounter") -> Callable[["Pending"], Any]: ...
 
 
@@ -172,6 +173,9 @@ class RankedOrder:
     def after_action(self, draft: "Draft") -> None:
         """Hook after every action (a ranked order doesn't change)."""
 
+    def pass_started(self, draft: "Draft") -> None:
+        """Hook when another pass of the round begins (the order for it may change)."""
+
     def resolution_key(self, state: "Encounter"):
         """A sort key putting pending actions in the order they resolve: initiative order."""
         rank_of = {cid: i for i, cid in enumerate(state.flat_order())}
@@ -230,6 +234,9 @@ class ActionPointOrder:
 
     def after_action(self, draft: "Draft") -> None:
         self._set(draft, "action points spent")
+
+    def pass_started(self, draft: "Draft") -> None:
+        """Action points have no passes."""
 
     def resolution_key(self, state: "Encounter"):
         return lambda p: 0

@@ -23,11 +23,15 @@ class Timing:
     default: str = "turn"
     per_category: dict[str, str] = field(default_factory=dict)
     hold_damage: bool = True
+    hold_until: str = "round"  # "round": held damage counts when the round ends; "tier": when actions
+    # with equal resolution keys (a tier acting together) have all resolved
 
     def __post_init__(self) -> None:
         for mode in (self.default, *self.per_category.values()):
             if mode not in MODES:
                 raise ValueError(f"unknown timing {mode!r}; use turn or simultaneous")
+        if self.hold_until not in ("round", "tier"):
+            raise ValueError(f"unknown hold_until {self.hold_until!r}; use round or tier")
 
     @property
     def name(self) -> str:
@@ -53,14 +57,15 @@ class Timing:
         return CATEGORIES.index(category) if category in CATEGORIES else len(CATEGORIES)
 
 
-def make_timing(kind: str, per_category: dict[str, str] | None = None, hold_damage: bool = True) -> Timing:
+def make_timing(kind: str, per_category: dict[str, str] | None = None, hold_damage: bool = True,
+                hold_until: str = "round") -> Timing:
     """The timing named `kind`: turn, simultaneous, or mixed (with `per_category`)."""
     if kind in MODES:
-        return Timing(default=kind, hold_damage=hold_damage)
+        return Timing(default=kind, hold_damage=hold_damage, hold_until=hold_until)
     if kind == "mixed":
         per = dict(per_category or {})
         for cat in per:
             if cat not in CATEGORIES:
                 raise ValueError(f"unknown category {cat!r}; use movement, shooting or melee")
-        return Timing(default="turn", per_category=per, hold_damage=hold_damage)
+        return Timing(default="turn", per_category=per, hold_damage=hold_damage, hold_until=hold_until)
     raise ValueError(f"unknown timing {kind!r}; use turn, simultaneous or mixed")

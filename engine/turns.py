@@ -15,6 +15,8 @@ from combatlog.events import (
     ActionResolved,
     DamageApplied,
     EncounterEnded,
+    HeldDamageReleased,
+    PassStarted,
     ResolutionStarted,
     ResourcesSet,
     RoundEnded,
@@ -86,7 +88,8 @@ def advance(draft: "Draft") -> None:
             if idle:
                 draft.emit(TurnEnded(actors=idle))
             continue
-        end_round(draft)
+        if not end_round(draft):
+            continue  # another pass of the round began
         over = rules.outcome(draft.state)
         if over is not None:
             draft.emit(EncounterEnded(outcome=over[0], winner=over[1]))
@@ -102,30 +105,60 @@ def advance(draft: "Draft") -> None:
         return
 
 
-def end_round(draft: "Draft") -> None:
-    """Resolve what was declared (by category, then the order's resolution key), release held damage."""
+def end_round(draft: "Draft") -> bool:
+    """Resolve what was declared (by category, then the order's resolution key) and release held
+    damage; then start another pass of the round if the rule system says so (False), or end the
+    round (True).
+
+    Actions with equal resolution keys act together: under a timing that holds damage until
+    the tier ends (`hold_until="tier"`), what one deals the other lands only once both resolved.
+    """
     rules = draft.rules
     state = draft.state
     timing = rules.timing(state.options)
     order = rules.order(state.options)
     key = order.resolution_key(state)
     pending = sorted(state.pending, key=lambda p: (timing.category_rank(p.category), key(p)))
+    by_tier = timing.hold_until == "tier"
     category: Any = object()
+    tier: Any = object()
     for p in pending:
+        if by_tier and key(p) != tier:
+            release_held(draft, mid_round=True)
+            tier = key(p)
         if p.category != category:
             category = p.category
             draft.emit(ResolutionStarted(category=category))
         draft.hold_damage = timing.hold_damage
         resolve(draft, p)
         draft.hold_damage = False
+    if rules.another_pass(draft.state):
+        release_held(draft, mid_round=True)
+        draft.emit(PassStarted(number=draft.state.action_pass + 1))
+        order.pass_started(draft)
+        return False
     rules.round_ending(draft)
+    release_held(draft)
+    draft.emit(RoundEnded(round=draft.state.round))
+    rules.round_ended(draft)
+    return True
+
+
+def release_held(draft: "Draft", mid_round: bool = False) -> None:
+    """Count the damage held so far, then the rule system's thresholds for each target hit.
+
+    Mid-round (a tier or a pass resolved) the held list is emptied first, by an event; at the
+    round's end RoundEnded empties it.
+    """
     held = draft.state.held
+    if not held:
+        return
+    if mid_round:
+        draft.emit(HeldDamageReleased())
     for h in held:
         draft.emit(DamageApplied(target=h.target, amount=h.amount, location=h.location, kind=h.kind, source=h.source))
     for target in dict.fromkeys(h.target for h in held):
-        rules.after_damage(draft, target)
-    draft.emit(RoundEnded(round=draft.state.round))
-    rules.round_ended(draft)
+        draft.rules.after_damage(draft, target)
 
 
 def resolve(draft: "Draft", pending: "Pending") -> None:

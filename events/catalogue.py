@@ -136,6 +136,18 @@ class RoundStarted(Event):
     surprise: bool = False
 
 
+class HeldDamageReleased(Event):
+    """Damage held while actions resolved together counts now, before the round ends (the
+    DamageApplied events that follow carry it); the round's end releases the rest by itself."""
+
+
+class PassStarted(Event):
+    """Another declare-and-resolve pass began within the round (its actions all resolved):
+    those with further actions declare and resolve them; the others can't act."""
+
+    number: int
+
+
 class RoundEnded(Event):
     """A combat round ended; damage held for the end of the round has been released."""
 
@@ -296,7 +308,7 @@ _CORE: tuple[type[Event], ...] = (
     CommandIssued, StepUndone, StepRedone,
     EncounterCreated, CombatantAdded, CombatantRemoved,
     SurpriseDetermined, InitiativeRolled, OrderSet,
-    RoundStarted, RoundEnded, TurnStarted, TurnEnded,
+    RoundStarted, PassStarted, HeldDamageReleased, RoundEnded, TurnStarted, TurnEnded,
     ActionDeclared, ResolutionStarted, ActionResolved, DiceRolled,
     ResourceSpent, ResourcesSet, DamageApplied, ConditionApplied, ConditionRemoved,
     Moved, CombatantDefeated, EncounterEnded,

@@ -183,7 +183,17 @@ def _order(state: Encounter, e: ev.OrderSet) -> Encounter:
 @register_fold(ev.RoundStarted)
 def _round_started(state: Encounter, e: ev.RoundStarted) -> Encounter:
     return replace(state, round=e.round, surprise_round=e.surprise, acted=(), acting=(), resolving=None,
-                   phase=DECLARE)
+                   action_pass=1, phase=DECLARE)
+
+
+@register_fold(ev.HeldDamageReleased)
+def _held_released(state: Encounter, e: ev.HeldDamageReleased) -> Encounter:
+    return replace(state, held=())
+
+
+@register_fold(ev.PassStarted)
+def _pass_started(state: Encounter, e: ev.PassStarted) -> Encounter:
+    return replace(state, action_pass=e.number, acted=(), acting=(), resolving=None, phase=DECLARE)
 
 
 @register_fold(ev.RoundEnded)

@@ -45,6 +45,8 @@ TRANSITIONS: list[dict] = [
     {"trigger": "ResolutionStarted", "source": [DECLARE, RESOLVE], "dest": RESOLVE},
     {"trigger": "ActionResolved", "source": RESOLVE, "dest": None},
     {"trigger": "TurnEnded", "source": [DECLARE, RESOLVE], "dest": None},
+    {"trigger": "PassStarted", "source": RESOLVE, "dest": DECLARE},
+    {"trigger": "HeldDamageReleased", "source": RESOLVE, "dest": None},
     {"trigger": "RoundEnded", "source": [DECLARE, RESOLVE], "dest": RESOLVE},
     {"trigger": "EncounterEnded", "source": LIVE, "dest": END},
     # combatants come and go, and the table places them, until the encounter is over

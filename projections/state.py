@@ -85,6 +85,7 @@ class Encounter(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, g
     title: str = ""
     phase: str = "setup"
     round: int = 0
+    action_pass: int = 1  # the declare-and-resolve pass within the round (PassStarted)
     surprise_round: bool = False
     surprised: tuple[str, ...] = ()
     combatants: dict[str, Combatant] = {}

@@ -99,6 +99,8 @@ def tell(stream: Iterable[Envelope], dice: bool = False, log: EventLog | None = 
                 ", ".join(f"{_name(projection, c)} ({state.combatants[c].initiative})" for c in tier) for tier in e.tiers)
         elif t is ev.RoundStarted:
             line = "Surprise round." if e.surprise else f"Round {e.round}."
+        elif t is ev.PassStarted:
+            line = f"Round {state.round}, pass {e.number}: those with another action declare it."
         elif t is ev.DiceRolled:
             if dice:
                 faces = " ".join(str(f) for f in e.faces)
@@ -148,7 +150,7 @@ def tell(stream: Iterable[Envelope], dice: bool = False, log: EventLog | None = 
     yield from deferred
 
 
-_BOUNDARIES = {ev.CommandIssued, ev.ActionDeclared, ev.RoundEnded, ev.RoundStarted, ev.TurnStarted,
+_BOUNDARIES = {ev.CommandIssued, ev.ActionDeclared, ev.RoundEnded, ev.RoundStarted, ev.PassStarted, ev.TurnStarted,
                ev.TurnEnded, ev.EncounterEnded}
 
 

@@ -378,11 +378,11 @@ def test_a_follower_notices_the_encounter_replaced_by_a_shorter_fight(url, opene
 
 
 def test_an_audit_split_across_processes_reads_postgresql_through_connections_of_its_own(url, opened):
-    from combatlog.replays import audit as audit_module
+    from combatlog.replays import audit as audit_module, parallel
 
     from .test_audit import late_damage, long_raw
 
-    if not audit_module._can_fork():
+    if not parallel.can_fork():
         pytest.skip("a split audit forks, which this platform can't")
     raw = long_raw()
     raw[late_damage(raw)] = raw[late_damage(raw)].replace(b'"amount":', b'"amount":1')

@@ -221,6 +221,14 @@ class RuleSystem:
     def round_ended(self, draft: "Draft") -> None:
         """Hook right after a round ended (held damage counted), before the end check."""
 
+    def declared(self, draft: "Draft", pending: "Pending") -> None:
+        """Hook right after an action is declared (before it resolves, if it resolves at once)."""
+
+    def another_pass(self, state: "Encounter") -> bool:
+        """True when, every declared action resolved, the round goes on with another pass
+        (declare and resolve again) instead of ending (default: never)."""
+        return False
+
     def waiting(self, state: "Encounter") -> bool:
         """True while the fight waits for the game master's ruling (no turn or round starts)."""
         return False
