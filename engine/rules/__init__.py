@@ -20,6 +20,7 @@ BUILTIN: dict[str, str] = {
     "starflight": "combatlog.engine.rules.starflight",
     "infinite-realms": "combatlog.engine.rules.infinite_realms",
     "swords-of-infinity": "combatlog.engine.rules.swords_of_infinity",
+    "straalara": "combatlog.engine.rules.straalara",
 }
 
 

@@ -80,7 +80,8 @@ class RuleSystem:
         if cls.options_type is not None and "option_specs" not in cls.__dict__:
             model = cls.options_type
             cls.option_specs = {
-                f.name: OptionSpec(f.default, typed.choices(model, f.name), typed.description(model, f.name))
+                f.name: OptionSpec(typed.to_plain(f.default), typed.choices(model, f.name),
+                                   typed.description(model, f.name))
                 for f in msgspec.structs.fields(model)
             }
         if cls.stats_type is not None and "required_stats" not in cls.__dict__:

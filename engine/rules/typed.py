@@ -67,8 +67,8 @@ def convert(raw: Any, model: type[T], what: str, allowed: str = "") -> T:
 
 
 def to_plain(value: Any) -> Any:
-    """A model as plain builtins (what the log stores)."""
-    return msgspec.to_builtins(value, enc_hook=str)
+    """A model as plain JSON values, exactly as the log will read back (sequences as lists)."""
+    return msgspec.json.decode(msgspec.json.encode(value, enc_hook=str))
 
 
 def choices(model: type[msgspec.Struct], field: str) -> tuple[Any, ...] | None:

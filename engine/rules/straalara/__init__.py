@@ -1,0 +1,168 @@
+"""`straalara`: Straalara's combat turns (rules notes: `docs/rules/straalara.md`).
+
+Initiative every turn (Wits + Dexterity − wound penalty + 1d10; ties by rating, then
+simultaneous), stances and actions declared lowest score first and resolved highest
+first, Offense's second action in a second pass at score − 10 (or interleaved), d10 pools
+against 6 with 1s cancelling and botches ruled by the game master, damage and soak in
+health levels, wound penalties, Dazed, and effects landing at the end of the turn.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from combatlog.engine import rules as _registry
+from combatlog.engine.draft import Draft
+from combatlog.engine.errors import Refused
+from combatlog.engine.order import Order
+from combatlog.engine.rules.base import ActionSpec, RuleSystem
+from combatlog.engine.rules.straalara import actions as _actions
+from combatlog.engine.rules.straalara.attack import after_damage, health_level, wound_penalty
+from combatlog.engine.rules.straalara.events import (
+    EVENTS,
+    Botched,
+    BotchRuled,
+    EffectLanded,
+    EffectScheduled,
+    StanceDeclared,
+    own,
+)
+from combatlog.engine.rules.straalara.model import Options, State, Stats
+from combatlog.engine.rules.straalara.order import StraalaraOrder
+from combatlog.engine.rules.straalara.policy import policy
+from combatlog.engine.timing import Timing, make_timing
+from combatlog.events import Command, ConditionRemoved, GmRuling, TurnEnded
+from combatlog.projections import Combatant, Encounter, Pending
+
+_ORDERS = {False: StraalaraOrder(interleaved=False), True: StraalaraOrder(interleaved=True)}
+# every action resolves after everyone declared, one tier (equal score and rating) at a time;
+# a tier's damage counts once the whole tier resolved
+_TIMING = make_timing("simultaneous", hold_until="tier")
+
+
+class Straalara(RuleSystem):
+    """Straalara (see the module's docstring)."""
+
+    name = "straalara"
+    version = "1"
+    events = EVENTS
+    stats_type = Stats
+    options_type = Options
+    state_type = State
+    commands = {"botch": "the game master's ruling on a botched attack's adverse effect: botch TEXT"}
+    command_words = {"botch": ("*effect",)}
+
+    def order(self, options: dict[str, Any]) -> Order:
+        return _ORDERS[options.get("passes") == "interleaved"]
+
+    def timing(self, options: dict[str, Any]) -> Timing:
+        return _TIMING
+
+    def initiative(self, draft: Draft, combatant: Combatant, ids: tuple[str, ...]) -> int:
+        raise NotImplementedError("Straalara's order rolls initiative itself")
+
+    def budget(self, state: Encounter, combatant: Combatant) -> dict[str, int]:
+        return {"actions": 1}
+
+    def may_act(self, state: Encounter, combatant: Combatant) -> bool:
+        if not super().may_act(state, combatant):
+            return False
+        return state.action_pass == 1 or self.stance(state, combatant.id) == "offense"
+
+    def stance(self, state: Encounter, cid: str) -> str | None:
+        """The stance `cid` declared this turn, or None."""
+        return _actions.stance_now(state, cid)
+
+    def actions(self, state: Encounter, actor: Combatant) -> list[ActionSpec]:
+        cached = self.__dict__.get("_specs")
+        if cached is None:
+            cached = self.__dict__["_specs"] = _actions.actions(self)
+        return list(cached)
+
+    def declared(self, draft: Draft, pending: Pending) -> None:
+        _actions.declared(draft, pending)
+
+    def turn_started(self, draft: Draft, actors: tuple[str, ...]) -> None:
+        for cid in actors:
+            c = draft.state.combatants[cid]
+            if c.has("dazed") and not any(p.actor == cid for p in draft.state.pending):
+                draft.emit(ConditionRemoved(target=cid, condition="dazed", reason="the action is lost"))
+                draft.emit(TurnEnded(actors=(cid,)))
+
+    def another_pass(self, state: Encounter) -> bool:
+        if state.action_pass != 1 or self.settings(state).passes != "repeat":
+            return False
+        return any(self.stance(state, c.id) == "offense" for c in state.active())
+
+    def round_ending(self, draft: Draft) -> None:
+        for effect in own(draft.state).effects:
+            if effect.round <= draft.state.round:
+                draft.emit(EffectLanded(actor=effect.actor, text=effect.text))
+
+    def after_damage(self, draft: Draft, target: str) -> None:
+        after_damage(draft, target)
+
+    def waiting(self, state: Encounter) -> bool:
+        return own(state).botch is not None
+
+    def command(self, draft: Draft, command: Command) -> None:
+        if command.kind != "botch":
+            super().command(draft, command)
+        actor = own(draft.state).botch
+        if actor is None:
+            raise Refused("botch", "no botch is waiting for a ruling")
+        effect = str(command.params.get("effect", "")).strip()
+        if not effect:
+            raise Refused("botch", "say what goes wrong", "e.g. botch the bowstring breaks")
+        draft.emit(GmRuling(topic="botch", decision=effect, text=f"{draft.state.combatants[actor].name}'s botch"))
+        draft.emit(BotchRuled(actor=actor))
+        draft.advance()
+
+    def policy(self, state: Encounter, actor: Combatant) -> Command:
+        return policy(self, state, actor)
+
+    def ruling_policy(self, state: Encounter) -> Command | None:
+        if own(state).botch is None:
+            return None
+        return Command(kind="botch", params={"effect": "nothing lasting: the moment passes"}, by="policy")
+
+    def summary(self, state: Encounter) -> list[str]:
+        out = []
+        for c in state.combatants.values():
+            if c.removed:
+                continue
+            stance = self.stance(state, c.id)
+            penalty = wound_penalty(self, state, c)
+            out.append(f"{c.name}: {health_level(self, state, c)}" + (f" ({penalty} dice)" if penalty else "")
+                       + (f", {stance}" if stance else ""))
+        if own(state).botch:
+            out.append(f"Waiting for the game master: {state.combatants[own(state).botch].name}'s botch "
+                       "(botch TEXT)")
+        return out
+
+    def narrate(self, state: Encounter, event: Any, dice: bool = False) -> str | None:
+        name = (lambda cid: state.combatants[cid].name if cid in state.combatants else cid)
+        if isinstance(event, StanceDeclared):
+            return f"  {name(event.combatant)} takes the {event.stance} stance, defending by {event.defense}."
+        if isinstance(event, Botched):
+            return f"  {name(event.actor)} botches with the {event.weapon}: the game master rules what goes wrong."
+        if isinstance(event, EffectScheduled):
+            return f"  {name(event.actor)}: takes effect at the end of turn {event.round}: {event.text}."
+        if isinstance(event, EffectLanded):
+            return f"  {name(event.actor)}: {event.text}."
+        return None
+
+    def describe(self, state: Encounter, pending: Pending) -> str:
+        actor = state.combatants[pending.actor].name
+        if pending.action == "attack":
+            target = state.combatants[pending.targets[0]].name
+            weapon = pending.params.get("weapon")
+            return f"{actor} attacks {target}" + (f" with the {weapon}" if weapon else "")
+        if pending.action == "move":
+            return f"{actor} moves to {pending.params.get('move_to')}"
+        if pending.action == "task":
+            return f"{actor} tries: {pending.params.get('effect', 'a task')}"
+        return f"{actor} defends"
+
+
+STRAALARA = _registry.register(Straalara())

@@ -1,0 +1,189 @@
+"""What a Straalara combatant can declare, with its stance and defense: attack, defend, move, task.
+
+Every declaration carries the stance for the turn (`stance`: offense, partial, defense;
+the first declaration of the turn sets it, later ones keep it) and the defense used
+against attacks this turn (`defense`: block, parry, dodge, spell or none). A Dazed
+combatant's next action is lost.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from combatlog.engine.rules.base import ActionSpec
+from combatlog.engine.rules.straalara.attack import attack, defense_pool, pool, wound_penalty
+from combatlog.engine.rules.straalara.events import EffectLanded, EffectScheduled, StanceDeclared, own
+from combatlog.engine.rules.straalara.model import STANCE_DEFENSES, Stats
+from combatlog.events import ConditionRemoved, Moved, ResourcesSet
+from combatlog.projections import Combatant, Encounter, Pending
+
+if TYPE_CHECKING:
+    from combatlog.engine.draft import Draft
+    from combatlog.engine.rules.base import RuleSystem
+
+STANCES = ("offense", "partial", "defense")
+DEFENSES = ("block", "parry", "dodge", "spell", "none")
+
+
+def stance_now(state: Encounter, cid: str) -> str | None:
+    """The stance `cid` declared this turn, or None."""
+    d = own(state).declared.get(cid)
+    return d.stance if d is not None and d.round == state.round else None
+
+
+def best_defense(stats: Stats, stance: str) -> str:
+    """The defense with the biggest pool that `stance` allows (none if every pool is empty)."""
+    allowed = [d for d in STANCE_DEFENSES[stance] if d != "none"]
+    best = max(allowed, key=lambda d: (defense_pool(stats, d), -allowed.index(d)))
+    return best if defense_pool(stats, best) > 0 else "none"
+
+
+def declared_stance(rules: "RuleSystem", state: Encounter, actor: Combatant, params: dict[str, Any]) -> tuple[str, str]:
+    """(stance, defense) a declaration carries: as given, as declared earlier this turn, or the defaults."""
+    d = own(state).declared.get(actor.id)
+    if d is not None and d.round == state.round:
+        return d.stance, d.defense
+    stance = str(params.get("stance", "partial"))
+    defense = params.get("defense")
+    return stance, str(defense) if defense is not None else best_defense(rules.stats(actor), stance)
+
+
+def check_stance(rules: "RuleSystem", state: Encounter, actor: Combatant, params: dict[str, Any],
+                 attacking: bool) -> str | None:
+    """Why this declaration's stance, defense or second action can't be, or None."""
+    stance = params.get("stance")
+    if stance is not None and stance not in STANCES:
+        return f"stance {stance!r}: use offense, partial or defense"
+    defense = params.get("defense")
+    if defense is not None and defense not in DEFENSES:
+        return f"defense {defense!r}: use block, parry, dodge, spell or none"
+    earlier = stance_now(state, actor.id)
+    if earlier is not None:
+        if stance is not None and stance != earlier:
+            return f"the {earlier} stance holds for the whole turn"
+        if defense is not None and defense != own(state).declared[actor.id].defense:
+            return f"the defense declared this turn ({own(state).declared[actor.id].defense}) holds for the whole turn"
+    now, guard = declared_stance(rules, state, actor, params)
+    if now == "defense" and attacking:
+        return "the Defense stance may not attack; it adds 4 dice to every soak, parry, block and dodge"
+    if guard not in STANCE_DEFENSES[now]:
+        return "the Offense stance may only soak or parry (or block), never dodge"
+    if rules.settings(state).passes == "interleaved" and any(p.actor == actor.id for p in state.pending) \
+            and now != "offense":
+        return "only the Offense stance acts twice a turn"
+    return None
+
+
+def _check_attack(state: Encounter, actor: Combatant, targets: tuple[str, ...], params: dict[str, Any],
+                  rules: "RuleSystem") -> str | None:
+    mine: Stats = rules.stats(actor)
+    if not mine.weapons:
+        return f"{actor.name} has no weapon (give weapons in the stats, e.g. fists of kind brawl)"
+    name = params.get("weapon")
+    if name is not None and mine.weapon(str(name)) is None:
+        return f"no weapon {name!r}; weapons: {', '.join(w.name for w in mine.weapons)}"
+    return check_stance(rules, state, actor, params, attacking=True)
+
+
+def lost_if_dazed(draft: "Draft", p: Pending) -> str | None:
+    """A Dazed actor's action is lost (and the daze with it); None when not Dazed."""
+    actor = draft.state.combatants[p.actor]
+    if not actor.has("dazed"):
+        return None
+    draft.emit(ConditionRemoved(target=actor.id, condition="dazed", reason="the action is lost"))
+    return f"lost: {actor.name} is Dazed"
+
+
+def _attack(draft: "Draft", p: Pending) -> str:
+    return lost_if_dazed(draft, p) or attack(draft, p)
+
+
+def _defend(draft: "Draft", p: Pending) -> str:
+    return lost_if_dazed(draft, p) or "defends"
+
+
+def _move(draft: "Draft", p: Pending) -> str:
+    lost = lost_if_dazed(draft, p)
+    if lost:
+        return lost
+    draft.emit(Moved(combatant=p.actor, to=str(p.params["move_to"]), distance=0))
+    return f"moves to {p.params['move_to']}"
+
+
+def _task(draft: "Draft", p: Pending) -> str:
+    """A non-attack action: its pool against its difficulty; net successes take effect (now, or at
+    the end of this turn or of a later one, for a delayed or extended action)."""
+    lost = lost_if_dazed(draft, p)
+    if lost:
+        return lost
+    rules = draft.rules
+    state = draft.state
+    actor = state.combatants[p.actor]
+    dice = int(p.params.get("pool", 0)) + wound_penalty(rules, state, actor)
+    difficulty = int(p.params.get("difficulty", rules.settings(state).difficulty))
+    net, botch = pool(draft, dice, difficulty, f"{p.params.get('effect', 'task')}", actor.id, cancel=True)
+    if net == 0:
+        return "a botch: it fails" if botch else "no successes: it fails"
+    text = str(p.params.get("effect", "it succeeds"))
+    turns = int(p.params.get("turns", 1))
+    if p.params.get("at_end_of_turn") or turns > 1:
+        due = state.round + turns - 1
+        draft.emit(EffectScheduled(actor=actor.id, round=due, text=text))
+        return f"{net} net successes: takes effect at the end of turn {due}"
+    draft.emit(EffectLanded(actor=actor.id, text=text))
+    return f"{net} net successes: {text}"
+
+
+def _check_task(state: Encounter, actor: Combatant, targets: tuple[str, ...], params: dict[str, Any],
+                rules: "RuleSystem") -> str | None:
+    for key in ("pool", "difficulty", "turns"):
+        value = params.get(key)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
+            return f"{key} must be a whole number, not {value!r}"
+    if not isinstance(params.get("pool"), int):
+        return "give the task's dice pool: pool=N (Attribute + Ability)"
+    return check_stance(rules, state, actor, params, attacking=False)
+
+
+def _check_move(state: Encounter, actor: Combatant, targets: tuple[str, ...], params: dict[str, Any],
+                rules: "RuleSystem") -> str | None:
+    if not params.get("move_to"):
+        return "say where to: move_to=<place> (up to the full walk speed; an attack can move too)"
+    return check_stance(rules, state, actor, params, attacking=False)
+
+
+def _check_defend(state: Encounter, actor: Combatant, targets: tuple[str, ...], params: dict[str, Any],
+                  rules: "RuleSystem") -> str | None:
+    return check_stance(rules, state, actor, params, attacking=False)
+
+
+def actions(rules: "RuleSystem") -> list[ActionSpec]:
+    """Straalara's actions, their checks bound to `rules`."""
+
+    def bound(check: Any) -> Any:
+        return lambda state, actor, targets, params: check(state, actor, targets, params, rules)
+
+    one = {"actions": 1}
+    return [
+        ActionSpec("attack", None, one, _attack, check=bound(_check_attack),
+                   help="an attack with a weapon (params weapon, stance, defense, move_to, modifier, unseen)"),
+        ActionSpec("defend", None, one, _defend, targets="none", min_targets=0, max_targets=0,
+                   check=bound(_check_defend), help="no attack: stance and defense only (params stance, defense)"),
+        ActionSpec("move", None, one, _move, targets="none", min_targets=0, max_targets=0, check=bound(_check_move),
+                   help="move up to the full walk speed (params move_to, stance, defense)"),
+        ActionSpec("task", None, one, _task, targets="none", min_targets=0, max_targets=0, check=bound(_check_task),
+                   help="a non-attack action (params pool, difficulty, effect, at_end_of_turn, turns)"),
+    ]
+
+
+def declared(draft: "Draft", p: Pending) -> None:
+    """The first declaration of a turn records the stance and defense; under `interleaved` an Offense
+    stance gets its second action then."""
+    state = draft.state
+    if stance_now(state, p.actor) is not None:
+        return
+    actor = state.combatants[p.actor]
+    stance, defense = declared_stance(draft.rules, state, actor, p.params)
+    draft.emit(StanceDeclared(combatant=p.actor, round=state.round, stance=stance, defense=defense))
+    if stance == "offense" and draft.rules.settings(state).passes == "interleaved":
+        draft.emit(ResourcesSet(combatant=p.actor, resources={"actions": 1}))

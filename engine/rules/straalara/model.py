@@ -1,0 +1,119 @@
+"""Straalara's typed models: stats, weapons, options, and the per-encounter state."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+import msgspec
+from msgspec import Meta
+
+Rating = Annotated[int, Meta(ge=0, le=20)]
+Kind = Literal["brawl", "melee", "bow", "thrown", "spell"]
+Defense = Literal["block", "parry", "dodge", "spell", "none"]
+Stance = Literal["offense", "partial", "defense"]
+
+# the ability each attack kind adds to Dexterity (a spell's pool is given with the spell)
+ATTACK_ABILITY: dict[str, str] = {"brawl": "brawl", "melee": "weaponry", "bow": "archery", "thrown": "athletics"}
+# the ability each defense adds to Dexterity (a spell defense's pool is the `spell_defense` stat)
+DEFENSE_ABILITY: dict[str, str] = {"block": "brawl", "parry": "melee", "dodge": "dodge"}
+# what each stance may defend with (block is a parry with bare hands: allowed where parry is)
+STANCE_DEFENSES: dict[str, tuple[str, ...]] = {
+    "offense": ("block", "parry", "spell", "none"),
+    "partial": ("block", "parry", "dodge", "spell", "none"),
+    "defense": ("block", "parry", "dodge", "spell", "none"),
+}
+
+
+class Weapon(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """A weapon, or a spell used as an attack."""
+
+    name: str
+    kind: Kind
+    damage: Annotated[int, Meta(ge=0, le=30, description="base damage dice")]
+    difficulty: Annotated[int, Meta(ge=2, le=10)] | None = None  # None: the encounter's base difficulty
+    pool: Annotated[int, Meta(ge=0, le=30)] | None = None  # a spell's attack pool (its description's)
+
+
+class Stats(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """A Straalara combatant as the encounter file gives it."""
+
+    wits: Rating
+    dexterity: Rating
+    stamina: Rating
+    brawl: Rating = 0
+    weaponry: Rating = 0
+    archery: Rating = 0
+    athletics: Rating = 0
+    melee: Rating = 0
+    dodge: Rating = 0
+    soak: Annotated[int, Meta(ge=0, le=30)] | None = None  # the soak pool: Stamina (plus armour) when not given
+    spell_defense: Annotated[int, Meta(ge=0, le=30)] = 0  # the pool of a defensive spell, if any
+    weapons: tuple[Weapon, ...] = ()
+
+    def soak_pool(self) -> int:
+        """The soak pool: the `soak` stat, or Stamina."""
+        return self.stamina if self.soak is None else self.soak
+
+    def weapon(self, name: str | None) -> Weapon | None:
+        """The weapon named `name` (the first one if None)."""
+        for w in self.weapons:
+            if name is None or w.name == name:
+                return w
+        return None
+
+
+class HealthLevel(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """One box of the health track: its name and its wound penalty (dice lost, ≤ 0)."""
+
+    name: str
+    penalty: Annotated[int, Meta(le=0, ge=-10)]
+
+
+DEFAULT_TRACK = (
+    HealthLevel("Bruised", 0),
+    HealthLevel("Hurt", -1),
+    HealthLevel("Injured", -1),
+    HealthLevel("Wounded", -2),
+    HealthLevel("Mauled", -2),
+    HealthLevel("Crippled", -5),
+)
+
+
+class Options(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """The encounter's options."""
+
+    passes: Annotated[Literal["repeat", "interleaved"], Meta(
+        description="second actions: repeat = a second declare/resolve pass after the first; "
+                    "interleaved = declared with the first, resolved at score - 10 among the others")] = "repeat"
+    health_levels: Annotated[tuple[HealthLevel, ...], Meta(
+        min_length=1, description="the health track before Incapacitated: [{name, penalty}, ...]")] = DEFAULT_TRACK
+    dazed: Annotated[Literal["lose_next_action", "no_effect"], Meta(
+        description="what Dazed does (the text doesn't say)")] = "lose_next_action"
+    incapacitated: Annotated[Literal["collapse", "die"], Meta(
+        description="what Incapacitated means: collapse (out of the fight) or death")] = "collapse"
+    difficulty: Annotated[int, Meta(ge=2, le=10, description="the base difficulty of attacks and defenses")] = 6
+
+
+class Declared(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, gc=False):
+    """A combatant's stance and defense for one turn (round)."""
+
+    round: int
+    stance: Stance
+    defense: Defense
+
+
+class Effect(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, gc=False):
+    """An extended or delayed action's effect, landing at the end of turn `round`."""
+
+    round: int
+    actor: str
+    text: str
+
+
+class State(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, gc=False):
+    """Straalara's own state in an encounter."""
+
+    declared: dict[str, Declared] = {}  # combatant -> this turn's stance and defense
+    dazing: dict[str, str] = {}  # target -> attacker of a dazing blow whose damage hasn't counted yet
+    botch: str | None = None  # an attack botched: the game master rules its adverse effect first
+    effects: tuple[Effect, ...] = ()  # extended and delayed effects still to land

@@ -1,0 +1,89 @@
+"""Straalara's turn order: initiative every turn, declared lowest first, resolved highest first.
+
+Score = rating + 1d10, rating = Wits + Dexterity − the wound penalty. Ties: the higher
+rating first; equal ratings too act simultaneously (one tier). A second action (Offense)
+comes at max(score − 10, 0), ranked the same way: in a second pass of the round (option
+`passes = "repeat"`), or among the first actions (`"interleaved"`).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Callable
+
+from combatlog.engine.order import ReverseDeclareOrder
+from combatlog.events import InitiativeRolled, OrderSet
+from combatlog.projections import Combatant, Encounter, Pending
+
+if TYPE_CHECKING:
+    from combatlog.engine.draft import Draft
+
+
+def second_score(score: int) -> int:
+    """When an Offense combatant's second action comes: score − 10, or 0 if that is higher."""
+    return max(score - 10, 0)
+
+
+def rating_of(c: Combatant) -> int:
+    """The initiative rating this turn's score was rolled on (Wits + Dexterity − wound penalty)."""
+    return c.tiebreak[0] if c.tiebreak else 0
+
+
+def tiers(entries: list[tuple[str, int, int]]) -> tuple[tuple[str, ...], ...]:
+    """(id, score, rating) ranked highest score first, then highest rating; equal pairs share a tier."""
+    ranked = sorted(entries, key=lambda e: (-e[1], -e[2]))
+    out: list[tuple[str, ...]] = []
+    last: tuple[int, int] | None = None
+    for cid, score, rating in ranked:
+        if (score, rating) == last:
+            out[-1] = (*out[-1], cid)
+        else:
+            out.append((cid,))
+            last = (score, rating)
+    return tuple(out)
+
+
+class StraalaraOrder(ReverseDeclareOrder):
+    """Initiative rolled every turn; declared lowest first, resolved highest first (by slot)."""
+
+    name = "straalara"
+
+    def __init__(self, interleaved: bool = False) -> None:
+        super().__init__(ties=("simultaneous",), every_round=True)
+        self.interleaved = interleaved
+
+    def roll(self, draft: "Draft") -> None:
+        from combatlog.engine.rules.straalara.attack import initiative_rating
+
+        entries = []
+        for c in draft.state.active():
+            rating = initiative_rating(draft.rules, draft.state, c)
+            score = rating + draft.roll("1d10", "initiative", by=c.id).total
+            draft.emit(InitiativeRolled(combatants=(c.id,), value=score, tiebreak=(rating,)))
+            entries.append((c.id, score, rating))
+        draft.emit(OrderSet(tiers=tiers(entries), reason="initiative"))
+
+    def pass_started(self, draft: "Draft") -> None:
+        """The second pass: the combatants with a second action, ranked by their second scores."""
+        state = draft.state
+        rules: Any = draft.rules
+        entries = [(c.id, second_score(c.initiative or 0), rating_of(c))
+                   for c in state.active() if rules.stance(state, c.id) == "offense"]
+        draft.emit(OrderSet(tiers=tiers(entries), reason="second actions"))
+
+    def resolution_key(self, state: Encounter) -> Callable[[Pending], Any]:
+        """(−the slot's score, −rating): equal keys act together. The slot is the pass, or under
+        `interleaved` the actor's first or second declaration this turn."""
+        slot_of: dict[str, int] = {}
+        if self.interleaved:
+            seen: dict[str, int] = {}
+            for p in state.pending:
+                seen[p.actor] = seen.get(p.actor, 0) + 1
+                slot_of[p.id] = seen[p.actor]
+
+        def key(p: Pending) -> tuple[int, int]:
+            c = state.combatants[p.actor]
+            slot = slot_of.get(p.id, 1) if self.interleaved else state.action_pass
+            score = c.initiative or 0
+            return (-(score if slot == 1 else second_score(score)), -rating_of(c))
+
+        return key
