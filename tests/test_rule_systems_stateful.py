@@ -29,6 +29,14 @@ SYSTEMS = {
     "starflight": EXAMPLES / "starflight-patrol.toml",
     "infinite-realms": EXAMPLES / "infinite-realms-road.toml",
     "swords-of-infinity": EXAMPLES / "swords-of-infinity-ambush.toml",
+    "straalara": EXAMPLES / "straalara-bridge.toml",
+}
+
+
+# options each system's machine also tries (beside the example's own)
+VARIANTS = {
+    "starflight": ({}, {"timing": "simultaneous"}),
+    "straalara": ({}, {"passes": "interleaved"}),
 }
 
 
@@ -53,10 +61,9 @@ def machine_for(system: str) -> type[RuleBasedStateMachine]:
     path = SYSTEMS[system]
 
     class SystemMachine(RuleBasedStateMachine):
-        @initialize(seed=st.integers(0, 10_000),
-                    simultaneous=st.booleans() if system == "starflight" else st.just(False))
-        def start(self, seed, simultaneous):
-            self.s = started(path, seed, {"timing": "simultaneous"} if simultaneous else {})
+        @initialize(seed=st.integers(0, 10_000), variant=st.sampled_from(VARIANTS.get(system, ({},))))
+        def start(self, seed, variant):
+            self.s = started(path, seed, variant)
             self.ids = tuple(self.s.state.combatants) + ("nobody",)
             self.done = [self.s.state]
             self.undone: list = []

@@ -1,0 +1,406 @@
+"""Straalara (shared/rules/001: "Combat Turns"), with the dice forced.
+
+Default fighter: Wits 2 + Dexterity 3 = initiative rating 5; attack with the sword
+(melee: Dexterity 3 + Weaponry 3 = 6 dice), parry Dexterity 3 + Melee 2 = 5 dice, dodge
+Dexterity 3 + Dodge 2 = 5 dice, soak = Stamina 3 dice; the sword's base damage is 4.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from combatlog.engine import Refused
+from combatlog.engine.rules.straalara.events import Botched, EffectLanded, EffectScheduled, StanceDeclared
+from combatlog.events import (
+    ActionDeclared,
+    ActionResolved,
+    CombatantDefeated,
+    ConditionApplied,
+    DamageApplied,
+    DiceRolled,
+    GmRuling,
+    InitiativeRolled,
+    OrderSet,
+    PassStarted,
+    RoundEnded,
+)
+from combatlog.projections import replay
+from combatlog.replays.audit import audit
+from tests.builders import act, encounter, fighter, forced, of
+
+SWORD = {"name": "sword", "kind": "melee", "damage": 4}
+KNIFE = {"name": "knife", "kind": "thrown", "damage": 2}
+BASE = {"wits": 2, "dexterity": 3, "stamina": 3, "weaponry": 3, "melee": 2, "dodge": 2, "brawl": 1,
+        "athletics": 2, "weapons": [SWORD, KNIFE]}
+NO = (2,)  # a die that is neither a success nor a 1
+
+
+def f(cid: str, side: str, **stats: object) -> dict:
+    return fighter(cid, side, defaults=BASE, **stats)
+
+
+def st(*fighters: dict, **options: object):
+    return encounter("straalara", *fighters, **options)
+
+
+def begin(s, *faces: int) -> list:
+    """Begin with these initiative d10s, one per combatant in the order they were added."""
+    return forced(s, "begin", faces)
+
+
+def attack(s, actor: str, target: str, faces=(), **params):
+    return act(s, actor, "attack", target, faces=faces, **params)
+
+
+def defend(s, actor: str, faces=(), **params):
+    return act(s, actor, "defend", faces=faces, **params)
+
+
+# --- initiative and the order ------------------------------------------------------------
+
+
+def test_initiative_is_wits_plus_dexterity_plus_a_d10_rolled_every_turn_highest_first():
+    s = st(f("a", "x"), f("b", "y"), f("c", "x", wits=1), f("d", "y", dexterity=1))
+    events = begin(s, 7, 5, 4, 2)
+    rolled = {e.combatants[0]: (e.value, e.tiebreak) for e in of(events, InitiativeRolled)}
+    assert rolled == {"a": (12, (5,)), "b": (10, (5,)), "c": (8, (4,)), "d": (5, (3,))}
+    assert s.state.order == (("a",), ("b",), ("c",), ("d",))
+
+
+def test_a_whole_turn_declares_lowest_first_and_resolves_highest_first():
+    s = st(f("a", "x"), f("b", "y"), f("c", "x"), f("d", "y"))
+    begin(s, 7, 5, 3, 1)  # a 12, b 10, c 8, d 6
+    declared = []
+    for _ in range(3):
+        declared.append(s.state.acting)
+        defend(s, s.state.acting[0])
+    declared.append(s.state.acting)
+    assert declared == [("d",), ("c",), ("b",), ("a",)]
+    # the last declaration ends the declaring: everything resolves, fastest first, then a new turn
+    events = defend(s, "a", faces=(5, 5, 5, 5))
+    actor_of = {e.id: e.actor for e in of(_all(s), ActionDeclared)}
+    assert [actor_of[e.id] for e in of(events, ActionResolved)] == ["a", "b", "c", "d"]
+    assert s.state.round == 2
+
+
+def test_a_tie_on_score_goes_to_the_higher_rating_first():
+    s = st(f("a", "x", wits=3), f("b", "y"))
+    begin(s, 4, 5)  # a: rating 6 + 4 = 10; b: rating 5 + 5 = 10
+    assert s.state.order == (("a",), ("b",))
+
+
+def test_a_tie_on_score_and_rating_acts_simultaneously_and_both_take_their_damage():
+    track = [{"name": "Hurt", "penalty": -1}, {"name": "Crippled", "penalty": -5}]
+    s = st(f("a", "x"), f("b", "y"), health_levels=track)
+    begin(s, 5, 5)
+    assert s.state.order == (("a", "b"),)
+    assert s.state.acting == ("a", "b")
+    attack(s, "a", "b", defense="none")
+    hit = (8, 8, 8, 2, 2, 2)  # 3 successes
+    damage = (7, 7, 7, 2, 2, 2)  # 4 + 2 dice: 3 successes
+    soak = (2, 2, 2)
+    events = attack(s, "b", "a", defense="none", faces=hit + damage + soak + hit + damage + soak)
+    outcomes = [e.outcome for e in of(events, ActionResolved)]
+    assert len(outcomes) == 2 and not any(o.startswith("lost") for o in outcomes)
+    assert {(e.target, e.amount) for e in of(events, DamageApplied)} == {("a", 3), ("b", 3)}
+    assert {e.combatant for e in of(events, CombatantDefeated)} == {"a", "b"}
+    assert s.state.outcome == "draw"
+
+
+# --- stances ---------------------------------------------------------------------------------
+
+
+def test_offense_acts_again_at_score_minus_ten_in_a_second_pass():
+    s = st(f("a", "x"), f("b", "y"))
+    begin(s, 10, 3)  # a 15, b 8
+    defend(s, "b", stance="offense", defense="parry")
+    events = defend(s, "a", stance="offense", defense="parry")
+    assert of(events, PassStarted) == [PassStarted(number=2)]
+    # second actions: a at 15 - 10 = 5, b at max(8 - 10, 0) = 0; declared lowest first again
+    assert of(events, OrderSet)[-1] == OrderSet(tiers=(("a",), ("b",)), reason="second actions")
+    assert s.state.acting == ("b",)
+    defend(s, "b")
+    events = defend(s, "a", faces=(1, 1))  # the next turn's initiative
+    assert of(events, RoundEnded) and s.state.round == 2
+
+
+def test_second_actions_that_both_fall_to_zero_with_equal_ratings_act_together():
+    s = st(f("a", "x"), f("b", "y"))
+    begin(s, 4, 3)  # a 9 -> 0, b 8 -> 0
+    defend(s, "b", stance="offense", defense="parry")
+    events = defend(s, "a", stance="offense", defense="parry")
+    assert of(events, OrderSet)[-1].tiers == (("a", "b"),)
+
+
+def test_partial_defense_acts_once():
+    s = st(f("a", "x"), f("b", "y"))
+    begin(s, 10, 3)
+    defend(s, "b", stance="partial")
+    events = defend(s, "a", stance="partial", faces=(1, 1))
+    assert not of(events, PassStarted) and s.state.round == 2
+
+
+def test_the_defense_stance_may_not_attack():
+    s = st(f("a", "x"), f("b", "y"))
+    begin(s, 10, 3)
+    before = list(s.log.lines())
+    with pytest.raises(Refused, match="Defense stance may not attack"):
+        attack(s, "b", "a", stance="defense")
+    assert list(s.log.lines()) == before
+
+
+def test_offense_may_not_dodge():
+    s = st(f("a", "x"), f("b", "y"))
+    begin(s, 10, 3)
+    with pytest.raises(Refused, match="Offense stance may only soak or parry"):
+        attack(s, "b", "a", stance="offense", defense="dodge")
+
+
+def test_the_stance_holds_for_the_whole_turn():
+    s = st(f("a", "x"), f("b", "y"))
+    begin(s, 10, 3)
+    defend(s, "b", stance="offense", defense="parry")
+    defend(s, "a", stance="offense", defense="parry")
+    with pytest.raises(Refused, match="offense stance holds for the whole turn"):
+        defend(s, "b", stance="defense")
+
+
+def test_the_defense_stance_adds_four_dice_to_parry_and_soak():
+    s = st(f("a", "x"), f("b", "y"))
+    begin(s, 10, 3)
+    defend(s, "b", stance="defense", defense="parry")
+    hit = (9, 9, 9, 9, 2, 2)  # 4 successes
+    parry = NO * 9  # 3 + 2 + 4 dice, no success
+    damage = (7,) + NO * 6  # 4 + 3 dice: 1 success
+    soak = NO * 7  # Stamina 3 + 4
+    events = attack(s, "a", "b", stance="partial", faces=hit + parry + damage + soak + (1, 1))
+    expressions = [e.expression for e in of(events, DiceRolled)]
+    assert expressions[:4] == ["6d10>=6c", "9d10>=6c", "7d10>=6", "7d10>=6"]
+
+
+# --- attack, defense, damage -----------------------------------------------------------------
+
+
+def fight(**stats_b: object):
+    s = st(f("a", "x"), f("b", "y", **stats_b))
+    begin(s, 10, 3)
+    defend(s, "b", stance="partial", defense="parry")
+    return s
+
+
+def test_damage_adds_the_net_successes_beyond_the_first_and_soak_takes_some_away():
+    s = fight()
+    hit = (9, 9, 9, 9, 2, 2)  # 4 successes
+    parry = (7, 2, 2, 2, 2)  # 1: 3 left
+    damage = (6, 6, 6, 6, 2, 1)  # 4 + (3 - 1) = 6 dice: 4 successes, the 1 cancels nothing
+    soak = (6, 2, 2)  # 1
+    events = attack(s, "a", "b", stance="partial", faces=hit + parry + damage + soak + (1, 1))
+    assert [e.expression for e in of(events, DiceRolled)][:4] == ["6d10>=6c", "5d10>=6c", "6d10>=6", "3d10>=6"]
+    assert of(events, DamageApplied)[0].amount == 3
+    assert s.state.combatants["b"].damage == 3
+
+
+def test_a_thrown_weapon_ignores_the_extra_successes_for_damage():
+    s = fight()
+    hit = (9, 9, 9, 9, 2)  # thrown: Dexterity 3 + Athletics 2 = 5 dice, 4 successes
+    parry = NO * 5
+    damage = (7, 7)  # the knife's 2 dice alone
+    soak = NO * 3
+    events = attack(s, "a", "b", stance="partial", weapon="knife", faces=hit + parry + damage + soak + (1, 1))
+    assert [e.expression for e in of(events, DiceRolled)][2] == "2d10>=6"
+    assert s.state.combatants["b"].damage == 2
+
+
+def test_ones_cancel_attack_successes_and_no_successes_is_a_miss():
+    s = fight()
+    events = attack(s, "a", "b", stance="partial", faces=(9, 1, 2, 2, 2, 2) + (1, 1))
+    assert "a miss" in of(events, ActionResolved)[0].outcome
+    assert not of(events, DamageApplied)
+
+
+def test_a_failed_defense_leaves_the_whole_attack_and_soak_can_take_all_damage():
+    s = fight()
+    hit = (9, 2, 2, 2, 2, 2)  # 1 success
+    parry = (1, 2, 2, 2, 2)  # a defense botch is simply a failure
+    damage = (6, 6, 2, 2)  # 4 dice: 2
+    soak = (6, 6, 2)  # 2: nothing left
+    events = attack(s, "a", "b", stance="partial", faces=hit + parry + damage + soak + (1, 1))
+    assert not of(events, DamageApplied)
+    assert "0 health levels" in of(events, ActionResolved)[0].outcome
+
+
+def test_zero_damage_successes_deal_nothing_and_soak_is_not_rolled():
+    s = fight()
+    events = attack(s, "a", "b", stance="partial", faces=(9, 2, 2, 2, 2, 2) + NO * 5 + NO * 4 + (1, 1))
+    assert len(of(events, DiceRolled)) == 3 + 2 and not of(events, DamageApplied)
+
+
+def test_health_levels_and_their_wound_penalty_lower_the_next_turns_initiative_and_pools():
+    s = fight()
+    hit = (9, 9, 9, 2, 2, 2)  # 3
+    damage = (7, 7, 2, 2, 2, 2)  # 4 + 2 dice: 2
+    events = attack(s, "a", "b", stance="partial", faces=hit + NO * 5 + damage + NO * 3 + (1, 1))
+    assert s.state.combatants["b"].damage == 2  # Bruised, then Hurt: -1
+    b_next = [e for e in of(events, InitiativeRolled) if e.combatants == ("b",)][0]
+    assert b_next.tiebreak == (4,) and b_next.value == 5  # rating 5 - 1, plus the d10's 1
+    # and the wound penalty takes a die off b's attack pool (b, slower now, declares first)
+    assert s.state.acting == ("b",)
+    events = attack(s, "b", "a", stance="partial", defense="none")
+    events = defend(s, "a", stance="partial", defense="none", faces=NO * 5 + (1, 1))
+    assert of(events, DiceRolled)[0].expression == "5d10>=6c"
+
+
+def test_damage_beyond_stamina_dazes_and_the_dazed_lose_their_next_action():
+    s = st(f("a", "x"), f("b", "y", stamina=2))
+    begin(s, 10, 3)
+    attack(s, "b", "a", stance="partial", defense="none")
+    hit = (9, 9, 9, 9, 2, 2)  # 4
+    damage = (7, 7, 7, 7, 2, 2, 2)  # 4 + 3: 4
+    soak = (2, 2)
+    events = attack(s, "a", "b", stance="partial", faces=hit + damage + soak + (1, 1))
+    assert ConditionApplied(target="b", condition="dazed", source="a") in events
+    lost = [e.outcome for e in of(events, ActionResolved)][1]
+    assert lost == "lost: B is Dazed"
+    assert not s.state.combatants["b"].has("dazed")  # the lost action spent the daze
+
+
+def test_incapacitated_by_a_faster_combatant_before_acting_loses_the_action():
+    s = st(f("a", "x"), f("b", "y"), health_levels=[{"name": "Hurt", "penalty": -1}])
+    begin(s, 10, 3)
+    attack(s, "b", "a", stance="partial", defense="none")
+    events = attack(s, "a", "b", stance="partial", faces=(9, 9, 2, 2, 2, 2) + (7, 7, 7, 2, 2) + NO * 3)
+    assert CombatantDefeated(combatant="b", how="incapacitated") in events
+    assert of(events, ActionResolved)[1].outcome.startswith("lost: B is incapacitated")
+    assert s.state.outcome == "victory" and s.state.winner == "x"
+
+
+# --- botches, rulings, effects at the end of the turn ----------------------------------------
+
+
+def test_a_botch_fails_and_waits_for_the_game_masters_ruling():
+    s = fight()
+    events = attack(s, "a", "b", stance="partial", faces=(1, 2, 3, 4, 5, 2))
+    assert Botched(actor="a", weapon="sword") in events
+    assert not s.state.acting and s.state.round == 1  # the next turn waits for the ruling
+    with pytest.raises(Refused, match="say what goes wrong"):
+        forced(s, "botch", params={"effect": ""})
+    events = forced(s, "botch", (4, 4), params={"effect": "the blade shatters"})
+    assert GmRuling(topic="botch", decision="the blade shatters", text="A's botch") in events
+    assert s.state.round == 2 and s.state.acting
+
+
+def test_an_action_that_takes_effect_at_the_end_of_the_turn_lands_then():
+    s = fight()
+    events = act(s, "a", "task", faces=(8, 8, 2) + (1, 1), pool=3, effect="the bridge ropes are cut",
+                 at_end_of_turn=True, stance="partial")
+    scheduled, landed = of(events, EffectScheduled), of(events, EffectLanded)
+    assert scheduled == [EffectScheduled(actor="a", round=1, text="the bridge ropes are cut")]
+    assert landed == [EffectLanded(actor="a", text="the bridge ropes are cut")]
+    assert events.index(landed[0]) < events.index(of(events, RoundEnded)[0])
+
+
+def test_an_extended_action_lands_at_the_end_of_a_later_turn():
+    s = fight()
+    events = act(s, "a", "task", faces=(8, 2, 2) + (1, 1), pool=3, effect="the ward is drawn", turns=2,
+                 stance="partial")
+    assert not of(events, EffectLanded)
+    defend(s, "b", stance="partial")
+    events = defend(s, "a", stance="partial", faces=(1, 1))
+    assert of(events, EffectLanded) == [EffectLanded(actor="a", text="the ward is drawn")]
+
+
+def test_a_non_attack_action_with_net_successes_takes_effect_at_once():
+    s = fight()
+    events = act(s, "a", "task", faces=(8, 8, 1) + (1, 1), pool=3, effect="the door is barred", stance="partial")
+    assert of(events, EffectLanded) == [EffectLanded(actor="a", text="the door is barred")]
+    assert not of(events, EffectScheduled)
+
+
+# --- options -------------------------------------------------------------------------------------
+
+
+def test_interleaved_second_actions_are_declared_with_the_first_and_resolved_at_score_minus_ten():
+    s = st(f("a", "x"), f("b", "y"), passes="interleaved")
+    begin(s, 10, 3)  # a 15 (second at 5), b 8
+    defend(s, "b", stance="partial")
+    defend(s, "a", stance="offense", defense="parry")
+    assert s.state.acting == ("a",)  # Offense declares its second action in the same turn
+    events = defend(s, "a", faces=(1, 1))
+    ids = [e.id for e in of(events, ActionResolved)]
+    assert len(ids) == 3 and not of(events, PassStarted)
+    declared = [e for e in of(_all(s), ActionDeclared)]
+    actor_of = {e.id: e.actor for e in declared}
+    assert [actor_of[i] for i in ids] == ["a", "b", "a"]  # 15, 8, then a's second at 5
+
+
+def _all(s) -> list:
+    from combatlog.projections import envelopes
+
+    return [env.event for env in envelopes(s.log)]
+
+
+def test_interleaved_only_offense_acts_twice():
+    s = st(f("a", "x"), f("b", "y"), passes="interleaved")
+    begin(s, 10, 3)
+    defend(s, "b", stance="partial")
+    assert s.state.acting == ("a",)
+    defend(s, "a", stance="partial", faces=(1, 1))
+    assert s.state.round == 2
+
+
+def test_a_table_may_give_its_own_health_track_and_death_at_incapacitated():
+    s = st(f("a", "x"), f("b", "y"), health_levels=[{"name": "Hurt", "penalty": -2}], incapacitated="die")
+    begin(s, 10, 3)
+    defend(s, "b", stance="partial", defense="none")
+    events = attack(s, "a", "b", stance="partial", faces=(9, 9, 2, 2, 2, 2) + (7, 7, 2, 2, 2) + NO * 3)
+    assert CombatantDefeated(combatant="b", how="dead") in events
+
+
+def test_dazed_may_be_switched_off():
+    s = st(f("a", "x"), f("b", "y", stamina=1), dazed="no_effect")
+    begin(s, 10, 3)
+    defend(s, "b", stance="partial", defense="none")
+    events = attack(s, "a", "b", stance="partial", faces=(9, 9, 2, 2, 2, 2) + (7, 7, 7, 2, 2) + (2,) + (1, 1))
+    assert not [e for e in events if isinstance(e, ConditionApplied)]
+
+
+def test_the_base_difficulty_is_an_option_and_an_attack_may_adjust_it():
+    s = st(f("a", "x"), f("b", "y"), difficulty=7)
+    begin(s, 10, 3)
+    defend(s, "b", stance="partial", defense="none")
+    events = attack(s, "a", "b", stance="partial", modifier=2, faces=NO * 6 + (1, 1))
+    assert of(events, DiceRolled)[0].expression == "6d10>=9c"
+
+
+def test_a_bad_stat_is_refused_when_the_combatant_is_added():
+    s = st(f("a", "x"))
+    with pytest.raises(Refused, match=r"combatant b: \$.weapons\[0\].damage: Expected int, got str"):
+        s.do("add", **f("b", "y", weapons=[{"name": "x", "kind": "melee", "damage": "lots"}]))
+    with pytest.raises(Refused, match=r"combatant b: missing stat"):
+        s.do("add", id="b", side="y", stats={"wits": 2})
+
+
+# --- the bundled encounter -----------------------------------------------------------------------
+
+
+def test_the_bundled_bridge_fight_plays_to_the_end_replays_audits_clean_and_repeats_byte_for_byte(tmp_path):
+    from combatlog.engine import Session
+    from combatlog.engine.encounter_file import read_encounter
+    from combatlog.replays import open_log
+
+    example = Path(__file__).resolve().parents[1] / "examples" / "straalara-bridge.toml"
+    logs = []
+    for n in (1, 2):
+        log = open_log(tmp_path / f"{n}.jsonl")
+        s = Session(log)
+        for command in read_encounter(example, seed=11):
+            s.execute(command)
+        s.do("begin")
+        s.play_out()
+        assert s.state.phase == "end" and s.state.winner in ("travellers", "bandits")
+        assert replay(log).state == s.state
+        assert audit(log).clean
+        logs.append((tmp_path / f"{n}.jsonl").read_bytes())
+    assert logs[0] == logs[1]
