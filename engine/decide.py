@@ -50,7 +50,7 @@ from combatlog.events import (
     TurnStarted,
 )
 from combatlog.engine.dice import Dice
-from combatlog.projections import Encounter, Projection
+from combatlog.projections import Combatant, Encounter, Projection
 
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
@@ -352,7 +352,7 @@ def _redo(view: Projection) -> list[Event]:
 # --- helpers --------------------------------------------------------------------------
 
 
-def _combatant(state: Encounter, cid: str | None, what: str):
+def _combatant(state: Encounter, cid: str | None, what: str) -> Combatant:
     if not cid:
         raise Refused(what, "name a combatant", "ids: " + ", ".join(state.combatants))
     c = state.combatants.get(cid)
@@ -361,7 +361,7 @@ def _combatant(state: Encounter, cid: str | None, what: str):
     return c
 
 
-def _targets(state: Encounter, actor, spec: ActionSpec, given: tuple[str, ...]) -> tuple[str, ...]:
+def _targets(state: Encounter, actor: Combatant, spec: ActionSpec, given: tuple[str, ...]) -> tuple[str, ...]:
     if spec.targets == "none":
         if given:
             raise Refused(f"{actor.name}: {spec.name}", "takes no target")
@@ -380,7 +380,7 @@ def _targets(state: Encounter, actor, spec: ActionSpec, given: tuple[str, ...]) 
     return tuple(given)
 
 
-def _candidates(state: Encounter, actor, spec: ActionSpec) -> list[str]:
+def _candidates(state: Encounter, actor: Combatant, spec: ActionSpec) -> list[str]:
     out = []
     for c in state.active():
         if spec.targets == "enemy" and c.side == actor.side:

@@ -18,6 +18,7 @@ global random module.
 from __future__ import annotations
 
 import hashlib
+from typing import Literal
 import random
 import re
 from collections.abc import Sequence
@@ -138,7 +139,7 @@ def parse(expression: str) -> Expr:
 class Dice:
     """A source of faces. `roll` returns the DiceRolled event of one roll."""
 
-    source = "engine"
+    source: Literal["engine", "entered"] = "engine"
 
     def faces(self, expr: Expr, purpose: str) -> tuple[int, ...]:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -151,7 +152,7 @@ class Dice:
         return _stamp(rolled, purpose, self.source, by)
 
 
-def _stamp(rolled: DiceRolled, purpose: str, source: str, by: str | None) -> DiceRolled:
+def _stamp(rolled: DiceRolled, purpose: str, source: Literal["engine", "entered"], by: str | None) -> DiceRolled:
     return DiceRolled(
         expression=rolled.expression, faces=rolled.faces, total=rolled.total, modifier=rolled.modifier,
         purpose=purpose, source=source, by=by, kept=rolled.kept, successes=rolled.successes, botch=rolled.botch,
@@ -203,7 +204,7 @@ class ScriptedDice(Dice):
 class EnteredDice(Dice):
     """Faces a person rolled with physical dice and typed in: one tuple per roll, in order."""
 
-    source = "entered"
+    source: Literal["engine", "entered"] = "entered"
 
     def __init__(self, rolls: Sequence[Sequence[int]]) -> None:
         self.rolls = [tuple(r) for r in rolls]

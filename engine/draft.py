@@ -34,7 +34,7 @@ class Draft:
 
     def emit(self, event: Event) -> Event:
         """Record `event` and fold it into the draft's state; returns the event."""
-        tag = type(event).__struct_config__.tag
+        tag = str(type(event).__struct_config__.tag)
         phase = TABLE.get((self.state.phase, tag))
         if phase is None:
             # the phase machine (projections/phases.py) says this can't happen now: refused

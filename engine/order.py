@@ -56,7 +56,7 @@ class Entry:
     ids: tuple[str, ...]
     value: int
     pc: bool
-    stats: dict
+    stats: dict[str, Any]
 
 
 def initiative_entries(draft: "Draft", group_initiative: bool) -> list[Entry]:
@@ -162,7 +162,7 @@ class RankedOrder:
         """The tiers in the order they take their turns."""
         return list(reversed(state.order)) if self.reverse_declare else list(state.order)
 
-    def next_actors(self, state: "Encounter", may_act) -> tuple[str, ...]:
+    def next_actors(self, state: "Encounter", may_act: Callable[["Combatant"], bool]) -> tuple[str, ...]:
         """The combatants whose turn comes next this round, or () when everyone has had one."""
         for tier in self.declaring_tiers(state):
             actors = tuple(cid for cid in tier if cid not in state.acted and may_act(state.combatants[cid]))
@@ -176,7 +176,7 @@ class RankedOrder:
     def pass_started(self, draft: "Draft") -> None:
         """Hook when another pass of the round begins (the order for it may change)."""
 
-    def resolution_key(self, state: "Encounter"):
+    def resolution_key(self, state: "Encounter") -> Callable[["Pending"], Any]:
         """A sort key putting pending actions in the order they resolve: initiative order."""
         rank_of = {cid: i for i, cid in enumerate(state.flat_order())}
         return lambda p: rank_of.get(p.actor, len(rank_of))
@@ -225,7 +225,7 @@ class ActionPointOrder:
         live.sort(key=lambda c: (-c.resources.get(res, 0), -(c.initiative or 0), added[c.id]))
         return [c.id for c in live]
 
-    def next_actors(self, state: "Encounter", may_act) -> tuple[str, ...]:
+    def next_actors(self, state: "Encounter", may_act: Callable[["Combatant"], bool]) -> tuple[str, ...]:
         for cid in self.ranking(state):
             c = state.combatants[cid]
             if c.resources.get(self.resource, 0) > 0 and may_act(c):
@@ -238,7 +238,7 @@ class ActionPointOrder:
     def pass_started(self, draft: "Draft") -> None:
         """Action points have no passes."""
 
-    def resolution_key(self, state: "Encounter"):
+    def resolution_key(self, state: "Encounter") -> Callable[["Pending"], Any]:
         return lambda p: 0
 
 

@@ -7,10 +7,10 @@ A refused command raises Refused and appends nothing.
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Any, Callable
 
 from combatlog.engine.decide import decide, legal_commands, rules_of
-from combatlog.engine.dice import Dice, DiceError, EnteredDice, NeedDice, SeededDice
+from combatlog.engine.dice import Dice, DiceError, EnteredDice, Expr, NeedDice, SeededDice
 from combatlog.engine.errors import Refused
 from combatlog.engine.rules.base import RuleSystem
 from combatlog.engine.turns import STALL_ROUNDS, stall_outcome
@@ -32,7 +32,7 @@ from combatlog.projections.replay import apply_from
 class _NoDice(Dice):
     """The dice of an encounter without a seed: every roll must be entered."""
 
-    def faces(self, expr, purpose):
+    def faces(self, expr: Expr, purpose: str) -> tuple[int, ...]:
         raise NeedDice(expr.text, purpose, expr.count, expr.sides, expr.low)
 
 
@@ -80,7 +80,7 @@ class Session:
                           f"it needs {dice.used}")
         return events
 
-    def execute(self, command: Command, dice: Dice | None = None) -> list[Envelope]:
+    def execute(self, command: Command, dice: Dice | None = None) -> list[Envelope[Event]]:
         """Carry out `command` as one step; returns the appended envelopes.
 
         Raises Refused (nothing appended), or the log's ConcurrencyError if another writer
@@ -96,14 +96,14 @@ class Session:
         all_events = [CommandIssued(command=command, events=len(events) + 1), *events]
         previous = view.digest
         lines: list[bytes] = []
-        envelopes: list[Envelope] = []
+        envelopes: list[Envelope[Event]] = []
         seq = view.seq
         # The projection folds the events as they will be read back, decoded from their sealed
         # lines: nothing the caller passed in (a nested dict in a command's params) or gets
         # back (the envelopes returned) is shared with the state, and the live state is the
         # replayed one by construction. An event that wouldn't read back is refused.
         decode = line_decoder()
-        folded: list[Envelope] = []
+        folded: list[Envelope[Event]] = []
         for event in all_events:
             seq += 1
             line, envelope = seal(previous, seq, step, event, at)
@@ -126,16 +126,16 @@ class Session:
         return envelopes
 
     def do(self, kind: str, /, actor: str | None = None, action: str | None = None, targets: tuple[str, ...] = (),
-           entered: tuple[tuple[int, ...], ...] | None = None, by: str = "gm", **params) -> list[Envelope]:
+           entered: tuple[tuple[int, ...], ...] | None = None, by: str = "gm", **params: Any) -> list[Envelope[Event]]:
         """Shorthand: build a Command from the arguments and execute it."""
         return self.execute(Command(kind=kind, actor=actor, action=action, targets=tuple(targets), params=params,
                                     entered=entered, by=by))
 
-    def undo(self) -> list[Envelope]:
+    def undo(self) -> list[Envelope[Event]]:
         """Undo the last live step."""
         return self.execute(Command(kind="undo"))
 
-    def redo(self) -> list[Envelope]:
+    def redo(self) -> list[Envelope[Event]]:
         """Redo the last undone step, with the same events and dice."""
         return self.execute(Command(kind="redo"))
 
@@ -143,7 +143,7 @@ class Session:
         """The command kinds that make sense now."""
         return legal_commands(self.projection)
 
-    def auto(self) -> list[Envelope]:
+    def auto(self) -> list[Envelope[Event]]:
         """Let the rule system's policy take the next acting combatant's step; raises Refused if no one acts."""
         state = self.state
         if not state.acting:

@@ -135,13 +135,15 @@ class Straalara(RuleSystem):
             penalty = wound_penalty(self, state, c)
             out.append(f"{c.name}: {health_level(self, state, c)}" + (f" ({penalty} dice)" if penalty else "")
                        + (f", {stance}" if stance else ""))
-        if own(state).botch:
-            out.append(f"Waiting for the game master: {state.combatants[own(state).botch].name}'s botch "
-                       "(botch TEXT)")
+        botch = own(state).botch
+        if botch is not None:
+            out.append(f"Waiting for the game master: {state.combatants[botch].name}'s botch (botch TEXT)")
         return out
 
     def narrate(self, state: Encounter, event: Any, dice: bool = False) -> str | None:
-        name = (lambda cid: state.combatants[cid].name if cid in state.combatants else cid)
+        def name(cid: str) -> str:
+            return state.combatants[cid].name if cid in state.combatants else cid
+
         if isinstance(event, StanceDeclared):
             return f"  {name(event.combatant)} takes the {event.stance} stance, defending by {event.defense}."
         if isinstance(event, Botched):

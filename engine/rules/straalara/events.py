@@ -10,7 +10,7 @@ from combatlog.projections import Encounter, allow, register_fold
 from combatlog.projections.phases import DECLARE, LIVE, RESOLVE
 
 
-class StanceDeclared(Event, tag="straalara.StanceDeclared"):
+class StanceDeclared(Event, tag="straalara.StanceDeclared", frozen=True):
     """A combatant declared its stance for the turn, and the defense it uses against attacks."""
 
     combatant: str
@@ -19,33 +19,33 @@ class StanceDeclared(Event, tag="straalara.StanceDeclared"):
     defense: str
 
 
-class Botched(Event, tag="straalara.Botched"):
+class Botched(Event, tag="straalara.Botched", frozen=True):
     """An attack botched (no successes, at least one 1): the game master rules what goes wrong."""
 
     actor: str
     weapon: str
 
 
-class BotchRuled(Event, tag="straalara.BotchRuled"):
+class BotchRuled(Event, tag="straalara.BotchRuled", frozen=True):
     """The game master ruled the botch's adverse effect (the GmRuling before it says what)."""
 
     actor: str
 
 
-class DazingBlow(Event, tag="straalara.DazingBlow"):
+class DazingBlow(Event, tag="straalara.DazingBlow", frozen=True):
     """An attack's damage exceeds the target's Stamina: it is Dazed once the damage counts."""
 
     target: str
     attacker: str
 
 
-class Dazed(Event, tag="straalara.Dazed"):
+class Dazed(Event, tag="straalara.Dazed", frozen=True):
     """The dazing blow's damage counted: the target is Dazed (the ConditionApplied after it)."""
 
     target: str
 
 
-class EffectScheduled(Event, tag="straalara.EffectScheduled"):
+class EffectScheduled(Event, tag="straalara.EffectScheduled", frozen=True):
     """An extended or delayed action succeeded; its effect lands at the end of turn `round`."""
 
     actor: str
@@ -53,7 +53,7 @@ class EffectScheduled(Event, tag="straalara.EffectScheduled"):
     text: str
 
 
-class EffectLanded(Event, tag="straalara.EffectLanded"):
+class EffectLanded(Event, tag="straalara.EffectLanded", frozen=True):
     """An action's effect took effect (at once, or at the end of the turn)."""
 
     actor: str
