@@ -173,8 +173,9 @@ def peer(log: MemoryLog, limit: int) -> float | None:
             self.last = kind
 
     with tempfile.TemporaryDirectory() as tmp:
-        app = Application(env={"PERSISTENCE_MODULE": "eventsourcing.sqlite",
-                               "SQLITE_DBNAME": str(Path(tmp) / "peer.db")})
+        app = Application(
+            env={"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": str(Path(tmp) / "peer.db")}
+        )
         fight = Fight()
         lines = list(itertools.islice(log.lines(), limit))
         for i, line in enumerate(lines):
@@ -184,7 +185,9 @@ def peer(log: MemoryLog, limit: int) -> float | None:
                 app.save(fight)
         app.save(fight)
         replays = []
-        took = timed(lambda: replays.append(app.repository.get(fight.id)), repeat=2)  # best of two, as ours is best of five
+        took = timed(
+            lambda: replays.append(app.repository.get(fight.id)), repeat=2
+        )  # best of two, as ours is best of five
         assert replays[-1].count == len(lines)
     return len(lines) / took
 
@@ -214,7 +217,7 @@ def main() -> None:
         return
     total = 100_000 if args.quick else 1_000_000
     lengths = [n for n in (1_000, 10_000, 100_000, 1_000_000) if n <= total]
-    say = lambda *a: print(*a, file=sys.stderr, flush=True)  # noqa: E731
+    say = lambda *a: print(*a, file=sys.stderr, flush=True)
     rng = random.Random(1)
 
     say(f"building a {total:,}-event session ...")
@@ -235,7 +238,7 @@ def main() -> None:
         say("replay ...")
         rates = {}
         for name, log in (("jsonl", jsonl), ("sqlite", sqlite)):
-            rates[name] = n / timed(lambda: replay(log))
+            rates[name] = n / timed(lambda log=log: replay(log))
         with paused_gc():  # the floor gets every advantage the replay has
             floor_time = timed(lambda: floor(jsonl.path))
         replay_time = n / rates["jsonl"]
@@ -245,8 +248,12 @@ def main() -> None:
         results["replay_vs_floor"] = round(replay_time / floor_time, 2)
 
         # 2. peak memory of a replay, in a fresh process
-        out = subprocess.run([sys.executable, __file__, "--child-replay", str(Path(tmp) / "long.jsonl")],
-                             capture_output=True, text=True, check=True)
+        out = subprocess.run(
+            [sys.executable, __file__, "--child-replay", str(Path(tmp) / "long.jsonl")],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
         results["peak_rss_mb"] = round(float(out.stdout.strip()), 1)
 
         # 3. undo, redo and seek by log length
@@ -301,8 +308,10 @@ def main() -> None:
                 current = s
             steps[-1].append(line)
         append: dict[str, dict] = {}
-        for name, target in (("sqlite", SqliteLog(Path(tmp) / "append.db")),
-                             ("jsonl", JsonlLog(Path(tmp) / "append.jsonl"))):
+        for name, target in (
+            ("sqlite", SqliteLog(Path(tmp) / "append.db")),
+            ("jsonl", JsonlLog(Path(tmp) / "append.jsonl")),
+        ):
             latencies = []
             seq = 1
             start = time.perf_counter()
@@ -313,8 +322,10 @@ def main() -> None:
                 seq += len(batch)
             took = time.perf_counter() - start
             latencies.sort()
-            append[name] = {"steps_per_s": round(len(steps) / took),
-                            "p99_ms": round(latencies[int(len(latencies) * 0.99)] * 1000, 3)}
+            append[name] = {
+                "steps_per_s": round(len(steps) / took),
+                "p99_ms": round(latencies[int(len(latencies) * 0.99)] * 1000, 3),
+            }
             target.close()
         results["append_steps_per_s"] = {k: v["steps_per_s"] for k, v in append.items()}
         results["append_p99_ms"] = {k: v["p99_ms"] for k, v in append.items()}
@@ -327,7 +338,8 @@ def main() -> None:
         results["audit_events_per_s"] = round(n / timed(lambda: reports.append(audit(sqlite)), repeat=3))
         results["audit_processes"] = processes(sqlite)
         results["audit_one_process_events_per_s"] = round(
-            n / timed(lambda: reports.append(audit(sqlite, workers=1)), repeat=3))
+            n / timed(lambda: reports.append(audit(sqlite, workers=1)), repeat=3)
+        )
         assert all(r == reports[0] for r in reports) and reports[0].clean, reports[0].findings[:3]
 
         # 6. peer
@@ -350,7 +362,7 @@ def table(r: dict) -> None:
     from rich.table import Table
 
     t = Table("measure", "result", "target", title=f"combatlog benchmarks, {r['events']:,} events")
-    ok = lambda good: "met" if good else "MISSED"  # noqa: E731
+    ok = lambda good: "met" if good else "MISSED"
     rj, rs = r["replay_events_per_s"]["jsonl"], r["replay_events_per_s"]["sqlite"]
     t.add_row("replay, JSON lines", f"{rj:,} events/s", f">= 500,000: {ok(rj >= 500_000)}")
     t.add_row("replay, SQLite", f"{rs:,} events/s", f">= 500,000: {ok(rs >= 500_000)}")
@@ -358,21 +370,27 @@ def table(r: dict) -> None:
     t.add_row("replay / floor", f"{r['replay_vs_floor']}x", f"<= 1.5x: {ok(r['replay_vs_floor'] <= 1.5)}")
     t.add_row("peak RSS of the replay", f"{r['peak_rss_mb']} MB", f"<= 150 MB: {ok(r['peak_rss_mb'] <= 150)}")
     for k, v in r["undo_ms"].items():
-        t.add_row(f"undo / redo at {int(k):,}", f"{v} / {r['redo_ms'][k]} ms", f"< 1 ms: {ok(v < 1 and r['redo_ms'][k] < 1)}")
+        t.add_row(
+            f"undo / redo at {int(k):,}", f"{v} / {r['redo_ms'][k]} ms", f"< 1 ms: {ok(v < 1 and r['redo_ms'][k] < 1)}"
+        )
     for k, v in r["seek_ms"].items():
         t.add_row(f"seek at {int(k):,}", f"{v} ms", f"< 5 ms: {ok(v < 5)}")
     first, last = list(r["undo_ms"].values())[0], list(r["undo_ms"].values())[-1]
     t.add_row("undo, longest / shortest log", f"{last / first:.2f}x", f"<= 1.5x: {ok(last / first <= 1.5)}")
     for k, v in r["append_steps_per_s"].items():
-        t.add_row(f"append, {k}", f"{v:,} steps/s, p99 {r['append_p99_ms'][k]} ms",
-                  f">= 3,000: {ok(v >= 3000)}")
-    t.add_row(f"audit ({r['audit_processes']} processes)" if r["audit_processes"] > 1 else "audit",
-              f"{r['audit_events_per_s']:,} events/s", f">= 100,000: {ok(r['audit_events_per_s'] >= 100_000)}")
+        t.add_row(f"append, {k}", f"{v:,} steps/s, p99 {r['append_p99_ms'][k]} ms", f">= 3,000: {ok(v >= 3000)}")
+    t.add_row(
+        f"audit ({r['audit_processes']} processes)" if r["audit_processes"] > 1 else "audit",
+        f"{r['audit_events_per_s']:,} events/s",
+        f">= 100,000: {ok(r['audit_events_per_s'] >= 100_000)}",
+    )
     t.add_row("audit, one process", f"{r['audit_one_process_events_per_s']:,} events/s", "")
     if r["peer_replay_ratio"] is not None:
-        t.add_row(f"peer (eventsourcing), {r['peer_events']:,} events",
-                  f"{r['peer_replay_events_per_s']:,} events/s; combatlog {r['peer_replay_ratio']}x",
-                  f">= 20x: {ok(r['peer_replay_ratio'] >= 20)}")
+        t.add_row(
+            f"peer (eventsourcing), {r['peer_events']:,} events",
+            f"{r['peer_replay_events_per_s']:,} events/s; combatlog {r['peer_replay_ratio']}x",
+            f">= 20x: {ok(r['peer_replay_ratio'] >= 20)}",
+        )
     else:
         t.add_row("peer (eventsourcing)", "not installed: pip install -e '.[bench]'", "")
     Console(width=120).print(t)

@@ -12,7 +12,7 @@ import json
 import re
 import shlex
 import sys
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from importlib import resources
 from pathlib import Path
 from typing import Any, NoReturn
@@ -95,7 +95,7 @@ def write_session(path: str, clock: bool = False) -> Session:
 
 
 def _utc_now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
+    return datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
 def execute(session: Session, command: Command) -> None:
@@ -123,7 +123,13 @@ def app() -> None:
 @app.command()
 @click.option("--rules", "rules_name", default="starflight", show_default=True, help="The rule system.")
 @click.option("--seed", type=int, default=7, show_default=True, help="The dice seed.")
-@click.option("--log", "log_path", default="combatlog-demo.db", show_default=True, help="Where to write the log (.jsonl, .db or a postgresql:// URL).")
+@click.option(
+    "--log",
+    "log_path",
+    default="combatlog-demo.db",
+    show_default=True,
+    help="Where to write the log (.jsonl, .db or a postgresql:// URL).",
+)
 @click.option("--timing", type=click.Choice(TIMINGS), default=None, help="Turn-based, simultaneous or mixed.")
 @click.option("--clock", is_flag=True, help="Stamp events with wall-clock time (the log is then not reproducible).")
 @click.option("--force", is_flag=True, help="Replace an existing log at --log.")
@@ -138,7 +144,9 @@ def demo(rules_name: str, seed: int, log_path: str, timing: str | None, clock: b
         existing = _open_or_fail(log_path)
         if existing.head()[0] > 0:
             if not force:
-                fail(f"{_shown(existing, log_path)} holds events; pass --force to replace them, or choose another --log")
+                fail(
+                    f"{_shown(existing, log_path)} holds events; pass --force to replace them, or choose another --log"
+                )
             existing.clear()
         existing.close()
     elif path.exists() and path.stat().st_size > 0:
@@ -205,8 +213,10 @@ def new(encounter: str, log_path: str, seed: int | None) -> None:
     for command in commands:
         execute(session, command)
     shown = _shown(log, log_path)
-    click.echo(f"{shown}: {len(session.state.combatants)} combatants under {session.state.rules}; "
-               f"`combatlog do {shown} begin` starts the fight.")
+    click.echo(
+        f"{shown}: {len(session.state.combatants)} combatants under {session.state.rules}; "
+        f"`combatlog do {shown} begin` starts the fight."
+    )
 
 
 def _value(text: str) -> Any:
@@ -236,8 +246,9 @@ def _dice(entries: tuple[str, ...]) -> tuple[tuple[int, ...], ...] | None:
 @click.option("--param", "-p", "params", multiple=True, help="KEY=VALUE (VALUE is JSON when it parses).")
 @click.option("--dice", "dice", multiple=True, help="Faces rolled at the table, one roll each: '2d10: 7 9'.")
 @click.option("--by", default="gm", show_default=True, help="Who issues the command.")
-def do_command(log_path: str, kind: str, words: tuple[str, ...], params: tuple[str, ...], dice: tuple[str, ...],
-               by: str) -> None:
+def do_command(
+    log_path: str, kind: str, words: tuple[str, ...], params: tuple[str, ...], dice: tuple[str, ...], by: str
+) -> None:
     """Carry out one command.
 
     \b
@@ -274,8 +285,14 @@ def _rules_of(session: Session) -> RuleSystem | None:
         return None
 
 
-def build_command(kind: str, words: tuple[str, ...], params: tuple[str, ...] | list[str],
-                  entered: tuple[tuple[int, ...], ...] | None, by: str, rules: RuleSystem | None = None) -> Command:
+def build_command(
+    kind: str,
+    words: tuple[str, ...],
+    params: tuple[str, ...] | list[str],
+    entered: tuple[tuple[int, ...], ...] | None,
+    by: str,
+    rules: RuleSystem | None = None,
+) -> Command:
     """The Command for `kind` and its words (the grammar of `do` and `play`); raises UsageError.
 
     A rule system's own commands take the positional words it names in `command_words`.
@@ -360,8 +377,7 @@ def _summary(session: Session) -> str:
 def _completer(session: Session):
     def complete(text: str, index: int):
         state = session.state
-        words = ["act", "end_turn", "begin", "auto", "undo", "redo", "status", "log", "note", "quit",
-                 *state.combatants]
+        words = ["act", "end_turn", "begin", "auto", "undo", "redo", "status", "log", "note", "quit", *state.combatants]
         for cid in state.acting:
             words += [a.name for a in session.rules.actions(state, state.combatants[cid])]
         found = [w for w in dict.fromkeys(words) if w.startswith(text)]
@@ -411,9 +427,11 @@ def play(log_path: str, by: str) -> None:
         if kind == "help":
             click.echo(PLAY_HELP)
             rules = _rules_of(session)
-            for name, text in (rules.commands.items() if rules is not None else ()):
-                words_ = " ".join(w.lstrip("*").upper() + ("..." if w.startswith("*") else "")
-                                  for w in rules.command_words.get(name, ()))
+            for name, text in rules.commands.items() if rules is not None else ():
+                words_ = " ".join(
+                    w.lstrip("*").upper() + ("..." if w.startswith("*") else "")
+                    for w in rules.command_words.get(name, ())
+                )
                 click.echo(f"  {name} {words_}".rstrip() + f": {text}")
             continue
         if kind == "clear":
@@ -434,8 +452,7 @@ def play(log_path: str, by: str) -> None:
             else:
                 plain = tuple(w for w in rest if "=" not in w)
                 params = [w for w in rest if "=" in w]
-                command = build_command(kind, plain, params, tuple(queued) if queued else None, by,
-                                        _rules_of(session))
+                command = build_command(kind, plain, params, tuple(queued) if queued else None, by, _rules_of(session))
                 envelopes_ = session.execute(command)
         except (Refused, DiceError, UsageError, LogError) as exc:
             click.echo(f"refused: {exc}")
@@ -491,9 +508,16 @@ def show(log_path: str, at: int | None, as_json: bool) -> None:
         "outcome": state.outcome,
         "winner": state.winner,
         "combatants": {
-            c.id: {"name": c.name, "side": c.side, "kind": c.kind, "status": _status(c), "damage": c.damage,
-                   "initiative": c.initiative, "conditions": [x.name for x in c.conditions],
-                   "resources": dict(c.resources)}
+            c.id: {
+                "name": c.name,
+                "side": c.side,
+                "kind": c.kind,
+                "status": _status(c),
+                "damage": c.damage,
+                "initiative": c.initiative,
+                "conditions": [x.name for x in c.conditions],
+                "resources": dict(c.resources),
+            }
             for c in state.combatants.values()
         },
         "rules_state": msgspec.to_builtins(state.extra),
@@ -505,14 +529,23 @@ def show(log_path: str, at: int | None, as_json: bool) -> None:
     from rich.table import Table
 
     console = Console(no_color=not sys.stdout.isatty(), width=120)
-    console.print(f"seq {data['seq']}: {state.phase}, round {state.round}"
-                  + (f"; {state.outcome} ({state.winner})" if state.outcome else ""))
+    console.print(
+        f"seq {data['seq']}: {state.phase}, round {state.round}"
+        + (f"; {state.outcome} ({state.winner})" if state.outcome else "")
+    )
     table = Table("id", "name", "side", "init", "damage", "status", "conditions")
     order = state.flat_order() + [cid for cid in state.combatants if cid not in state.flat_order()]
     for cid in order:
         c = data["combatants"][cid]
-        table.add_row(("> " if cid in state.acting else "") + cid, c["name"], c["side"], str(c["initiative"] or ""),
-                      str(c["damage"]), c["status"], ", ".join(c["conditions"]))
+        table.add_row(
+            ("> " if cid in state.acting else "") + cid,
+            c["name"],
+            c["side"],
+            str(c["initiative"] or ""),
+            str(c["damage"]),
+            c["status"],
+            ", ".join(c["conditions"]),
+        )
     console.print(table)
     if state.rules is not None:
         for line in get_rules(state.rules).summary(state):
@@ -541,10 +574,19 @@ def replay(log_path: str, to: int | None, as_json: bool) -> None:
 @click.argument("log_path", metavar="LOG")
 @click.option("--new", "only_new", is_flag=True, help="Tell only what is saved from now on.")
 @click.option("--dice", is_flag=True, help="Tell every roll as well, under its action.")
-@click.option("--poll", type=click.FloatRange(min=0.01), default=0.5, show_default=True,
-              help="Seconds between looks at a file log (a PostgreSQL log is notified).")
-@click.option("--timeout", type=click.FloatRange(min=0), default=None,
-              help="Stop after this many seconds with nothing new (default: until interrupted).")
+@click.option(
+    "--poll",
+    type=click.FloatRange(min=0.01),
+    default=0.5,
+    show_default=True,
+    help="Seconds between looks at a file log (a PostgreSQL log is notified).",
+)
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0),
+    default=None,
+    help="Stop after this many seconds with nothing new (default: until interrupted).",
+)
 def follow(log_path: str, only_new: bool, dice: bool, poll: float, timeout: float | None) -> None:
     """Tell the fight as it happens: the transcript, then each step as any session saves it."""
     log = read_log(log_path)
@@ -580,8 +622,13 @@ def transcript_cmd(log_path: str, fmt: str, dice: bool) -> None:
 @app.command()
 @click.argument("log_path", metavar="LOG")
 @click.option("--json", "as_json", is_flag=True, help="The report as one JSON object.")
-@click.option("--workers", type=click.IntRange(min=1), default=None, metavar="N",
-              help="Processes sharing the audit (default: one per core, up to 8, for logs of 50,000 events or more).")
+@click.option(
+    "--workers",
+    type=click.IntRange(min=1),
+    default=None,
+    metavar="N",
+    help="Processes sharing the audit (default: one per core, up to 8, for logs of 50,000 events or more).",
+)
 def audit(log_path: str, as_json: bool, workers: int | None) -> None:
     """Check the digest chain and re-decide every step; exit 1 with one finding per line."""
     log = read_log(log_path)
@@ -593,8 +640,9 @@ def audit(log_path: str, as_json: bool, workers: int | None) -> None:
         # log forks, and a forked process mustn't inherit a thread's locks
         with Progress(transient=True, auto_refresh=False) as progress:
             task = progress.add_task("auditing", total=total)
-            report = run_audit(log, progress=lambda n: progress.update(task, completed=n, refresh=True),
-                               workers=workers)
+            report = run_audit(
+                log, progress=lambda n: progress.update(task, completed=n, refresh=True), workers=workers
+            )
     else:
         report = run_audit(log, workers=workers)
     if as_json:
@@ -659,8 +707,9 @@ def rulesets() -> None:
         if rules.required_stats:
             click.echo(f"  stats {', '.join(rules.required_stats)}")
         for kind, text in rules.commands.items():
-            words = " ".join(w.lstrip("*").upper() + ("..." if w.startswith("*") else "")
-                             for w in rules.command_words.get(kind, ()))
+            words = " ".join(
+                w.lstrip("*").upper() + ("..." if w.startswith("*") else "") for w in rules.command_words.get(kind, ())
+            )
             click.echo(f"  command {kind} {words}".rstrip() + f": {text}")
 
 

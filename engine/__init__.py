@@ -14,15 +14,42 @@ from combatlog.engine.dice import (
 from combatlog.engine.draft import Draft
 from combatlog.engine.errors import Refused
 from combatlog.engine.order import ActionPointOrder, RankedOrder, ReverseDeclareOrder, make_order
-from combatlog.engine.rules import ActionSpec, OptionSpec, RuleSystem, get as get_rules, names as rule_names, register
+from combatlog.engine.rules import ActionSpec, OptionSpec, RuleSystem, register
+from combatlog.engine.rules import get as get_rules
+from combatlog.engine.rules import names as rule_names
 from combatlog.engine.session import Session, dice_for, load
 from combatlog.engine.timing import Timing, make_timing
 from combatlog.events import Command
 
 __all__ = [
-    "CORE_COMMANDS", "decide", "legal_commands", "rules_of",
-    "Dice", "DiceError", "EnteredDice", "NeedDice", "RecordedDice", "ScriptedDice", "SeededDice", "parse",
-    "Draft", "Refused", "ActionPointOrder", "RankedOrder", "ReverseDeclareOrder", "make_order",
-    "ActionSpec", "OptionSpec", "RuleSystem", "get_rules", "rule_names", "register",
-    "Session", "dice_for", "load", "Timing", "make_timing", "Command",
+    "CORE_COMMANDS",
+    "decide",
+    "legal_commands",
+    "rules_of",
+    "Dice",
+    "DiceError",
+    "EnteredDice",
+    "NeedDice",
+    "RecordedDice",
+    "ScriptedDice",
+    "SeededDice",
+    "parse",
+    "Draft",
+    "Refused",
+    "ActionPointOrder",
+    "RankedOrder",
+    "ReverseDeclareOrder",
+    "make_order",
+    "ActionSpec",
+    "OptionSpec",
+    "RuleSystem",
+    "get_rules",
+    "rule_names",
+    "register",
+    "Session",
+    "dice_for",
+    "load",
+    "Timing",
+    "make_timing",
+    "Command",
 ]

@@ -13,17 +13,17 @@ happens.
 from __future__ import annotations
 
 import re
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from combatlog.engine import rules as registry
-from combatlog.engine.dice import DiceError
+from combatlog.engine.dice import Dice, DiceError
 from combatlog.engine.draft import Draft
 from combatlog.engine.errors import Refused
 from combatlog.engine.rules.base import ActionSpec, RuleSystem
 from combatlog.engine.turns import advance, resolve, start_round
 from combatlog.events import (
     ActionDeclared,
-    ActionResolved,
     CombatantAdded,
     CombatantDefeated,
     CombatantRemoved,
@@ -41,15 +41,11 @@ from combatlog.events import (
     ResolutionStarted,
     ResourceSpent,
     ResourcesSet,
-    RoundEnded,
-    RoundStarted,
     StepRedone,
     StepUndone,
     SurpriseDetermined,
     TurnEnded,
-    TurnStarted,
 )
-from combatlog.engine.dice import Dice
 from combatlog.projections import Combatant, Encounter, Projection
 
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
@@ -127,8 +123,11 @@ def _create(view: Projection, command: Command) -> list[Event]:
     seed = p.get("seed")
     if seed is not None and not isinstance(seed, int):
         raise Refused("create", f"seed {seed!r} is not a whole number", "give an integer seed")
-    return [EncounterCreated(rules=rules.name, rules_version=rules.version, options=options, seed=seed,
-                             title=str(p.get("title", "")))]
+    return [
+        EncounterCreated(
+            rules=rules.name, rules_version=rules.version, options=options, seed=seed, title=str(p.get("title", ""))
+        )
+    ]
 
 
 def _add(draft: Draft, command: Command) -> None:
@@ -145,14 +144,20 @@ def _add(draft: Draft, command: Command) -> None:
     if not side:
         raise Refused(f"add {cid}", "a combatant needs a side")
     if draft.state.phase == "surprise" and side not in draft.state.sides():
-        raise Refused(f"add {cid}", f"the surprise was ruled before side {side!r} was there",
-                      "undo the ruling, add the new side's combatants, then rule again")
+        raise Refused(
+            f"add {cid}",
+            f"the surprise was ruled before side {side!r} was there",
+            "undo the ruling, add the new side's combatants, then rule again",
+        )
     raw = p.get("stats", {})
     if not isinstance(raw, dict):
         raise Refused(f"add {cid}", f"stats must be a table of names and values, not {type(raw).__name__}")
     stats = draft.rules.check_combatant(dict(raw), cid)
-    draft.emit(CombatantAdded(id=cid, name=str(p.get("name", cid)), side=str(side), kind=kind,
-                              group=p.get("group"), stats=stats))
+    draft.emit(
+        CombatantAdded(
+            id=cid, name=str(p.get("name", cid)), side=str(side), kind=kind, group=p.get("group"), stats=stats
+        )
+    )
 
 
 def _remove(draft: Draft, command: Command) -> None:
@@ -213,8 +218,17 @@ def _act(draft: Draft, command: Command) -> None:
         can = ", ".join(s.name for s in rules.affordable(state, actor)) or "end the turn"
         raise Refused(f"{actor.name}: {spec.name}", f"costs {_fmt(cost)} but {left} left", f"can do: {can}")
     action_id = f"{draft.step}"
-    draft.emit(ActionDeclared(id=action_id, actor=actor.id, action=spec.name, targets=targets, params=params,
-                              cost=cost, category=spec.category))
+    draft.emit(
+        ActionDeclared(
+            id=action_id,
+            actor=actor.id,
+            action=spec.name,
+            targets=targets,
+            params=params,
+            cost=cost,
+            category=spec.category,
+        )
+    )
     for resource in sorted(cost):
         if cost[resource]:
             draft.emit(ResourceSpent(combatant=actor.id, resource=resource, amount=cost[resource]))
@@ -294,17 +308,26 @@ def _override(draft: Draft, command: Command) -> None:
     effects = [k for k in _OVERRIDES if k in p]
     unknown = [k for k in p if k not in _OVERRIDES]
     if unknown or not effects:
-        raise Refused("override", f"nothing to override{' with ' + ', '.join(unknown) if unknown else ''}",
-                      "give one of " + ", ".join(_OVERRIDES))
+        raise Refused(
+            "override",
+            f"nothing to override{' with ' + ', '.join(unknown) if unknown else ''}",
+            "give one of " + ", ".join(_OVERRIDES),
+        )
     if draft.state.phase in ("setup", "surprise"):
-        raise Refused("override", f"there is no outcome to override before the fight begins (phase {draft.state.phase})",
-                      "change the combatant's stats with remove and add, or begin first")
+        raise Refused(
+            "override",
+            f"there is no outcome to override before the fight begins (phase {draft.state.phase})",
+            "change the combatant's stats with remove and add, or begin first",
+        )
     try:
         _override_effects(draft, reason, effects, p)
     except (KeyError, ValueError, TypeError) as exc:
-        raise Refused("override", f"a field is missing or of the wrong kind ({exc})",
-                      "damage needs target and amount; condition and remove_condition target and name; "
-                      "defeat target; move target and to; resources target and values") from None
+        raise Refused(
+            "override",
+            f"a field is missing or of the wrong kind ({exc})",
+            "damage needs target and amount; condition and remove_condition target and name; "
+            "defeat target; move target and to; resources target and values",
+        ) from None
 
 
 def _override_effects(draft: Draft, reason: str, effects: list[str], p: dict[str, Any]) -> None:
@@ -316,11 +339,20 @@ def _override_effects(draft: Draft, reason: str, effects: list[str], p: dict[str
             raise Refused(f"override {key}", "give its fields as a mapping")
         target = _combatant(state, v.get("target"), f"override {key}").id
         if key == "damage":
-            draft.emit(DamageApplied(target=target, amount=int(v.get("amount", 0)), location=v.get("location"),
-                                     kind=v.get("kind"), source="gm"))
+            draft.emit(
+                DamageApplied(
+                    target=target,
+                    amount=int(v.get("amount", 0)),
+                    location=v.get("location"),
+                    kind=v.get("kind"),
+                    source="gm",
+                )
+            )
             draft.rules.after_damage(draft, target)
         elif key == "condition":
-            draft.emit(ConditionApplied(target=target, condition=str(v["name"]), duration=v.get("duration"), source="gm"))
+            draft.emit(
+                ConditionApplied(target=target, condition=str(v["name"]), duration=v.get("duration"), source="gm")
+            )
         elif key == "remove_condition":
             draft.emit(ConditionRemoved(target=target, condition=str(v["name"]), reason=reason))
         elif key == "defeat":
@@ -370,13 +402,19 @@ def _targets(state: Encounter, actor: Combatant, spec: ActionSpec, given: tuple[
         return (actor.id,)
     if not spec.min_targets <= len(given) <= spec.max_targets:
         n = str(spec.min_targets) if spec.min_targets == spec.max_targets else f"{spec.min_targets}-{spec.max_targets}"
-        raise Refused(f"{actor.name}: {spec.name}", f"needs {n} target(s), {len(given)} given",
-                      "targets: " + ", ".join(_candidates(state, actor, spec)))
+        raise Refused(
+            f"{actor.name}: {spec.name}",
+            f"needs {n} target(s), {len(given)} given",
+            "targets: " + ", ".join(_candidates(state, actor, spec)),
+        )
     for t in given:
         c = state.combatants.get(t)
         if c is None or t not in _candidates(state, actor, spec):
-            raise Refused(f"{actor.name}: {spec.name} at {t!r}", "not a valid target",
-                          "targets: " + (", ".join(_candidates(state, actor, spec)) or "none"))
+            raise Refused(
+                f"{actor.name}: {spec.name} at {t!r}",
+                "not a valid target",
+                "targets: " + (", ".join(_candidates(state, actor, spec)) or "none"),
+            )
     return tuple(given)
 
 

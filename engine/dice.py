@@ -18,11 +18,11 @@ global random module.
 from __future__ import annotations
 
 import hashlib
-from typing import Literal
 import random
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 from combatlog.events import DiceRolled
 
@@ -89,8 +89,11 @@ class Expr:
             values = list(kept)
         if self.target is None:
             return DiceRolled(
-                expression=self.text, faces=tuple(faces), total=sum(values) + self.modifier,
-                modifier=self.modifier, kept=kept,
+                expression=self.text,
+                faces=tuple(faces),
+                total=sum(values) + self.modifier,
+                modifier=self.modifier,
+                kept=kept,
             )
         hits = sum(1 for f in values if f >= self.target)
         ones = sum(1 for f in values if f == 1)
@@ -99,8 +102,13 @@ class Expr:
             botch = hits == 0 and ones > 0
             hits = max(0, hits - ones)
         return DiceRolled(
-            expression=self.text, faces=tuple(faces), total=hits + self.modifier, modifier=self.modifier,
-            kept=kept, successes=hits, botch=botch,
+            expression=self.text,
+            faces=tuple(faces),
+            total=hits + self.modifier,
+            modifier=self.modifier,
+            kept=kept,
+            successes=hits,
+            botch=botch,
         )
 
 
@@ -128,8 +136,14 @@ def parse(expression: str) -> Expr:
         raise DiceError(f"{expression!r}: can't keep or drop {keepn} of {count} dice")
     modifier = sum(int(x) for x in _MODS.findall(m["mods"] or ""))
     expr = Expr(
-        text=text, count=count, sides=sides, keep=m["keep"], keepn=keepn,
-        target=int(m["target"]) if m["target"] else None, cancel=bool(m["cancel"]), modifier=modifier,
+        text=text,
+        count=count,
+        sides=sides,
+        keep=m["keep"],
+        keepn=keepn,
+        target=int(m["target"]) if m["target"] else None,
+        cancel=bool(m["cancel"]),
+        modifier=modifier,
         low=0 if m["zero"] else 1,
     )
     _parsed[text] = expr
@@ -154,13 +168,23 @@ class Dice:
 
 def _stamp(rolled: DiceRolled, purpose: str, source: Literal["engine", "entered"], by: str | None) -> DiceRolled:
     return DiceRolled(
-        expression=rolled.expression, faces=rolled.faces, total=rolled.total, modifier=rolled.modifier,
-        purpose=purpose, source=source, by=by, kept=rolled.kept, successes=rolled.successes, botch=rolled.botch,
+        expression=rolled.expression,
+        faces=rolled.faces,
+        total=rolled.total,
+        modifier=rolled.modifier,
+        purpose=purpose,
+        source=source,
+        by=by,
+        kept=rolled.kept,
+        successes=rolled.successes,
+        botch=rolled.botch,
     )
 
 
 def _die(expr: Expr) -> str:
-    return f"a d{expr.sides}" + (" read 0-9" if expr.low == 0 and expr.sides == 10 else " counted from 0" if expr.low == 0 else "")
+    return f"a d{expr.sides}" + (
+        " read 0-9" if expr.low == 0 and expr.sides == 10 else " counted from 0" if expr.low == 0 else ""
+    )
 
 
 def step_seed(seed: int, step: int) -> int:
@@ -220,7 +244,9 @@ class EnteredDice(Dice):
             )
         for f in faces:
             if not expr.low <= f <= expr.high:
-                raise DiceError(f"{f} can't come up on {_die(expr)}; {expr.text} ({purpose}) takes {expr.low} to {expr.high}")
+                raise DiceError(
+                    f"{f} can't come up on {_die(expr)}; {expr.text} ({purpose}) takes {expr.low} to {expr.high}"
+                )
         self.used += 1
         return faces
 

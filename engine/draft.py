@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 class Draft:
     """The events of one step so far, the state they give, the step's dice and rule system."""
 
-    def __init__(self, state: Encounter, dice: "Dice", rules: "RuleSystem", step: int) -> None:
+    def __init__(self, state: Encounter, dice: Dice, rules: RuleSystem, step: int) -> None:
         self.state = state
         self.events: list[Event] = []
         self.dice = dice
@@ -39,8 +39,11 @@ class Draft:
         if phase is None:
             # the phase machine (projections/phases.py) says this can't happen now: refused
             # whole, so nothing of the step is written
-            raise Refused(tag, f"not possible in phase {self.state.phase}",
-                          "allowed in: " + (", ".join(sorted(src for (src, t) in TABLE if t == tag)) or "no phase"))
+            raise Refused(
+                tag,
+                f"not possible in phase {self.state.phase}",
+                "allowed in: " + (", ".join(sorted(src for (src, t) in TABLE if t == tag)) or "no phase"),
+            )
         state = apply(self.state, event)
         if state.phase != phase:
             state = msgspec.structs.replace(state, phase=phase)
@@ -60,11 +63,20 @@ class Draft:
         """Roll dice from the step's source and record the roll; returns the DiceRolled event."""
         return self.emit(self.dice.roll(expression, purpose, by))  # type: ignore[return-value]
 
-    def damage(self, target: str, amount: int, *, location: str | None = None, kind: str | None = None,
-               source: str | None = None) -> None:
+    def damage(
+        self,
+        target: str,
+        amount: int,
+        *,
+        location: str | None = None,
+        kind: str | None = None,
+        source: str | None = None,
+    ) -> None:
         """Apply damage now, or hold it for the round's end while simultaneous actions resolve."""
         if self.hold_damage:
-            self.emit(DamageApplied(target=target, amount=amount, location=location, kind=kind, source=source, held=True))
+            self.emit(
+                DamageApplied(target=target, amount=amount, location=location, kind=kind, source=source, held=True)
+            )
             return
         self.emit(DamageApplied(target=target, amount=amount, location=location, kind=kind, source=source))
         self.rules.after_damage(self, target)

@@ -72,7 +72,7 @@ def encounter_commands(data: dict[str, Any], name: str = "<encounter>", seed: in
             raise bad(key, f"unknown key; use {', '.join(sorted(_TOP))}")
     rules = data.get("rules")
     if not isinstance(rules, str) or not rules:
-        raise bad("rules", "missing; name a rule system, e.g. rules = \"starflight\"")
+        raise bad("rules", 'missing; name a rule system, e.g. rules = "starflight"')
     file_seed = data.get("seed")
     if file_seed is not None and (not isinstance(file_seed, int) or isinstance(file_seed, bool)):
         raise bad("seed", f"{file_seed!r} is not a whole number")
@@ -120,8 +120,15 @@ def encounter_commands(data: dict[str, Any], name: str = "<encounter>", seed: in
         targets = c.get("targets", [])
         if not isinstance(targets, list) or not all(isinstance(t, str) for t in targets):
             raise bad(f"{where}.targets", "must be a list of ids")
-        commands.append(Command(kind=c["kind"], actor=c.get("actor"), action=c.get("action"),
-                                targets=tuple(targets), params=dict(c.get("params", {}))))
+        commands.append(
+            Command(
+                kind=c["kind"],
+                actor=c.get("actor"),
+                action=c.get("action"),
+                targets=tuple(targets),
+                params=dict(c.get("params", {})),
+            )
+        )
     surprise = data.get("surprise")
     if surprise is not None:
         if not isinstance(surprise, dict) or not isinstance(surprise.get("sides"), list):

@@ -15,8 +15,9 @@ Tie rules, applied in order to entries with equal initiative:
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Protocol, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
 
 from combatlog.events import InitiativeRolled, OrderSet
 
@@ -41,12 +42,12 @@ class Order(Protocol):
     one_action_turns: bool
     reverse_declare: bool
 
-    def roll(self, draft: "Draft") -> None: ...
-    def round_started(self, draft: "Draft") -> None: ...
-    def next_actors(self, state: "Encounter", may_act: Callable[["Combatant"], bool]) -> tuple[str, ...]: ...
-    def after_action(self, draft: "Draft") -> None: ...
-    def pass_started(self, draft: "Draft") -> None: ...
-    def resolution_key(self, state: "Encounter") -> Callable[["Pending"], Any]: ...
+    def roll(self, draft: Draft) -> None: ...
+    def round_started(self, draft: Draft) -> None: ...
+    def next_actors(self, state: Encounter, may_act: Callable[[Combatant], bool]) -> tuple[str, ...]: ...
+    def after_action(self, draft: Draft) -> None: ...
+    def pass_started(self, draft: Draft) -> None: ...
+    def resolution_key(self, state: Encounter) -> Callable[[Pending], Any]: ...
 
 
 @dataclass
@@ -59,7 +60,7 @@ class Entry:
     stats: dict[str, Any]
 
 
-def initiative_entries(draft: "Draft", group_initiative: bool) -> list[Entry]:
+def initiative_entries(draft: Draft, group_initiative: bool) -> list[Entry]:
     """Roll initiative for every active combatant (NPC groups once when asked); emits the rolls."""
     state = draft.state
     rules = draft.rules
@@ -82,7 +83,7 @@ def initiative_entries(draft: "Draft", group_initiative: bool) -> list[Entry]:
     return entries
 
 
-def rank(draft: "Draft", entries: list[Entry], ties: Sequence[str]) -> tuple[tuple[str, ...], ...]:
+def rank(draft: Draft, entries: list[Entry], ties: Sequence[str]) -> tuple[tuple[str, ...], ...]:
     """Order `entries` highest first, breaking ties by `ties`; returns the tiers."""
     by_value: dict[int, list[Entry]] = {}
     for e in entries:
@@ -94,7 +95,7 @@ def rank(draft: "Draft", entries: list[Entry], ties: Sequence[str]) -> tuple[tup
     return tuple(tiers)
 
 
-def _break(draft: "Draft", tied: list[Entry], ties: list[str]) -> list[list[Entry]]:
+def _break(draft: Draft, tied: list[Entry], ties: list[str]) -> list[list[Entry]]:
     """Split a list of tied entries into ordered buckets using the first applicable tie rule."""
     if len(tied) < 2 or not ties:
         return [tied]
@@ -119,7 +120,7 @@ def _break(draft: "Draft", tied: list[Entry], ties: list[str]) -> list[list[Entr
     return out
 
 
-def _rolloff(draft: "Draft", tied: list[Entry], expression: str, rest: list[str], depth: int = 0) -> list[list[Entry]]:
+def _rolloff(draft: Draft, tied: list[Entry], expression: str, rest: list[str], depth: int = 0) -> list[list[Entry]]:
     if depth >= ROLLOFF_LIMIT:
         return [tied]
     names = ", ".join("+".join(e.ids) for e in tied)
@@ -142,27 +143,28 @@ class RankedOrder:
     one_action_turns = False
     reverse_declare = False
 
-    def __init__(self, ties: Sequence[str] = ("simultaneous",), group_initiative: bool = False,
-                 every_round: bool = False) -> None:
+    def __init__(
+        self, ties: Sequence[str] = ("simultaneous",), group_initiative: bool = False, every_round: bool = False
+    ) -> None:
         self.ties = tuple(ties)
         self.group_initiative = group_initiative
         self.every_round = every_round
 
-    def roll(self, draft: "Draft") -> None:
+    def roll(self, draft: Draft) -> None:
         """Roll initiative and set the order."""
         entries = initiative_entries(draft, self.group_initiative)
         draft.emit(OrderSet(tiers=rank(draft, entries, self.ties), reason="initiative"))
 
-    def round_started(self, draft: "Draft") -> None:
+    def round_started(self, draft: Draft) -> None:
         """Hook at the start of every round after the first."""
         if self.every_round:
             self.roll(draft)
 
-    def declaring_tiers(self, state: "Encounter") -> list[tuple[str, ...]]:
+    def declaring_tiers(self, state: Encounter) -> list[tuple[str, ...]]:
         """The tiers in the order they take their turns."""
         return list(reversed(state.order)) if self.reverse_declare else list(state.order)
 
-    def next_actors(self, state: "Encounter", may_act: Callable[["Combatant"], bool]) -> tuple[str, ...]:
+    def next_actors(self, state: Encounter, may_act: Callable[[Combatant], bool]) -> tuple[str, ...]:
         """The combatants whose turn comes next this round, or () when everyone has had one."""
         for tier in self.declaring_tiers(state):
             actors = tuple(cid for cid in tier if cid not in state.acted and may_act(state.combatants[cid]))
@@ -170,13 +172,13 @@ class RankedOrder:
                 return actors
         return ()
 
-    def after_action(self, draft: "Draft") -> None:
+    def after_action(self, draft: Draft) -> None:
         """Hook after every action (a ranked order doesn't change)."""
 
-    def pass_started(self, draft: "Draft") -> None:
+    def pass_started(self, draft: Draft) -> None:
         """Hook when another pass of the round begins (the order for it may change)."""
 
-    def resolution_key(self, state: "Encounter") -> Callable[["Pending"], Any]:
+    def resolution_key(self, state: Encounter) -> Callable[[Pending], Any]:
         """A sort key putting pending actions in the order they resolve: initiative order."""
         rank_of = {cid: i for i, cid in enumerate(state.flat_order())}
         return lambda p: rank_of.get(p.actor, len(rank_of))
@@ -201,23 +203,23 @@ class ActionPointOrder:
         self.resource = resource
         self.ties = tuple(ties)
 
-    def roll(self, draft: "Draft") -> None:
+    def roll(self, draft: Draft) -> None:
         """Roll this round's tie-break values (the rule system's initiative) and set the order."""
         for c in draft.state.active():
             value = draft.rules.initiative(draft, c, (c.id,))
             draft.emit(InitiativeRolled(combatants=(c.id,), value=value))
         self._set(draft, "round start")
 
-    def round_started(self, draft: "Draft") -> None:
+    def round_started(self, draft: Draft) -> None:
         self.roll(draft)
 
-    def _set(self, draft: "Draft", reason: str) -> None:
+    def _set(self, draft: Draft, reason: str) -> None:
         state = draft.state
         order = tuple((cid,) for cid in self.ranking(state))
         if order != state.order:
             draft.emit(OrderSet(tiers=order, reason=reason))
 
-    def ranking(self, state: "Encounter") -> list[str]:
+    def ranking(self, state: Encounter) -> list[str]:
         """Active combatants by action points left, then tie-break value, then the order they were added."""
         res = self.resource
         live = [c for c in state.active() if c.id not in state.acted]
@@ -225,20 +227,20 @@ class ActionPointOrder:
         live.sort(key=lambda c: (-c.resources.get(res, 0), -(c.initiative or 0), added[c.id]))
         return [c.id for c in live]
 
-    def next_actors(self, state: "Encounter", may_act: Callable[["Combatant"], bool]) -> tuple[str, ...]:
+    def next_actors(self, state: Encounter, may_act: Callable[[Combatant], bool]) -> tuple[str, ...]:
         for cid in self.ranking(state):
             c = state.combatants[cid]
             if c.resources.get(self.resource, 0) > 0 and may_act(c):
                 return (cid,)
         return ()
 
-    def after_action(self, draft: "Draft") -> None:
+    def after_action(self, draft: Draft) -> None:
         self._set(draft, "action points spent")
 
-    def pass_started(self, draft: "Draft") -> None:
+    def pass_started(self, draft: Draft) -> None:
         """Action points have no passes."""
 
-    def resolution_key(self, state: "Encounter") -> Callable[["Pending"], Any]:
+    def resolution_key(self, state: Encounter) -> Callable[[Pending], Any]:
         return lambda p: 0
 
 

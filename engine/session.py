@@ -7,7 +7,8 @@ A refused command raises Refused and appends nothing.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from combatlog.engine.decide import decide, legal_commands, rules_of
 from combatlog.engine.dice import Dice, DiceError, EnteredDice, Expr, NeedDice, SeededDice
@@ -16,6 +17,7 @@ from combatlog.engine.rules.base import RuleSystem
 from combatlog.engine.turns import STALL_ROUNDS, stall_outcome
 from combatlog.events import (
     CombatantDefeated,
+    Command,
     CommandIssued,
     DamageApplied,
     Envelope,
@@ -24,7 +26,6 @@ from combatlog.events import (
     line_decoder,
     seal,
 )
-from combatlog.events import Command
 from combatlog.projections import Encounter, Projection, replay
 from combatlog.projections.replay import apply_from
 
@@ -76,8 +77,11 @@ class Session:
             dice = dice_for(view.state, command, step)
         events = decide(view, command, dice)
         if isinstance(dice, EnteredDice) and dice.used < len(dice.rolls):
-            raise Refused(command.kind, f"{len(dice.rolls) - dice.used} entered roll(s) more than the command needs",
-                          f"it needs {dice.used}")
+            raise Refused(
+                command.kind,
+                f"{len(dice.rolls) - dice.used} entered roll(s) more than the command needs",
+                f"it needs {dice.used}",
+            )
         return events
 
     def execute(self, command: Command, dice: Dice | None = None) -> list[Envelope[Event]]:
@@ -125,11 +129,23 @@ class Session:
             raise
         return envelopes
 
-    def do(self, kind: str, /, actor: str | None = None, action: str | None = None, targets: tuple[str, ...] = (),
-           entered: tuple[tuple[int, ...], ...] | None = None, by: str = "gm", **params: Any) -> list[Envelope[Event]]:
+    def do(
+        self,
+        kind: str,
+        /,
+        actor: str | None = None,
+        action: str | None = None,
+        targets: tuple[str, ...] = (),
+        entered: tuple[tuple[int, ...], ...] | None = None,
+        by: str = "gm",
+        **params: Any,
+    ) -> list[Envelope[Event]]:
         """Shorthand: build a Command from the arguments and execute it."""
-        return self.execute(Command(kind=kind, actor=actor, action=action, targets=tuple(targets), params=params,
-                                    entered=entered, by=by))
+        return self.execute(
+            Command(
+                kind=kind, actor=actor, action=action, targets=tuple(targets), params=params, entered=entered, by=by
+            )
+        )
 
     def undo(self) -> list[Envelope[Event]]:
         """Undo the last live step."""
@@ -171,15 +187,16 @@ class Session:
                 raise RuntimeError(f"the encounter didn't end within {max_steps} steps")
             envelopes = self.auto()
             steps += 1
-            if any((isinstance(e.event, DamageApplied) and e.event.amount > 0) or isinstance(e.event, CombatantDefeated)
-                   for e in envelopes):
+            if any(
+                (isinstance(e.event, DamageApplied) and e.event.amount > 0) or isinstance(e.event, CombatantDefeated)
+                for e in envelopes
+            ):
                 acted = True
             if self.state.round != round_:
                 quiet = 0 if acted else quiet + 1
                 acted = False
                 round_ = self.state.round
                 if quiet >= STALL_ROUNDS and self.state.phase != "end":
-                    self.execute(Command(kind="end", by="policy", params={
-                        "outcome": stall_outcome("no one was hurt")}))
+                    self.execute(Command(kind="end", by="policy", params={"outcome": stall_outcome("no one was hurt")}))
                     steps += 1
         return steps

@@ -57,8 +57,9 @@ class Timing:
         return CATEGORIES.index(category) if category in CATEGORIES else len(CATEGORIES)
 
 
-def make_timing(kind: str, per_category: dict[str, str] | None = None, hold_damage: bool = True,
-                hold_until: str = "round") -> Timing:
+def make_timing(
+    kind: str, per_category: dict[str, str] | None = None, hold_damage: bool = True, hold_until: str = "round"
+) -> Timing:
     """The timing named `kind`: turn, simultaneous, or mixed (with `per_category`)."""
     if kind in MODES:
         return Timing(default=kind, hold_damage=hold_damage, hold_until=hold_until)

@@ -40,7 +40,7 @@ def stall_outcome(what: str) -> str:
     return f"draw: {what} for {STALL_ROUNDS} rounds"
 
 
-def start_round(draft: "Draft", number: int, first: bool = False) -> None:
+def start_round(draft: Draft, number: int, first: bool = False) -> None:
     """Start round `number`: initiative re-rolled if the order says so, budgets, the first turn."""
     rules = draft.rules
     order = rules.order(draft.state.options)
@@ -55,12 +55,12 @@ def start_round(draft: "Draft", number: int, first: bool = False) -> None:
     advance(draft)
 
 
-def advance(draft: "Draft") -> None:
+def advance(draft: Draft) -> None:
     """Start the next turn; or end the round (resolving what waits) and start the next; or end."""
     rules = draft.rules
     order = rules.order(draft.state.options)
 
-    def may_act(c: "Combatant") -> bool:
+    def may_act(c: Combatant) -> bool:
         return rules.may_act(draft.state, c)
 
     while True:
@@ -80,7 +80,9 @@ def advance(draft: "Draft") -> None:
         if actors:
             if order.refills_each_turn:
                 for cid in actors:
-                    draft.emit(ResourcesSet(combatant=cid, resources=rules.budget(draft.state, draft.state.combatants[cid])))
+                    draft.emit(
+                        ResourcesSet(combatant=cid, resources=rules.budget(draft.state, draft.state.combatants[cid]))
+                    )
             timing = rules.timing(state.options)
             draft.emit(TurnStarted(actors=actors, declaring=not timing.all_immediate))
             rules.turn_started(draft, actors)
@@ -105,7 +107,7 @@ def advance(draft: "Draft") -> None:
         return
 
 
-def end_round(draft: "Draft") -> bool:
+def end_round(draft: Draft) -> bool:
     """Resolve what was declared (by category, then the order's resolution key) and release held
     damage; then start another pass of the round if the rule system says so (False), or end the
     round (True).
@@ -144,7 +146,7 @@ def end_round(draft: "Draft") -> bool:
     return True
 
 
-def release_held(draft: "Draft", mid_round: bool = False) -> None:
+def release_held(draft: Draft, mid_round: bool = False) -> None:
     """Count the damage held so far, then the rule system's thresholds for each target hit.
 
     Mid-round (a tier or a pass resolved) the held list is emptied first, by an event; at the
@@ -161,7 +163,7 @@ def release_held(draft: "Draft", mid_round: bool = False) -> None:
         draft.rules.after_damage(draft, target)
 
 
-def resolve(draft: "Draft", pending: "Pending") -> None:
+def resolve(draft: Draft, pending: Pending) -> None:
     """Resolve one declared action (lost if its actor is out of the fight by now)."""
     state = draft.state
     actor = state.combatants[pending.actor]

@@ -20,14 +20,38 @@ def play(seed: int) -> Session:
     """Run the scripted encounter with `seed`; returns the finished session."""
     s = Session(MemoryLog())
     s.do("create", rules="skirmish", seed=seed, title="Goblins at the ford")
-    s.do("add", id="ayla", name="Ayla", side="party", kind="pc",
-         stats={"hp": 14, "init": 3, "attack": 4, "defense": 12, "damage": "1d8"})
-    s.do("add", id="bo", name="Bo", side="party", kind="pc",
-         stats={"hp": 11, "init": 1, "attack": 2, "defense": 11, "damage": "1d6"})
-    s.do("add", id="g1", name="Goblin 1", side="goblins", group="goblins",
-         stats={"hp": 7, "init": 2, "attack": 1, "defense": 10, "damage": "1d6"})
-    s.do("add", id="g2", name="Goblin 2", side="goblins", group="goblins",
-         stats={"hp": 7, "init": 2, "attack": 1, "defense": 10, "damage": "1d6"})
+    s.do(
+        "add",
+        id="ayla",
+        name="Ayla",
+        side="party",
+        kind="pc",
+        stats={"hp": 14, "init": 3, "attack": 4, "defense": 12, "damage": "1d8"},
+    )
+    s.do(
+        "add",
+        id="bo",
+        name="Bo",
+        side="party",
+        kind="pc",
+        stats={"hp": 11, "init": 1, "attack": 2, "defense": 11, "damage": "1d6"},
+    )
+    s.do(
+        "add",
+        id="g1",
+        name="Goblin 1",
+        side="goblins",
+        group="goblins",
+        stats={"hp": 7, "init": 2, "attack": 1, "defense": 10, "damage": "1d6"},
+    )
+    s.do(
+        "add",
+        id="g2",
+        name="Goblin 2",
+        side="goblins",
+        group="goblins",
+        stats={"hp": 7, "init": 2, "attack": 1, "defense": 10, "damage": "1d6"},
+    )
     s.do("begin")
     first = s.state.acting[0]
     enemy = next(c.id for c in s.state.active() if c.side != s.state.combatants[first].side)
@@ -48,8 +72,10 @@ def main() -> None:
         print(line.decode())
     state = session.state
     report = audit(session.log)
-    print(f"# {state.outcome}: {state.winner} after {state.round} round(s); "
-          f"{session.log.head()[0]} events; audit {'clean' if report.clean else 'FAILED'}")
+    print(
+        f"# {state.outcome}: {state.winner} after {state.round} round(s); "
+        f"{session.log.head()[0]} events; audit {'clean' if report.clean else 'FAILED'}"
+    )
 
 
 if __name__ == "__main__":

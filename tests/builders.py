@@ -9,15 +9,24 @@ Each system's test module keeps its own defaults as a dict and passes them to `f
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from combatlog.engine import ScriptedDice, Session
 from combatlog.events import Command
 from combatlog.replays import MemoryLog
 
 
-def fighter(cid: str, side: str, *, kind: str = "npc", name: str | None = None, group: str | None = None,
-            defaults: dict[str, Any] | None = None, **stats: Any) -> dict[str, Any]:
+def fighter(
+    cid: str,
+    side: str,
+    *,
+    kind: str = "npc",
+    name: str | None = None,
+    group: str | None = None,
+    defaults: dict[str, Any] | None = None,
+    **stats: Any,
+) -> dict[str, Any]:
     """The `add` command's parameters for one combatant: `defaults` overlaid by `stats`."""
     merged = dict(defaults or {})
     merged.update(stats)
@@ -27,8 +36,9 @@ def fighter(cid: str, side: str, *, kind: str = "npc", name: str | None = None, 
     return out
 
 
-def encounter(rules: str, *fighters: dict[str, Any], seed: int | None = None, log: Any = None,
-              begin: bool = False, **options: Any) -> Session:
+def encounter(
+    rules: str, *fighters: dict[str, Any], seed: int | None = None, log: Any = None, begin: bool = False, **options: Any
+) -> Session:
     """A new encounter of `rules` with `fighters` added (on a memory log unless `log`), begun if asked."""
     session = Session(MemoryLog() if log is None else log)
     params: dict[str, Any] = {"rules": rules, "options": options}
@@ -51,7 +61,9 @@ def forced(session: Session, kind: str, faces: Iterable[int] = (), **kw: Any) ->
     return [e.event for e in envelopes]
 
 
-def act(session: Session, actor: str, action: str, *targets: str, faces: Iterable[int] = (), **params: Any) -> list[Any]:
+def act(
+    session: Session, actor: str, action: str, *targets: str, faces: Iterable[int] = (), **params: Any
+) -> list[Any]:
     """`actor` takes `action` at `targets` with forced `faces`; returns the step's events."""
     return forced(session, "act", faces, actor=actor, action=action, targets=tuple(targets), params=params)
 

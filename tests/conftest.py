@@ -11,18 +11,38 @@ settings.register_profile("repeatable", derandomize=True, database=None)
 settings.register_profile("explore", max_examples=500)
 settings.load_profile(__import__("os").environ.get("HYPOTHESIS_PROFILE", "repeatable"))
 
-from combatlog.engine import Session
-from combatlog.replays import MemoryLog
+from combatlog.engine import Session  # noqa: E402  (after the profile: Hypothesis reads it at import)
+from combatlog.replays import MemoryLog  # noqa: E402
 
 PARTY = [
-    {"id": "ayla", "name": "Ayla", "side": "party", "kind": "pc",
-     "stats": {"hp": 14, "init": 3, "attack": 4, "defense": 12, "damage": "1d8", "ap": 7}},
-    {"id": "bo", "name": "Bo", "side": "party", "kind": "pc",
-     "stats": {"hp": 11, "init": 1, "attack": 2, "defense": 11, "damage": "1d6", "ap": 6}},
-    {"id": "g1", "name": "Goblin 1", "side": "goblins", "group": "goblins",
-     "stats": {"hp": 7, "init": 2, "attack": 1, "defense": 10, "damage": "1d6", "ap": 5}},
-    {"id": "g2", "name": "Goblin 2", "side": "goblins", "group": "goblins",
-     "stats": {"hp": 7, "init": 2, "attack": 1, "defense": 10, "damage": "1d6", "ap": 5}},
+    {
+        "id": "ayla",
+        "name": "Ayla",
+        "side": "party",
+        "kind": "pc",
+        "stats": {"hp": 14, "init": 3, "attack": 4, "defense": 12, "damage": "1d8", "ap": 7},
+    },
+    {
+        "id": "bo",
+        "name": "Bo",
+        "side": "party",
+        "kind": "pc",
+        "stats": {"hp": 11, "init": 1, "attack": 2, "defense": 11, "damage": "1d6", "ap": 6},
+    },
+    {
+        "id": "g1",
+        "name": "Goblin 1",
+        "side": "goblins",
+        "group": "goblins",
+        "stats": {"hp": 7, "init": 2, "attack": 1, "defense": 10, "damage": "1d6", "ap": 5},
+    },
+    {
+        "id": "g2",
+        "name": "Goblin 2",
+        "side": "goblins",
+        "group": "goblins",
+        "stats": {"hp": 7, "init": 2, "attack": 1, "defense": 10, "damage": "1d6", "ap": 5},
+    },
 ]
 
 ORDERS = ("ranked", "reverse", "action-points")
@@ -57,7 +77,7 @@ def one_more_step(path) -> tuple[bytes, int, bytes]:
     whole = path.read_bytes()
     count = s.log.head()[0]
     s.auto()
-    return whole, count, path.read_bytes()[len(whole):]
+    return whole, count, path.read_bytes()[len(whole) :]
 
 
 def two_writers(open_log) -> None:

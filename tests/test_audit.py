@@ -113,9 +113,12 @@ import time  # noqa: E402
 
 import pytest  # noqa: E402
 
-from combatlog.replays import JsonlLog, SqliteLog  # noqa: E402
+from combatlog.replays import (  # noqa: E402
+    JsonlLog,
+    SqliteLog,
+    parallel,
+)
 from combatlog.replays import audit as audit_module  # noqa: E402
-from combatlog.replays import parallel  # noqa: E402
 from combatlog.replays.stores import copy_log  # noqa: E402
 
 needs_fork = pytest.mark.skipif(not parallel.can_fork(), reason="a split audit forks, which this platform can't")
@@ -161,8 +164,8 @@ def variants(raw: list[bytes]) -> dict[str, list[bytes]]:
     out["edited early and late"] = both
     out["forged late"] = resealed(raw, late, lambda e: msgspec.structs.replace(e, amount=e.amount + 10))
     out["deleted early"] = raw[:10] + raw[11:]
-    out["deleted late"] = raw[:late] + raw[late + 1:]
-    out["garbled early"] = raw[:early] + [b'{"seq":' + raw[early][7:40]] + raw[early + 1:]
+    out["deleted late"] = raw[:late] + raw[late + 1 :]
+    out["garbled early"] = raw[:early] + [b'{"seq":' + raw[early][7:40]] + raw[early + 1 :]
     out["cut short"] = raw[:late]
     return out
 
@@ -269,7 +272,8 @@ def example_log(name: str, **options) -> MemoryLog:
     for command in read_encounter(EXAMPLES / f"{name}.toml"):
         if command.kind == "create" and options:
             command = msgspec.structs.replace(
-                command, params={**command.params, "options": {**command.params.get("options", {}), **options}})
+                command, params={**command.params, "options": {**command.params.get("options", {}), **options}}
+            )
         s.execute(command)
     s.do("begin")
     for _ in range(4):
@@ -288,9 +292,16 @@ def exact(p: Projection) -> bytes:
     return msgspec.json.encode([p.snapshot(), sorted(p.history.items())])
 
 
-@pytest.mark.parametrize("name,options", [("skirmish-ambush", {}), ("starflight-patrol", {}),
-                                          ("starflight-patrol", {"method": "simple"}),
-                                          ("infinite-realms-road", {}), ("swords-of-infinity-ambush", {})])
+@pytest.mark.parametrize(
+    "name,options",
+    [
+        ("skirmish-ambush", {}),
+        ("starflight-patrol", {}),
+        ("starflight-patrol", {"method": "simple"}),
+        ("infinite-realms-road", {}),
+        ("swords-of-infinity-ambush", {}),
+    ],
+)
 def test_an_audit_ends_in_exactly_the_replayed_projection(name, options):
     log = example_log(name, **options)
     audited = Projection()
@@ -316,11 +327,13 @@ def test_a_failed_split_reports_progress_that_never_goes_back(monkeypatch):
 
 def _every_event(steps):
     """`_steps`, calling progress at every event rather than every 4096th."""
+
     def every(log, report, progress, start, stop, previous, ended):
         for step in steps(log, report, None, start, stop, previous, ended):
             if progress is not None:
                 progress(step[-1][0].seq)
             yield step
+
     return every
 
 

@@ -169,11 +169,13 @@ def test_rulesets_and_schema_describe_what_is_installed():
 
 def test_the_module_and_the_console_script_run_as_subprocesses(tmp_path):
     log = tmp_path / "s.db"
-    done = subprocess.run([sys.executable, "-m", "combatlog", "demo", "--log", str(log)],
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "combatlog", "demo", "--log", str(log)], capture_output=True, text=True
+    )
     assert done.returncode == 0 and "The encounter ends" in done.stdout
-    bad = subprocess.run([sys.executable, "-m", "combatlog", "do", str(log), "act", "x", "y"],
-                         capture_output=True, text=True)
+    bad = subprocess.run(
+        [sys.executable, "-m", "combatlog", "do", str(log), "act", "x", "y"], capture_output=True, text=True
+    )
     assert bad.returncode == 1 and bad.stderr.count("\n") == 1 and "Traceback" not in bad.stderr
 
 
@@ -183,8 +185,12 @@ def test_a_corrupted_log_is_named_by_seq_for_every_reader_and_never_half_exporte
     lines = log.read_bytes().split(b"\n")
     lines[20] = b'{"garbage": true}'
     log.write_bytes(b"\n".join(lines))
-    for args in (["show", str(log)], ["replay", str(log)], ["do", str(log), "note", "x"],
-                 ["export", str(log), str(tmp_path / "copy.db")]):
+    for args in (
+        ["show", str(log)],
+        ["replay", str(log)],
+        ["do", str(log), "note", "x"],
+        ["export", str(log), str(tmp_path / "copy.db")],
+    ):
         result = run(*args)
         assert result.exit_code == 1, args
         assert "seq 21" in result.output.splitlines()[-1] and "Traceback" not in result.output
@@ -208,17 +214,22 @@ def test_play_takes_typed_dice_undo_redo_and_saves_every_step(tmp_path):
     state = json.loads(run("show", str(log), "--json").output)
     actor = state["acting"][0]
     target = "g1" if state["combatants"][actor]["side"] == "party" else "ayla"
-    script = "\n".join([
-        "status",
-        "act nobody strike g1",            # refused, nothing appended
-        "1d20: 20",                        # a physical die, queued
-        "1d8: 3",
-        f"act {actor} strike {target}",
-        "undo",
-        "redo",
-        "note 'the bridge creaks'",
-        "quit",
-    ]) + "\n"
+    script = (
+        "\n".join(
+            [
+                "status",
+                "act nobody strike g1",  # refused, nothing appended
+                "1d20: 20",  # a physical die, queued
+                "1d8: 3",
+                f"act {actor} strike {target}",
+                "undo",
+                "redo",
+                "note 'the bridge creaks'",
+                "quit",
+            ]
+        )
+        + "\n"
+    )
     result = CliRunner().invoke(app, ["play", str(log)], input=script, catch_exceptions=False)
     assert result.exit_code == 0, result.output
     assert "refused: act 'nobody': no such combatant" in result.output
@@ -234,8 +245,9 @@ def test_play_takes_typed_dice_undo_redo_and_saves_every_step(tmp_path):
 def test_play_as_a_subprocess_loses_nothing_when_its_input_just_stops(tmp_path):
     log = _started(tmp_path)
     before = head(log)[0]
-    done = subprocess.run([sys.executable, "-m", "combatlog", "play", str(log)], input="auto\nauto\n",
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "combatlog", "play", str(log)], input="auto\nauto\n", capture_output=True, text=True
+    )
     assert done.returncode == 0, done.stderr
     assert head(log)[0] > before
     assert run("audit", str(log)).exit_code == 0
@@ -272,16 +284,21 @@ def test_starflight_by_hand_physical_dice_rule_commands_and_the_rulings(tmp_path
     assert run("do", str(log), "range", "thrynn", "6").exit_code == 0  # the game master gives the range
     # no seed: initiative is typed in (2d10 read 0-9): Ayla 9+9+9 = 27, the Thrynn 0+0 = 0
     assert run("do", str(log), "begin", "--dice", "2d10z: 9 9", "--dice", "2d10z: 0 0").exit_code == 0
-    script = "\n".join([
-        "2d10z: 5 6",          # 11 against HD 10: a hit
-        "2d6: 3 4",            # 7 damage
-        "act ayla shoot thrynn weapon=blaster",
-        "end_turn ayla",
-        "end_turn thrynn",     # the round ends and waits for the game master's ruling
-        "status",
-        "conclude victory party",
-        "quit",
-    ]) + "\n"
+    script = (
+        "\n".join(
+            [
+                "2d10z: 5 6",  # 11 against HD 10: a hit
+                "2d6: 3 4",  # 7 damage
+                "act ayla shoot thrynn weapon=blaster",
+                "end_turn ayla",
+                "end_turn thrynn",  # the round ends and waits for the game master's ruling
+                "status",
+                "conclude victory party",
+                "quit",
+            ]
+        )
+        + "\n"
+    )
     result = CliRunner().invoke(app, ["play", str(log)], input=script, catch_exceptions=False)
     assert result.exit_code == 0, result.output
     assert "Waiting for the game master: resolve combat" in result.output
@@ -329,9 +346,9 @@ def test_every_rule_system_has_a_demo(tmp_path, rules):
 
 def test_every_command_runs_as_a_subprocess(tmp_path):
     """Each command once through `python -m combatlog`, as a script or a shell would call it."""
+
     def cli(*args: str, input: str | None = None) -> subprocess.CompletedProcess:
-        done = subprocess.run([sys.executable, "-m", "combatlog", *args], capture_output=True, text=True,
-                              input=input)
+        done = subprocess.run([sys.executable, "-m", "combatlog", *args], capture_output=True, text=True, input=input)
         assert "Traceback" not in done.stderr, done.stderr
         return done
 
@@ -358,16 +375,21 @@ def test_every_command_runs_as_a_subprocess(tmp_path):
     assert cli("frobnicate").returncode == 2
 
 
-@pytest.mark.parametrize("stats, path", [
-    ('{ hp = 4, attack = "x" }', "$.attack: Expected int, got str"),
-    ('{ hp = "ten" }', "$.hp: Expected int, got str"),
-    ('{ hp = 4, damage = "2q6" }', "$.damage: can't read dice expression '2q6'"),
-    ('{ hp = 0 }', "$.hp: Expected int >= 1"),
-])
+@pytest.mark.parametrize(
+    "stats, path",
+    [
+        ('{ hp = 4, attack = "x" }', "$.attack: Expected int, got str"),
+        ('{ hp = "ten" }', "$.hp: Expected int, got str"),
+        ('{ hp = 4, damage = "2q6" }', "$.damage: can't read dice expression '2q6'"),
+        ("{ hp = 0 }", "$.hp: Expected int >= 1"),
+    ],
+)
 def test_a_bad_stat_in_an_encounter_file_names_the_file_the_combatant_and_the_key(tmp_path, stats, path):
     encounter = tmp_path / "bad.toml"
-    encounter.write_text('rules = "skirmish"\n[[combatants]]\nid = "a"\nside = "x"\nstats = { hp = 4 }\n'
-                         f'[[combatants]]\nid = "g2"\nside = "y"\nstats = {stats}\n')
+    encounter.write_text(
+        'rules = "skirmish"\n[[combatants]]\nid = "a"\nside = "x"\nstats = { hp = 4 }\n'
+        f'[[combatants]]\nid = "g2"\nside = "y"\nstats = {stats}\n'
+    )
     result = run("new", str(encounter), "--log", str(tmp_path / "f.jsonl"))
     assert result.exit_code == 1
     message = result.output.strip()

@@ -21,7 +21,7 @@ from combatlog.events import (
 from combatlog.projections import replay
 from combatlog.replays import MemoryLog
 
-from .conftest import PARTY, ORDERS, TIMINGS, lines, new_session
+from .conftest import ORDERS, PARTY, TIMINGS, lines, new_session
 
 AYLA, BO, G1, G2 = PARTY
 
@@ -69,8 +69,7 @@ def test_reverse_order_declares_lowest_first_and_resolves_highest_first():
     assert s.state.acting == ("g1",)  # lowest declares first
     s.do("act", actor="g1", action="strike", targets=("ayla",))
     assert s.state.acting == ("ayla",)
-    out = s.execute(Command(kind="act", actor="ayla", action="strike", targets=("g1",)),
-                    dice=ScriptedDice([19, 8, 2]))
+    out = s.execute(Command(kind="act", actor="ayla", action="strike", targets=("g1",)), dice=ScriptedDice([19, 8, 2]))
     resolved = [e.event.id for e in out if type(e.event) is ActionResolved]
     declared = {p.actor: p.id for p in s.state.pending} or None
     ids = [e.event for e in out if type(e.event) is DiceRolled]
@@ -111,11 +110,16 @@ def test_in_a_simultaneous_round_a_combatant_who_falls_still_acts_and_damage_lan
     s.do("act", actor="ayla", action="strike", targets=("g1",))
     assert s.state.pending and s.state.combatants["g1"].damage == 0
     # ayla 15+4 hits, 8 damage (held); g1 still strikes: 19+1 hits, 4 damage (held)
-    out = s.execute(Command(kind="act", actor="g1", action="strike", targets=("ayla",)),
-                    dice=ScriptedDice([15, 8, 19, 4]))
+    out = s.execute(
+        Command(kind="act", actor="g1", action="strike", targets=("ayla",)), dice=ScriptedDice([15, 8, 19, 4])
+    )
     damage = events_of(out, DamageApplied)
     assert [(d.target, d.amount, d.held) for d in damage] == [
-        ("g1", 8, True), ("ayla", 4, True), ("g1", 8, False), ("ayla", 4, False)]
+        ("g1", 8, True),
+        ("ayla", 4, True),
+        ("g1", 8, False),
+        ("ayla", 4, False),
+    ]
     kinds = [type(e.event).__name__ for e in out]
     assert kinds.index("CombatantDefeated") > kinds.index("ActionResolved")
     assert s.state.combatants["ayla"].damage == 4
@@ -126,8 +130,7 @@ def test_in_a_simultaneous_round_a_combatant_who_falls_still_acts_and_damage_lan
 def test_turn_based_damage_counts_at_once_so_the_fallen_never_act():
     s = new_session(timing="turn", combatants=[AYLA, G1])
     begin(s, [20, 1])
-    out = s.execute(Command(kind="act", actor="ayla", action="strike", targets=("g1",)),
-                    dice=ScriptedDice([15, 8]))
+    out = s.execute(Command(kind="act", actor="ayla", action="strike", targets=("g1",)), dice=ScriptedDice([15, 8]))
     assert [d.held for d in events_of(out, DamageApplied)] == [False]
     assert events_of(out, CombatantDefeated)[0].combatant == "g1"
     assert s.state.phase == "end"
@@ -140,8 +143,7 @@ def test_mixed_timing_resolves_movement_at_once_and_the_rest_movement_shooting_m
     assert not events_of(out, ActionResolved)  # melee waits
     out = s.do("act", actor="bo", action="move", to="the bridge")
     assert events_of(out, Moved)[0].to == "the bridge"  # movement at once
-    out = s.execute(Command(kind="act", actor="g1", action="shoot", targets=("bo",)),
-                    dice=ScriptedDice([2, 2]))
+    out = s.execute(Command(kind="act", actor="g1", action="shoot", targets=("bo",)), dice=ScriptedDice([2, 2]))
     categories = [e.category for e in events_of(out, ResolutionStarted)]
     assert categories == ["shooting", "melee"]
     assert events_of(out, RoundEnded)

@@ -24,8 +24,8 @@ from combatlog.events import (
     seal,
 )
 from combatlog.replays import JsonlLog
-from combatlog.replays.cursor import replay
 from combatlog.replays.audit import audit
+from combatlog.replays.cursor import replay
 
 from .strategies import any_event
 
@@ -64,7 +64,7 @@ def verify_like_the_readme(path: Path) -> int:
     for n, raw in enumerate(path.read_bytes().split(b"\n")[:-1], start=1):
         member = b',"digest":"'
         cut = raw.rindex(member)
-        claimed = raw[cut + len(member):-2].decode()
+        claimed = raw[cut + len(member) : -2].decode()
         canonical = raw[:cut] + b"}"
         assert json.loads(raw)["seq"] == n
         assert json.loads(raw)["digest"] == claimed
@@ -87,7 +87,8 @@ def test_a_log_verifies_with_nothing_but_the_readme_and_the_standard_library(tmp
 def test_canonical_bytes_are_the_line_without_its_digest_member():
     line, envelope = seal(GENESIS, 1, 1, DamageApplied(target="a", amount=3), at="2026-01-01T00:00:00Z")
     body, digest = canonical_bytes(line)
-    assert body == b'{"seq":1,"step":1,"at":"2026-01-01T00:00:00Z","v":1,"event":{"type":"DamageApplied","target":"a","amount":3}}'
+    event = b'"event":{"type":"DamageApplied","target":"a","amount":3}'
+    assert body == b'{"seq":1,"step":1,"at":"2026-01-01T00:00:00Z","v":1,' + event + b"}"
     assert digest == envelope.digest == hashlib.sha256(GENESIS.encode() + body).hexdigest()
 
 

@@ -38,9 +38,17 @@ def _extend(raw: list[bytes], items) -> list[bytes]:
 
 
 def _outcome(p: Projection) -> tuple:
-    return (p.state, p.seq, p.step, p.digest, list(p.undo), list(p.redo),
-            {k: tuple(v) for k, v in p.history.items()}, list(p._kept),
-            None if p._open is None else tuple(p._open))
+    return (
+        p.state,
+        p.seq,
+        p.step,
+        p.digest,
+        list(p.undo),
+        list(p.redo),
+        {k: tuple(v) for k, v in p.history.items()},
+        list(p._kept),
+        None if p._open is None else tuple(p._open),
+    )
 
 
 def _both(raw: list[bytes], then: list[bytes] = (), make=Projection) -> None:
@@ -56,7 +64,7 @@ def _both(raw: list[bytes], then: list[bytes] = (), make=Projection) -> None:
             else:
                 for line in raw:
                     p.apply(decode(line))
-        except Exception as exc:  # noqa: BLE001 - the comparison is the point
+        except Exception as exc:
             error = (type(exc).__name__, str(exc))
         for line in then:
             p.apply(decode(line))
@@ -74,13 +82,17 @@ def test_an_error_after_a_step_opened_leaves_the_same_projection_and_folding_goe
     bad = _extend(raw, [(step, ev.SurpriseDetermined(surprised=("g1",)))])  # opens a step, illegal now
     _both(bad)
     go_on = _extend(raw, [(step, ev.Note(text="x")), (step, ev.DamageApplied(target="g1", amount=3))])
-    _both(bad, then=go_on[len(raw):])
+    _both(bad, then=go_on[len(raw) :])
 
 
 def test_an_undo_and_a_redo_inside_the_step_they_undo_fold_alike():
     s, raw = _played()
     step = s.projection.step + 1
-    undone = [(step, _issued("note", 3)), (step, ev.DamageApplied(target="g1", amount=3)), (step, ev.StepUndone(step=step))]
+    undone = [
+        (step, _issued("note", 3)),
+        (step, ev.DamageApplied(target="g1", amount=3)),
+        (step, ev.StepUndone(step=step)),
+    ]
     _both(_extend(raw, undone))
     _both(_extend(raw, undone + [(step, ev.StepRedone(step=step))]))
     _both(_extend(raw, undone + [(step, ev.Note(text="after the undo"))]))
@@ -94,8 +106,15 @@ def test_the_table_sets_the_phase_whatever_a_handler_returns():
     step = s.projection.step + 1
     # two steps of notes: the first Note after the handler changes is folded by apply,
     # which builds the row the later ones are folded inline with
-    log = _extend(raw, [(step, _issued("note", 2)), (step, ev.Note(text="flip")),
-                        (step + 1, _issued("note", 2)), (step + 1, ev.Note(text="flip again"))])
+    log = _extend(
+        raw,
+        [
+            (step, _issued("note", 2)),
+            (step, ev.Note(text="flip")),
+            (step + 1, _issued("note", 2)),
+            (step + 1, ev.Note(text="flip again")),
+        ],
+    )
     kept = HANDLERS[ev.Note]
     register_fold(ev.Note)(lambda state, e: msgspec.structs.replace(state, phase="end"))
     try:
@@ -114,7 +133,7 @@ def test_a_shared_history_larger_than_the_window_is_cut_back_alike():
     for line in raw[: len(raw)]:
         head.apply(decode(line))
     snapshot, history = head.snapshot(), dict(head.history)
-    tail = raw_all[len(raw):]
+    tail = raw_all[len(raw) :]
     _both(tail, make=lambda: Projection(snapshot, history, keep=2))
 
 
@@ -140,8 +159,15 @@ def test_a_line_of_an_older_shape_is_upcast_in_bulk_as_one_by_one():
     s, raw = _played()
     step = s.projection.step + 1
     # two steps, so the second Pushed is folded inline by the row the first one built
-    log = _extend(raw, [(step, _issued("note", 2)), (step, Pushed(target="g1", distance=2)),
-                        (step + 1, _issued("note", 2)), (step + 1, Pushed(target="g2", distance=3))])
+    log = _extend(
+        raw,
+        [
+            (step, _issued("note", 2)),
+            (step, Pushed(target="g1", distance=2)),
+            (step + 1, _issued("note", 2)),
+            (step + 1, Pushed(target="g2", distance=3)),
+        ],
+    )
     old = [line.replace(b'"v":2', b'"v":1') if b'"Pushed"' in line else line for line in log]
     assert sum(b'"v":1,"event":{"type":"Pushed"' in line for line in old) == 2
     _both(old)

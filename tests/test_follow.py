@@ -59,8 +59,9 @@ def test_a_jsonl_step_still_being_written_is_followed_only_once_whole(tmp_path):
     assert follower.torn is None
 
 
-@pytest.mark.parametrize("example", ["skirmish-ambush", "starflight-patrol", "infinite-realms-road",
-                                     "swords-of-infinity-ambush"])
+@pytest.mark.parametrize(
+    "example", ["skirmish-ambush", "starflight-patrol", "infinite-realms-road", "swords-of-infinity-ambush"]
+)
 def test_a_live_transcript_tells_each_step_by_its_end(tmp_path, example):
     log = open_log(tmp_path / "f.db")
     s = Session(log)
@@ -93,9 +94,12 @@ def test_a_live_transcript_tells_each_step_by_its_end(tmp_path, example):
 def test_follow_on_the_command_line_tells_only_new_steps_with_new(tmp_path):
     path = tmp_path / "f.jsonl"
     writer = fight(open_log(path))
-    proc = subprocess.Popen([sys.executable, "-m", "combatlog", "follow", str(path), "--new",
-                             "--poll", "0.02", "--timeout", "3"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "combatlog", "follow", str(path), "--new", "--poll", "0.02", "--timeout", "3"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert "following" in proc.stderr.readline()  # it has read the head: what follows is new
         writer.do("note", text="said after the follower started")
@@ -123,11 +127,15 @@ def test_what_a_step_held_back_is_told_at_its_end_not_when_the_next_step_comes()
     end = next(i for i, e in enumerate(envelopes) if type(e.event) is catalogue.ActionResolved) + 1
     step = envelopes[end - 1].step
     first = next(i for i, e in enumerate(envelopes) if e.step == step)
-    stream = envelopes[:end] + [msgspec.structs.replace(envelopes[end - 1], seq=envelopes[end - 1].seq + 1,
-                                                         event=Note(text="told at the step's end"))]
+    stream = envelopes[:end] + [
+        msgspec.structs.replace(
+            envelopes[end - 1], seq=envelopes[end - 1].seq + 1, event=Note(text="told at the step's end")
+        )
+    ]
     issued = stream[first]
     stream[first] = msgspec.structs.replace(
-        issued, event=msgspec.structs.replace(issued.event, events=len(stream) - first))
+        issued, event=msgspec.structs.replace(issued.event, events=len(stream) - first)
+    )
 
     def feed():
         yield from stream

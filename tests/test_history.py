@@ -8,7 +8,6 @@ from combatlog.engine import Session
 from combatlog.projections import Projection, replay
 from combatlog.replays.audit import audit
 from combatlog.replays.cursor import Cursor
-
 from tests.conftest import new_session
 
 

@@ -53,8 +53,11 @@ def imports(path: Path, top_level_only: bool) -> list[tuple[int, str]]:
                 fn = child.func
                 name = getattr(fn, "attr", getattr(fn, "id", ""))
                 if name in ("import_module", "__import__"):
-                    found.extend((child.lineno, a.value) for a in child.args
-                                 if isinstance(a, ast.Constant) and isinstance(a.value, str))
+                    found.extend(
+                        (child.lineno, a.value)
+                        for a in child.args
+                        if isinstance(a, ast.Constant) and isinstance(a.value, str)
+                    )
             visit(child, inner)
 
     visit(tree, True)
@@ -79,8 +82,10 @@ def test_no_module_imports_against_the_layer_order():
 
 def import_graph(root_modules: dict[str, Path]) -> dict[str, set[str]]:
     """Module -> the project modules it imports, at import time or inside a function."""
-    return {name: {t for _, t in imports(path, top_level_only=False) if t in root_modules and t != name}
-            for name, path in root_modules.items()}
+    return {
+        name: {t for _, t in imports(path, top_level_only=False) if t in root_modules and t != name}
+        for name, path in root_modules.items()
+    }
 
 
 def circles(graph: dict[str, set[str]]) -> list[str]:
@@ -98,7 +103,7 @@ def circles(graph: dict[str, set[str]]) -> list[str]:
             if nxt.startswith(node + "."):
                 continue
             if state.get(nxt) == 1:
-                circle = stack[stack.index(nxt):] + [nxt]
+                circle = stack[stack.index(nxt) :] + [nxt]
                 if not any(b.startswith(a + ".") for a, b in zip(circle, circle[1:])):
                     found.append(" -> ".join(circle))
             elif nxt not in state:
@@ -117,8 +122,10 @@ def test_no_circle_of_imports():
 
 
 def test_the_walk_finds_a_circle():
-    graph = {"combatlog.replays.stores": {"combatlog.replays.postgres"},
-             "combatlog.replays.postgres": {"combatlog.replays.stores"}}
+    graph = {
+        "combatlog.replays.stores": {"combatlog.replays.postgres"},
+        "combatlog.replays.postgres": {"combatlog.replays.stores"},
+    }
     assert circles(graph) == ["combatlog.replays.postgres -> combatlog.replays.stores -> combatlog.replays.postgres"]
 
 

@@ -31,8 +31,15 @@ def test_the_fold_table_is_exactly_what_the_machine_does():
 
 def test_the_phases_run_setup_surprise_initiative_declare_resolve_end():
     assert [p.value for p in Phase] == ["setup", "surprise", "initiative", "declare", "resolve", "end"]
-    path = ["SurpriseDetermined", "InitiativeRolled", "RoundStarted", "ResolutionStarted", "RoundStarted",
-            "ResolutionStarted", "EncounterEnded"]
+    path = [
+        "SurpriseDetermined",
+        "InitiativeRolled",
+        "RoundStarted",
+        "ResolutionStarted",
+        "RoundStarted",
+        "ResolutionStarted",
+        "EncounterEnded",
+    ]
     phase = "setup"
     seen = [phase]
     for trigger in path:
@@ -45,9 +52,20 @@ def test_after_the_end_only_the_record_itself_may_grow():
     # of the core's events; DiceRolled for a rule system's commands after the fight (a day's recovery)
     from combatlog.events import catalogue
 
-    core = {cls.__name__ for cls in vars(catalogue).values() if isinstance(cls, type) and cls.__module__ == catalogue.__name__}
+    core = {
+        cls.__name__
+        for cls in vars(catalogue).values()
+        if isinstance(cls, type) and cls.__module__ == catalogue.__name__
+    }
     assert [t for t in legal("end") if t in core] == [
-        "CommandIssued", "DiceRolled", "GmOverride", "GmRuling", "Note", "StepRedone", "StepUndone"]
+        "CommandIssued",
+        "DiceRolled",
+        "GmOverride",
+        "GmRuling",
+        "Note",
+        "StepRedone",
+        "StepUndone",
+    ]
 
 
 def test_an_event_illegal_in_the_phase_is_an_error_naming_its_seq():

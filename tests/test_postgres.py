@@ -121,8 +121,9 @@ def test_a_lost_race_on_the_primary_key_is_a_concurrency_error(url, opened):
     # b inserts the same seq in an open transaction, then a tries: a must wait for b and lose.
     seq = len(steps[0]) + 1
     with b.db.transaction():
-        b.db.execute(f"INSERT INTO {TABLE} (encounter, seq, step, line) VALUES (%s, %s, 2, %s)",
-                     (b.encounter, seq, steps[1][0]))
+        b.db.execute(
+            f"INSERT INTO {TABLE} (encounter, seq, step, line) VALUES (%s, %s, 2, %s)", (b.encounter, seq, steps[1][0])
+        )
         done: list[BaseException] = []
         racer = threading.Thread(target=lambda: _append_catching(a, steps[1], seq, done))
         racer.start()
@@ -137,7 +138,7 @@ def test_a_lost_race_on_the_primary_key_is_a_concurrency_error(url, opened):
 def _append_catching(log, lines, seq, out):
     try:
         log.append(lines, seq)
-    except BaseException as exc:  # noqa: BLE001 - handed to the test thread
+    except BaseException as exc:
         out.append(exc)
 
 
@@ -168,7 +169,7 @@ def test_lines_ranges_and_head(url, opened):
     assert list(log.lines()) == every
     n = len(every)
     for start, stop in ((1, 1), (0, 3), (2, 9), (8, 8), (n - 3, None), (n, n + 5), (n + 1, None), (5, 4), (1, 15)):
-        want = every[max(start, 1) - 1: n if stop is None else stop]
+        want = every[max(start, 1) - 1 : n if stop is None else stop]
         assert list(log.lines(start, stop)) == want, (start, stop)
     assert log.head() == (n, every[-1])
 
@@ -255,10 +256,13 @@ def _one_line_log_error(url: str, match: str) -> str:
 
 
 def test_bad_urls_and_unreachable_servers_give_a_one_line_log_error(url, opened):
-    message = _one_line_log_error("postgresql://postgres:secret@127.0.0.1:1/test?connect_timeout=2",
-                                  "can't connect to the PostgreSQL server")
+    message = _one_line_log_error(
+        "postgresql://postgres:secret@127.0.0.1:1/test?connect_timeout=2", "can't connect to the PostgreSQL server"
+    )
     assert "secret" not in message
-    message = _one_line_log_error("postgresql://me:secret@127.0.0.1:notaport/test", "not a PostgreSQL URL.*use postgresql://")
+    message = _one_line_log_error(
+        "postgresql://me:secret@127.0.0.1:notaport/test", "not a PostgreSQL URL.*use postgresql://"
+    )
     assert "secret" not in message
     _one_line_log_error(SERVER + ("&" if "?" in SERVER else "?") + "colour=red", "not a usable PostgreSQL URL")
     _one_line_log_error(url + "&encounter=twice", "given 2 times")
@@ -316,8 +320,12 @@ def test_follow_on_the_command_line_is_woken_by_another_connections_step(url, op
     import sys
 
     writer = fight(opened(url))
-    proc = subprocess.Popen([sys.executable, "-m", "combatlog", "follow", url, "--new", "--poll", "30",
-                             "--timeout", "3"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "combatlog", "follow", url, "--new", "--poll", "30", "--timeout", "3"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert "following" in proc.stderr.readline()
         writer.do("note", text="through NOTIFY")  # polling alone would take 30 s
@@ -378,7 +386,8 @@ def test_a_follower_notices_the_encounter_replaced_by_a_shorter_fight(url, opene
 
 
 def test_an_audit_split_across_processes_reads_postgresql_through_connections_of_its_own(url, opened):
-    from combatlog.replays import audit as audit_module, parallel
+    from combatlog.replays import audit as audit_module
+    from combatlog.replays import parallel
 
     from .test_audit import late_damage, long_raw
 

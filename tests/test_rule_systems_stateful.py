@@ -129,6 +129,7 @@ def machine_for(system: str) -> type[RuleBasedStateMachine]:
 @pytest.mark.parametrize("system", sorted(SYSTEMS))
 def test_a_rule_system_under_random_commands_replays_and_audits_clean_after_every_step(system):
     machine = machine_for(system)
-    machine.TestCase.settings = settings(max_examples=30, stateful_step_count=30, deadline=None,
-                                         suppress_health_check=[HealthCheck.too_slow])
+    machine.TestCase.settings = settings(
+        max_examples=30, stateful_step_count=30, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+    )
     machine.TestCase().runTest()

@@ -79,6 +79,7 @@ def test_a_decoder_made_before_a_system_loaded_decodes_its_events(tmp_path):
     import subprocess
     import sys
 
+    example = str(Path(__file__).resolve().parents[1] / "examples" / "starflight-patrol.toml")
     script = (
         "from pathlib import Path\n"
         "import combatlog.engine.rules.infinite_realms, combatlog.engine.rules.swords_of_infinity\n"
@@ -89,11 +90,11 @@ def test_a_decoder_made_before_a_system_loaded_decodes_its_events(tmp_path):
         "from combatlog.engine.encounter_file import read_encounter\n"
         "from combatlog.replays import MemoryLog\n"
         "log = MemoryLog(); s = Session(log)\n"
-        "for c in read_encounter(Path(%r)): s.execute(c)\n"
+        f"for c in read_encounter(Path({example!r})): s.execute(c)\n"
         "s.do('begin'); s.auto()\n"
-        "kinds = {type(decode(line).event).__name__ for line in log.lines()}\n"
+        "kinds = {type(decode(line).event).__name__ for line in log.lines()}\n"  # not an f-string: braces kept
         "assert 'StrengthTotalled' in kinds, kinds\n"
         "print('ok')\n"
-    ) % str(Path(__file__).resolve().parents[1] / "examples" / "starflight-patrol.toml")
+    )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
     assert done.stdout.strip() == "ok", done.stderr

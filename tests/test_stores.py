@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 import subprocess
 import sys
 
@@ -142,7 +141,7 @@ def test_seeking_into_a_long_jsonl_log_reads_the_right_lines(tmp_path):
     fresh = JsonlLog(path)
     list(fresh.lines())  # fills the sparse index
     for start in (1, 2, 1024, 1025, 1500, len(every)):
-        assert list(fresh.lines(start, start + 2)) == every[start - 1: start + 2]
+        assert list(fresh.lines(start, start + 2)) == every[start - 1 : start + 2]
 
 
 @pytest.mark.parametrize("every", [1, 5, 1024])
@@ -158,16 +157,16 @@ def test_jsonl_lines_match_the_file_line_for_line_and_the_index_holds_line_start
     log = JsonlLog(path)
     n = len(expected)
     for start, stop in [(1, None), (n, None), (7, 7), (3, 11), (12, 40), (n - 4, n + 10), (n + 1, None), (1, 0)]:
-        assert list(log.lines(start, stop)) == expected[start - 1: stop], (start, stop)
+        assert list(log.lines(start, stop)) == expected[start - 1 : stop], (start, stop)
         # the replay's form: the same lines, each still ending in its newline
-        assert list(log.decodable_lines(start, stop)) == [x + b"\n" for x in expected[start - 1: stop]]
+        assert list(log.decodable_lines(start, stop)) == [x + b"\n" for x in expected[start - 1 : stop]]
     assert log._index, "reading fills the sparse index"
     for k, offset in enumerate(log._index):
         line_start = sum(len(x) + 1 for x in expected[: k * every])
         assert offset == line_start, k
     # the index, once filled, gives the same lines from every start
     for start in range(1, n + 1, 3):
-        assert list(log.lines(start, start + 4)) == expected[start - 1: start + 4]
+        assert list(log.lines(start, start + 4)) == expected[start - 1 : start + 4]
     # a torn tail is never read
     path.write_bytes(raw + expected[0][:15])
     torn = JsonlLog(path)
@@ -194,5 +193,5 @@ def test_a_jsonl_log_replaced_under_a_reader_is_read_afresh_after_refresh(tmp_pa
     reader.refresh()
     expected = path.read_bytes().split(b"\n")[:-1]
     for seq in range(1, len(expected) + 1):
-        assert list(reader.lines(seq, seq + 2)) == expected[seq - 1: seq + 2], seq
+        assert list(reader.lines(seq, seq + 2)) == expected[seq - 1 : seq + 2], seq
     assert list(reader.lines()) == expected

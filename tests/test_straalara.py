@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from combatlog.engine import Refused
-from combatlog.engine.rules.straalara.events import Botched, EffectLanded, EffectScheduled, StanceDeclared
+from combatlog.engine.rules.straalara.events import Botched, EffectLanded, EffectScheduled
 from combatlog.events import (
     ActionDeclared,
     ActionResolved,
@@ -32,8 +32,17 @@ from tests.builders import act, encounter, fighter, forced, of
 
 SWORD = {"name": "sword", "kind": "melee", "damage": 4}
 KNIFE = {"name": "knife", "kind": "thrown", "damage": 2}
-BASE = {"wits": 2, "dexterity": 3, "stamina": 3, "weaponry": 3, "melee": 2, "dodge": 2, "brawl": 1,
-        "athletics": 2, "weapons": [SWORD, KNIFE]}
+BASE = {
+    "wits": 2,
+    "dexterity": 3,
+    "stamina": 3,
+    "weaponry": 3,
+    "melee": 2,
+    "dodge": 2,
+    "brawl": 1,
+    "athletics": 2,
+    "weapons": [SWORD, KNIFE],
+}
 NO = (2,)  # a die that is neither a success nor a 1
 
 
@@ -293,8 +302,16 @@ def test_a_botch_fails_and_waits_for_the_game_masters_ruling():
 
 def test_an_action_that_takes_effect_at_the_end_of_the_turn_lands_then():
     s = fight()
-    events = act(s, "a", "task", faces=(8, 8, 2) + (1, 1), pool=3, effect="the bridge ropes are cut",
-                 at_end_of_turn=True, stance="partial")
+    events = act(
+        s,
+        "a",
+        "task",
+        faces=(8, 8, 2) + (1, 1),
+        pool=3,
+        effect="the bridge ropes are cut",
+        at_end_of_turn=True,
+        stance="partial",
+    )
     scheduled, landed = of(events, EffectScheduled), of(events, EffectLanded)
     assert scheduled == [EffectScheduled(actor="a", round=1, text="the bridge ropes are cut")]
     assert landed == [EffectLanded(actor="a", text="the bridge ropes are cut")]
@@ -303,8 +320,9 @@ def test_an_action_that_takes_effect_at_the_end_of_the_turn_lands_then():
 
 def test_an_extended_action_lands_at_the_end_of_a_later_turn():
     s = fight()
-    events = act(s, "a", "task", faces=(8, 2, 2) + (1, 1), pool=3, effect="the ward is drawn", turns=2,
-                 stance="partial")
+    events = act(
+        s, "a", "task", faces=(8, 2, 2) + (1, 1), pool=3, effect="the ward is drawn", turns=2, stance="partial"
+    )
     assert not of(events, EffectLanded)
     defend(s, "b", stance="partial")
     events = defend(s, "a", stance="partial", faces=(1, 1))

@@ -1,6 +1,10 @@
-"""combatlog: tabletop combat as an event-sourced state machine (see combatlog.events, .projections, .engine, .replays)."""
+"""combatlog: tabletop combat as an event-sourced state machine.
 
-from importlib.metadata import PackageNotFoundError, version as _version
+See combatlog.events, .projections, .engine and .replays.
+"""
+
+from importlib.metadata import PackageNotFoundError
+from importlib.metadata import version as _version
 
 try:
     __version__ = _version("combatlog")

@@ -9,10 +9,11 @@ procedure common to all of them and calls these hooks.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import msgspec
-from typing import TYPE_CHECKING, Any, Callable
 
 from combatlog.engine.errors import Refused
 from combatlog.engine.order import Order, make_order
@@ -37,11 +38,11 @@ class ActionSpec:
     name: str
     category: str | None
     cost: dict[str, int]
-    resolve: Callable[["Draft", "Pending"], str]
+    resolve: Callable[[Draft, Pending], str]
     targets: str = "enemy"
     min_targets: int = 1
     max_targets: int = 1
-    check: Callable[["Encounter", "Combatant", tuple[str, ...], dict[str, Any]], str | None] | None = None
+    check: Callable[[Encounter, Combatant, tuple[str, ...], dict[str, Any]], str | None] | None = None
     help: str = ""
 
 
@@ -80,8 +81,9 @@ class RuleSystem:
         if cls.options_type is not None and "option_specs" not in cls.__dict__:
             model = cls.options_type
             cls.option_specs = {
-                f.name: OptionSpec(typed.to_plain(f.default), typed.choices(model, f.name),
-                                   typed.description(model, f.name))
+                f.name: OptionSpec(
+                    typed.to_plain(f.default), typed.choices(model, f.name), typed.description(model, f.name)
+                )
                 for f in msgspec.structs.fields(model)
             }
         if cls.stats_type is not None and "required_stats" not in cls.__dict__:
@@ -96,8 +98,11 @@ class RuleSystem:
                 if spec is None:
                     raise Refused(f"option {key!r}", f"{self.name} has no such option", f"known options: {known}")
                 if spec.choices is not None and not any(type(value) is type(c) and value == c for c in spec.choices):
-                    raise Refused(f"option {key}={value!r}", "not an accepted value",
-                                  "use one of " + ", ".join(repr(c) for c in spec.choices))
+                    raise Refused(
+                        f"option {key}={value!r}",
+                        "not an accepted value",
+                        "use one of " + ", ".join(repr(c) for c in spec.choices),
+                    )
             model = typed.convert(given, self.options_type, "options", f"{self.name}'s options: {known}")
             return typed.to_plain(model)  # type: ignore[no-any-return]
         out: dict[str, Any] = {}
@@ -108,8 +113,11 @@ class RuleSystem:
         for key, spec in self.option_specs.items():
             value = given.get(key, spec.default)
             if spec.choices is not None and value not in spec.choices:
-                raise Refused(f"option {key}={value!r}", "not an accepted value",
-                              "use one of " + ", ".join(repr(c) for c in spec.choices))
+                raise Refused(
+                    f"option {key}={value!r}",
+                    "not an accepted value",
+                    "use one of " + ", ".join(repr(c) for c in spec.choices),
+                )
             out[key] = value
         return out
 
@@ -121,13 +129,14 @@ class RuleSystem:
         what = f"combatant {who}" if who else "combatant"
         missing = [s for s in self.required_stats if s not in stats]
         if missing:
-            raise Refused(what, f"missing stat(s) {', '.join(missing)}",
-                          f"{self.name} needs {', '.join(self.required_stats)}")
+            raise Refused(
+                what, f"missing stat(s) {', '.join(missing)}", f"{self.name} needs {', '.join(self.required_stats)}"
+            )
         if self.stats_type is not None:
             typed.convert(stats, self.stats_type, what)
         return stats
 
-    def stats(self, combatant: "Combatant") -> Any:
+    def stats(self, combatant: Combatant) -> Any:
         """`combatant`'s stats as this system's `stats_type` (converted once per stats mapping)."""
         cache = self.__dict__.get("_stats_cache")
         if cache is None:
@@ -136,7 +145,7 @@ class RuleSystem:
             cache = self.__dict__["_stats_cache"] = typed.PerMapping(self.stats_type)
         return cache.get(combatant.stats)
 
-    def settings(self, state: "Encounter") -> Any:
+    def settings(self, state: Encounter) -> Any:
         """The encounter's options as this system's `options_type` (converted once per options mapping)."""
         cache = self.__dict__.get("_options_cache")
         if cache is None:
@@ -145,7 +154,7 @@ class RuleSystem:
             cache = self.__dict__["_options_cache"] = typed.PerMapping(self.options_type, limit=64)
         return cache.get(state.options)
 
-    def own(self, state: "Encounter") -> Any:
+    def own(self, state: Encounter) -> Any:
         """The system's own per-encounter state (its `state_type`, held in `state.extra`)."""
         return state.extra
 
@@ -159,33 +168,31 @@ class RuleSystem:
         """The timing strategy for these options."""
         return make_timing("turn")
 
-    def initiative(self, draft: "Draft", combatant: "Combatant", ids: tuple[str, ...]) -> int:
+    def initiative(self, draft: Draft, combatant: Combatant, ids: tuple[str, ...]) -> int:
         """Roll initiative for `combatant` (or the group `ids` it leads); returns the value."""
         raise NotImplementedError
 
-    def surprise(self, state: "Encounter", sides: tuple[str, ...]) -> tuple[str, ...]:
+    def surprise(self, state: Encounter, sides: tuple[str, ...]) -> tuple[str, ...]:
         """The sides surprised, given the game master's ruling (default: as ruled)."""
         return sides
 
     # --- turns ------------------------------------------------------------------------
 
-    def budget(self, state: "Encounter", combatant: "Combatant") -> dict[str, int]:
+    def budget(self, state: Encounter, combatant: Combatant) -> dict[str, int]:
         """What `combatant` may spend when their turn (or the round) starts."""
         return {"actions": 1}
 
-    def may_act(self, state: "Encounter", combatant: "Combatant") -> bool:
+    def may_act(self, state: Encounter, combatant: Combatant) -> bool:
         """True when `combatant` may take a turn now (the surprise round limits who may)."""
         if not combatant.active:
             return False
-        if state.surprise_round and combatant.side in state.surprised:
-            return False
-        return True
+        return not (state.surprise_round and combatant.side in state.surprised)
 
-    def actions(self, state: "Encounter", actor: "Combatant") -> list[ActionSpec]:
+    def actions(self, state: Encounter, actor: Combatant) -> list[ActionSpec]:
         """The actions `actor` knows (affordable or not)."""
         return []
 
-    def action(self, state: "Encounter", actor: "Combatant", name: str) -> ActionSpec:
+    def action(self, state: Encounter, actor: Combatant, name: str) -> ActionSpec:
         """The action `name` of `actor`; raises Refused listing the known ones."""
         for spec in self.actions(state, actor):
             if spec.name == name:
@@ -193,11 +200,11 @@ class RuleSystem:
         known = ", ".join(s.name for s in self.actions(state, actor)) or "none"
         raise Refused(f"{actor.name}: {name!r}", f"{self.name} has no such action", f"actions: {known}")
 
-    def cost(self, state: "Encounter", actor: "Combatant", spec: ActionSpec, params: dict[str, Any]) -> dict[str, int]:
+    def cost(self, state: Encounter, actor: Combatant, spec: ActionSpec, params: dict[str, Any]) -> dict[str, int]:
         """What declaring `spec` costs `actor` (default: the spec's cost)."""
         return dict(spec.cost)
 
-    def affordable(self, state: "Encounter", actor: "Combatant") -> list[ActionSpec]:
+    def affordable(self, state: Encounter, actor: Combatant) -> list[ActionSpec]:
         """The actions `actor` can pay for now."""
         out = []
         for spec in self.actions(state, actor):
@@ -206,40 +213,40 @@ class RuleSystem:
                 out.append(spec)
         return out
 
-    def idle(self, state: "Encounter", combatant: "Combatant") -> bool:
+    def idle(self, state: Encounter, combatant: Combatant) -> bool:
         """True when `combatant`'s turn ends as it starts (nothing it can do)."""
         return not self.affordable(state, combatant)
 
-    def turn_started(self, draft: "Draft", actors: tuple[str, ...]) -> None:
+    def turn_started(self, draft: Draft, actors: tuple[str, ...]) -> None:
         """Hook when a turn starts (after budgets are set)."""
 
-    def round_started(self, draft: "Draft") -> None:
+    def round_started(self, draft: Draft) -> None:
         """Hook when a round starts (after budgets are set)."""
 
-    def round_ending(self, draft: "Draft") -> None:
+    def round_ending(self, draft: Draft) -> None:
         """Hook before a round ends (held damage is released after it)."""
 
-    def round_ended(self, draft: "Draft") -> None:
+    def round_ended(self, draft: Draft) -> None:
         """Hook right after a round ended (held damage counted), before the end check."""
 
-    def declared(self, draft: "Draft", pending: "Pending") -> None:
+    def declared(self, draft: Draft, pending: Pending) -> None:
         """Hook right after an action is declared (before it resolves, if it resolves at once)."""
 
-    def another_pass(self, state: "Encounter") -> bool:
+    def another_pass(self, state: Encounter) -> bool:
         """True when, every declared action resolved, the round goes on with another pass
         (declare and resolve again) instead of ending (default: never)."""
         return False
 
-    def waiting(self, state: "Encounter") -> bool:
+    def waiting(self, state: Encounter) -> bool:
         """True while the fight waits for the game master's ruling (no turn or round starts)."""
         return False
 
     # --- damage and the end -----------------------------------------------------------
 
-    def after_damage(self, draft: "Draft", target: str) -> None:
+    def after_damage(self, draft: Draft, target: str) -> None:
         """Hook after damage counted on `target` (thresholds, defeat)."""
 
-    def outcome(self, state: "Encounter") -> tuple[str, str | None] | None:
+    def outcome(self, state: Encounter) -> tuple[str, str | None] | None:
         """(outcome, winning side) when the encounter is over by the rules, else None.
 
         Default: over when at most one side has anyone left standing.
@@ -253,27 +260,27 @@ class RuleSystem:
 
     # --- extra commands and automatic combatants --------------------------------------
 
-    def command(self, draft: "Draft", command: Command) -> None:
+    def command(self, draft: Draft, command: Command) -> None:
         """Decide a command kind this system adds; raises Refused for unknown kinds."""
         raise Refused(f"command {command.kind!r}", "unknown command")
 
-    def policy(self, state: "Encounter", actor: "Combatant") -> Command:
+    def policy(self, state: Encounter, actor: Combatant) -> Command:
         """The command an automatic combatant issues now (default: end the turn)."""
         return Command(kind="end_turn", actor=actor.id, by="policy")
 
-    def ruling_policy(self, state: "Encounter") -> Command | None:
+    def ruling_policy(self, state: Encounter) -> Command | None:
         """The game master's command when the fight waits for a ruling and play is automatic (None: none)."""
         return None
 
-    def summary(self, state: "Encounter") -> list[str]:
+    def summary(self, state: Encounter) -> list[str]:
         """Lines about this system's own state, shown under the combatants (`combatlog show`)."""
         return []
 
-    def narrate(self, state: "Encounter", event: Any, dice: bool = False) -> str | None:
+    def narrate(self, state: Encounter, event: Any, dice: bool = False) -> str | None:
         """A transcript line for one of this system's own events (None: say nothing); details indented."""
         return None
 
-    def describe(self, state: "Encounter", pending: "Pending") -> str:
+    def describe(self, state: Encounter, pending: Pending) -> str:
         """A line of prose for a declared action (transcripts)."""
         targets = ", ".join(state.combatants[t].name for t in pending.targets if t in state.combatants)
         actor = state.combatants[pending.actor].name if pending.actor in state.combatants else pending.actor

@@ -20,7 +20,7 @@ from combatlog.engine.rules.skirmish.events import EVENTS
 from combatlog.engine.rules.skirmish.model import Options, Stats
 from combatlog.engine.rules.skirmish.policy import policy
 from combatlog.engine.timing import Timing, make_timing
-from combatlog.events import Command, CombatantDefeated
+from combatlog.events import CombatantDefeated, Command
 from combatlog.projections import Combatant, Encounter
 
 
@@ -38,8 +38,12 @@ class Skirmish(RuleSystem):
         if kind == "action-points":
             return make_order(kind)
         ties = ("pc_first", "rolloff:1d20") if options.get("ties") == "standard" else ("simultaneous",)
-        return make_order(kind, ties=ties, group_initiative=bool(options.get("group_initiative")),
-                          every_round=bool(options.get("initiative_every_round")))
+        return make_order(
+            kind,
+            ties=ties,
+            group_initiative=bool(options.get("group_initiative")),
+            every_round=bool(options.get("initiative_every_round")),
+        )
 
     def timing(self, options: dict[str, Any]) -> Timing:
         kind = options.get("timing", "turn")

@@ -133,8 +133,11 @@ class Straalara(RuleSystem):
                 continue
             stance = self.stance(state, c.id)
             penalty = wound_penalty(self, state, c)
-            out.append(f"{c.name}: {health_level(self, state, c)}" + (f" ({penalty} dice)" if penalty else "")
-                       + (f", {stance}" if stance else ""))
+            out.append(
+                f"{c.name}: {health_level(self, state, c)}"
+                + (f" ({penalty} dice)" if penalty else "")
+                + (f", {stance}" if stance else "")
+            )
         botch = own(state).botch
         if botch is not None:
             out.append(f"Waiting for the game master: {state.combatants[botch].name}'s botch (botch TEXT)")

@@ -38,7 +38,7 @@ def best_defense(stats: Stats, stance: str) -> str:
     return best if defense_pool(stats, best) > 0 else "none"
 
 
-def declared_stance(rules: "RuleSystem", state: Encounter, actor: Combatant, params: dict[str, Any]) -> tuple[str, str]:
+def declared_stance(rules: RuleSystem, state: Encounter, actor: Combatant, params: dict[str, Any]) -> tuple[str, str]:
     """(stance, defense) a declaration carries: as given, as declared earlier this turn, or the defaults."""
     d = own(state).declared.get(actor.id)
     if d is not None and d.round == state.round:
@@ -48,8 +48,9 @@ def declared_stance(rules: "RuleSystem", state: Encounter, actor: Combatant, par
     return stance, str(defense) if defense is not None else best_defense(rules.stats(actor), stance)
 
 
-def check_stance(rules: "RuleSystem", state: Encounter, actor: Combatant, params: dict[str, Any],
-                 attacking: bool) -> str | None:
+def check_stance(
+    rules: RuleSystem, state: Encounter, actor: Combatant, params: dict[str, Any], attacking: bool
+) -> str | None:
     """Why this declaration's stance, defense or second action can't be, or None."""
     stance = params.get("stance")
     if stance is not None and stance not in STANCES:
@@ -68,14 +69,18 @@ def check_stance(rules: "RuleSystem", state: Encounter, actor: Combatant, params
         return "the Defense stance may not attack; it adds 4 dice to every soak, parry, block and dodge"
     if guard not in STANCE_DEFENSES[now]:
         return "the Offense stance may only soak or parry (or block), never dodge"
-    if rules.settings(state).passes == "interleaved" and any(p.actor == actor.id for p in state.pending) \
-            and now != "offense":
+    if (
+        rules.settings(state).passes == "interleaved"
+        and any(p.actor == actor.id for p in state.pending)
+        and now != "offense"
+    ):
         return "only the Offense stance acts twice a turn"
     return None
 
 
-def _check_attack(state: Encounter, actor: Combatant, targets: tuple[str, ...], params: dict[str, Any],
-                  rules: "RuleSystem") -> str | None:
+def _check_attack(
+    state: Encounter, actor: Combatant, targets: tuple[str, ...], params: dict[str, Any], rules: RuleSystem
+) -> str | None:
     mine: Stats = rules.stats(actor)
     if not mine.weapons:
         return f"{actor.name} has no weapon (give weapons in the stats, e.g. fists of kind brawl)"
@@ -85,7 +90,7 @@ def _check_attack(state: Encounter, actor: Combatant, targets: tuple[str, ...], 
     return check_stance(rules, state, actor, params, attacking=True)
 
 
-def lost_if_dazed(draft: "Draft", p: Pending) -> str | None:
+def lost_if_dazed(draft: Draft, p: Pending) -> str | None:
     """A Dazed actor's action is lost (and the daze with it); None when not Dazed."""
     actor = draft.state.combatants[p.actor]
     if not actor.has("dazed"):
@@ -94,15 +99,15 @@ def lost_if_dazed(draft: "Draft", p: Pending) -> str | None:
     return f"lost: {actor.name} is Dazed"
 
 
-def _attack(draft: "Draft", p: Pending) -> str:
+def _attack(draft: Draft, p: Pending) -> str:
     return lost_if_dazed(draft, p) or attack(draft, p)
 
 
-def _defend(draft: "Draft", p: Pending) -> str:
+def _defend(draft: Draft, p: Pending) -> str:
     return lost_if_dazed(draft, p) or "defends"
 
 
-def _move(draft: "Draft", p: Pending) -> str:
+def _move(draft: Draft, p: Pending) -> str:
     lost = lost_if_dazed(draft, p)
     if lost:
         return lost
@@ -110,7 +115,7 @@ def _move(draft: "Draft", p: Pending) -> str:
     return f"moves to {p.params['move_to']}"
 
 
-def _task(draft: "Draft", p: Pending) -> str:
+def _task(draft: Draft, p: Pending) -> str:
     """A non-attack action: its pool against its difficulty; net successes take effect (now, or at
     the end of this turn or of a later one, for a delayed or extended action)."""
     lost = lost_if_dazed(draft, p)
@@ -134,8 +139,9 @@ def _task(draft: "Draft", p: Pending) -> str:
     return f"{net} net successes: {text}"
 
 
-def _check_task(state: Encounter, actor: Combatant, targets: tuple[str, ...], params: dict[str, Any],
-                rules: "RuleSystem") -> str | None:
+def _check_task(
+    state: Encounter, actor: Combatant, targets: tuple[str, ...], params: dict[str, Any], rules: RuleSystem
+) -> str | None:
     for key in ("pool", "difficulty", "turns"):
         value = params.get(key)
         if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
@@ -145,19 +151,21 @@ def _check_task(state: Encounter, actor: Combatant, targets: tuple[str, ...], pa
     return check_stance(rules, state, actor, params, attacking=False)
 
 
-def _check_move(state: Encounter, actor: Combatant, targets: tuple[str, ...], params: dict[str, Any],
-                rules: "RuleSystem") -> str | None:
+def _check_move(
+    state: Encounter, actor: Combatant, targets: tuple[str, ...], params: dict[str, Any], rules: RuleSystem
+) -> str | None:
     if not params.get("move_to"):
         return "say where to: move_to=<place> (up to the full walk speed; an attack can move too)"
     return check_stance(rules, state, actor, params, attacking=False)
 
 
-def _check_defend(state: Encounter, actor: Combatant, targets: tuple[str, ...], params: dict[str, Any],
-                  rules: "RuleSystem") -> str | None:
+def _check_defend(
+    state: Encounter, actor: Combatant, targets: tuple[str, ...], params: dict[str, Any], rules: RuleSystem
+) -> str | None:
     return check_stance(rules, state, actor, params, attacking=False)
 
 
-def actions(rules: "RuleSystem") -> list[ActionSpec]:
+def actions(rules: RuleSystem) -> list[ActionSpec]:
     """Straalara's actions, their checks bound to `rules`."""
 
     def bound(check: Any) -> Any:
@@ -165,18 +173,51 @@ def actions(rules: "RuleSystem") -> list[ActionSpec]:
 
     one = {"actions": 1}
     return [
-        ActionSpec("attack", None, one, _attack, check=bound(_check_attack),
-                   help="an attack with a weapon (params weapon, stance, defense, move_to, modifier, unseen)"),
-        ActionSpec("defend", None, one, _defend, targets="none", min_targets=0, max_targets=0,
-                   check=bound(_check_defend), help="no attack: stance and defense only (params stance, defense)"),
-        ActionSpec("move", None, one, _move, targets="none", min_targets=0, max_targets=0, check=bound(_check_move),
-                   help="move up to the full walk speed (params move_to, stance, defense)"),
-        ActionSpec("task", None, one, _task, targets="none", min_targets=0, max_targets=0, check=bound(_check_task),
-                   help="a non-attack action (params pool, difficulty, effect, at_end_of_turn, turns)"),
+        ActionSpec(
+            "attack",
+            None,
+            one,
+            _attack,
+            check=bound(_check_attack),
+            help="an attack with a weapon (params weapon, stance, defense, move_to, modifier, unseen)",
+        ),
+        ActionSpec(
+            "defend",
+            None,
+            one,
+            _defend,
+            targets="none",
+            min_targets=0,
+            max_targets=0,
+            check=bound(_check_defend),
+            help="no attack: stance and defense only (params stance, defense)",
+        ),
+        ActionSpec(
+            "move",
+            None,
+            one,
+            _move,
+            targets="none",
+            min_targets=0,
+            max_targets=0,
+            check=bound(_check_move),
+            help="move up to the full walk speed (params move_to, stance, defense)",
+        ),
+        ActionSpec(
+            "task",
+            None,
+            one,
+            _task,
+            targets="none",
+            min_targets=0,
+            max_targets=0,
+            check=bound(_check_task),
+            help="a non-attack action (params pool, difficulty, effect, at_end_of_turn, turns)",
+        ),
     ]
 
 
-def declared(draft: "Draft", p: Pending) -> None:
+def declared(draft: Draft, p: Pending) -> None:
     """The first declaration of a turn records the stance and defense; under `interleaved` an Offense
     stance gets its second action then."""
     state = draft.state

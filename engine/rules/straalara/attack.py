@@ -25,7 +25,7 @@ DEFENSE_STANCE_DICE = 4
 PAST = {"block": "blocked", "parry": "parried", "dodge": "dodged", "spell": "turned by a spell"}
 
 
-def wound_penalty(rules: "RuleSystem", state: Encounter, c: Combatant) -> int:
+def wound_penalty(rules: RuleSystem, state: Encounter, c: Combatant) -> int:
     """The dice `c` loses to its wounds (0 or less): the penalty of the last health level lost."""
     if c.damage <= 0:
         return 0
@@ -33,7 +33,7 @@ def wound_penalty(rules: "RuleSystem", state: Encounter, c: Combatant) -> int:
     return int(track[min(c.damage, len(track)) - 1].penalty)
 
 
-def health_level(rules: "RuleSystem", state: Encounter, c: Combatant) -> str:
+def health_level(rules: RuleSystem, state: Encounter, c: Combatant) -> str:
     """The name of `c`'s health level: Healthy, a level of the track, or Incapacitated."""
     track = rules.settings(state).health_levels
     if c.damage <= 0:
@@ -43,7 +43,7 @@ def health_level(rules: "RuleSystem", state: Encounter, c: Combatant) -> str:
     return str(track[c.damage - 1].name)
 
 
-def initiative_rating(rules: "RuleSystem", state: Encounter, c: Combatant) -> int:
+def initiative_rating(rules: RuleSystem, state: Encounter, c: Combatant) -> int:
     """Wits + Dexterity − the wound penalty (never below 0)."""
     s: Stats = rules.stats(c)
     return max(s.wits + s.dexterity + wound_penalty(rules, state, c), 0)
@@ -65,7 +65,7 @@ def defense_pool(s: Stats, defense: str) -> int:
     return s.dexterity + int(getattr(s, DEFENSE_ABILITY[defense]))
 
 
-def pool(draft: "Draft", dice: int, difficulty: int, purpose: str, by: str, cancel: bool) -> tuple[int, bool]:
+def pool(draft: Draft, dice: int, difficulty: int, purpose: str, by: str, cancel: bool) -> tuple[int, bool]:
     """Roll `dice` d10s against `difficulty`: (net successes, botch). No dice: (0, False), nothing rolled."""
     if dice <= 0:
         return 0, False
@@ -73,14 +73,14 @@ def pool(draft: "Draft", dice: int, difficulty: int, purpose: str, by: str, canc
     return rolled.total, rolled.botch
 
 
-def difficulty_of(rules: "RuleSystem", state: Encounter, w: Weapon, params: dict[str, Any]) -> int:
+def difficulty_of(rules: RuleSystem, state: Encounter, w: Weapon, params: dict[str, Any]) -> int:
     """The attack's difficulty: the weapon's (or the encounter's base), adjusted by `modifier`, within 2-10."""
     base = w.difficulty if w.difficulty is not None else rules.settings(state).difficulty
     modifier = params.get("modifier", 0)
     return min(max(base + (modifier if isinstance(modifier, int) else 0), 2), 10)
 
 
-def attack(draft: "Draft", p: Pending) -> str:
+def attack(draft: Draft, p: Pending) -> str:
     """Resolve an attack: hit, the target's defense, damage, soak, health levels lost."""
     rules = draft.rules
     state = draft.state
@@ -113,8 +113,9 @@ def attack(draft: "Draft", p: Pending) -> str:
     if defense != "none":
         extra = DEFENSE_STANCE_DICE if stance == "defense" else 0
         dice = defense_pool(theirs, defense) + wound_penalty(rules, state, target) + extra
-        saved, _ = pool(draft, dice, rules.settings(state).difficulty, f"{defense} against {actor.id}", target.id,
-                        cancel=True)
+        saved, _ = pool(
+            draft, dice, rules.settings(state).difficulty, f"{defense} against {actor.id}", target.id, cancel=True
+        )
         net -= saved
         told += f", {saved} {PAST[defense]}"
         if net <= 0:
@@ -137,15 +138,16 @@ def attack(draft: "Draft", p: Pending) -> str:
     return told
 
 
-def after_damage(draft: "Draft", target: str) -> None:
+def after_damage(draft: Draft, target: str) -> None:
     """Damage counted on `target`: Incapacitated past the track's last level; Dazed by a dazing blow."""
     rules = draft.rules
     state = draft.state
     c = state.combatants[target]
     settings = rules.settings(state)
     if c.defeated is None and c.damage > len(settings.health_levels):
-        draft.emit(CombatantDefeated(combatant=target, how="dead" if settings.incapacitated == "die"
-                                     else "incapacitated"))
+        draft.emit(
+            CombatantDefeated(combatant=target, how="dead" if settings.incapacitated == "die" else "incapacitated")
+        )
     attacker = own(draft.state).dazing.get(target)
     if attacker is not None:
         draft.emit(Dazed(target=target))

@@ -60,7 +60,15 @@ class EffectLanded(Event, tag="straalara.EffectLanded", frozen=True):
     text: str
 
 
-EVENTS: tuple[type[Event], ...] = (StanceDeclared, Botched, BotchRuled, DazingBlow, Dazed, EffectScheduled, EffectLanded)
+EVENTS: tuple[type[Event], ...] = (
+    StanceDeclared,
+    Botched,
+    BotchRuled,
+    DazingBlow,
+    Dazed,
+    EffectScheduled,
+    EffectLanded,
+)
 
 allow("straalara.StanceDeclared", [DECLARE, RESOLVE])
 allow("straalara.Botched", [DECLARE, RESOLVE])
@@ -111,7 +119,9 @@ def _dazed(state: Encounter, e: Dazed) -> Encounter:
 @register_fold(EffectScheduled)
 def _scheduled(state: Encounter, e: EffectScheduled) -> Encounter:
     mine = own(state)
-    return replace(state, extra=replace(mine, effects=(*mine.effects, Effect(round=e.round, actor=e.actor, text=e.text))))
+    return replace(
+        state, extra=replace(mine, effects=(*mine.effects, Effect(round=e.round, actor=e.actor, text=e.text)))
+    )
 
 
 @register_fold(EffectLanded)

@@ -82,15 +82,23 @@ DEFAULT_TRACK = (
 class Options(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """The encounter's options."""
 
-    passes: Annotated[Literal["repeat", "interleaved"], Meta(
-        description="second actions: repeat = a second declare/resolve pass after the first; "
-                    "interleaved = declared with the first, resolved at score - 10 among the others")] = "repeat"
-    health_levels: Annotated[tuple[HealthLevel, ...], Meta(
-        min_length=1, description="the health track before Incapacitated: [{name, penalty}, ...]")] = DEFAULT_TRACK
-    dazed: Annotated[Literal["lose_next_action", "no_effect"], Meta(
-        description="what Dazed does (the text doesn't say)")] = "lose_next_action"
-    incapacitated: Annotated[Literal["collapse", "die"], Meta(
-        description="what Incapacitated means: collapse (out of the fight) or death")] = "collapse"
+    passes: Annotated[
+        Literal["repeat", "interleaved"],
+        Meta(
+            description="second actions: repeat = a second declare/resolve pass after the first; "
+            "interleaved = declared with the first, resolved at score - 10 among the others"
+        ),
+    ] = "repeat"
+    health_levels: Annotated[
+        tuple[HealthLevel, ...],
+        Meta(min_length=1, description="the health track before Incapacitated: [{name, penalty}, ...]"),
+    ] = DEFAULT_TRACK
+    dazed: Annotated[
+        Literal["lose_next_action", "no_effect"], Meta(description="what Dazed does (the text doesn't say)")
+    ] = "lose_next_action"
+    incapacitated: Annotated[
+        Literal["collapse", "die"], Meta(description="what Incapacitated means: collapse (out of the fight) or death")
+    ] = "collapse"
     difficulty: Annotated[int, Meta(ge=2, le=10, description="the base difficulty of attacks and defenses")] = 6
 
 

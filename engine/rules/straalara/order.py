@@ -8,7 +8,8 @@ comes at max(score − 10, 0), ranked the same way: in a second pass of the roun
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from combatlog.engine.order import ReverseDeclareOrder
 from combatlog.events import InitiativeRolled, OrderSet
@@ -51,7 +52,7 @@ class StraalaraOrder(ReverseDeclareOrder):
         super().__init__(ties=("simultaneous",), every_round=True)
         self.interleaved = interleaved
 
-    def roll(self, draft: "Draft") -> None:
+    def roll(self, draft: Draft) -> None:
         from combatlog.engine.rules.straalara.attack import initiative_rating
 
         entries = []
@@ -62,12 +63,15 @@ class StraalaraOrder(ReverseDeclareOrder):
             entries.append((c.id, score, rating))
         draft.emit(OrderSet(tiers=tiers(entries), reason="initiative"))
 
-    def pass_started(self, draft: "Draft") -> None:
+    def pass_started(self, draft: Draft) -> None:
         """The second pass: the combatants with a second action, ranked by their second scores."""
         state = draft.state
         rules: Any = draft.rules
-        entries = [(c.id, second_score(c.initiative or 0), rating_of(c))
-                   for c in state.active() if rules.stance(state, c.id) == "offense"]
+        entries = [
+            (c.id, second_score(c.initiative or 0), rating_of(c))
+            for c in state.active()
+            if rules.stance(state, c.id) == "offense"
+        ]
         draft.emit(OrderSet(tiers=tiers(entries), reason="second actions"))
 
     def resolution_key(self, state: Encounter) -> Callable[[Pending], Any]:

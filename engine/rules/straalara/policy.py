@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from combatlog.engine.rules.base import RuleSystem
 
 
-def policy(rules: "RuleSystem", state: Encounter, actor: Combatant) -> Command:
+def policy(rules: RuleSystem, state: Encounter, actor: Combatant) -> Command:
     """The command `actor` issues now."""
     mine: Stats = rules.stats(actor)
     enemies = [c for c in state.active() if c.side != actor.side]
