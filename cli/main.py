@@ -94,6 +94,31 @@ def write_session(path: str, clock: bool = False) -> Session:
         fail(str(exc.args[0] if isinstance(exc, KeyError) else exc))
 
 
+def told_since(session: Session, seq: int) -> list[str]:
+    """The transcript's lines for what the log holds after `seq` (the steps just taken)."""
+    return [line for at, line in transcript(session.log) if at > seq]
+
+
+def told_of_step(session: Session, step: int) -> list[str]:
+    """The transcript's lines for step `step` (as it was told when it was taken)."""
+    seqs = {e.seq for e in envelopes(session.log) if e.step == step}
+    return [line for at, line in transcript(session.log) if at in seqs]
+
+
+def status_line(session: Session) -> str:
+    """Where the fight stands: seq, phase, round, whose turn."""
+    state = session.state
+    who = ", ".join(state.combatants[a].name for a in state.acting) or "no one"
+    return f"seq {session.projection.seq}: {state.phase}, round {state.round}; acting: {who}"
+
+
+def tell_step(session: Session, before: int) -> None:
+    """Print what the step(s) after seq `before` did, then the status line."""
+    for line in told_since(session, before):
+        click.echo(line)
+    click.echo(status_line(session))
+
+
 def _utc_now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
 
@@ -258,20 +283,23 @@ def do_command(
       override --param reason=... --param damage='{"target":"g1","amount":3}'
     """
     session = write_session(log_path)
+    before = session.projection.seq
     if kind == "auto":
         try:
             session.auto()
         except (Refused, DiceError, LogError) as exc:
             fail(str(exc))
+        tell_step(session, before)
         return
     try:
         command = build_command(kind, words, params, _dice(dice), by, _rules_of(session))
     except UsageError as exc:
         fail(str(exc), 2)
     execute(session, command)
-    state = session.state
-    who = ", ".join(state.combatants[a].name for a in state.acting) or "no one"
-    click.echo(f"seq {session.projection.seq}: {state.phase}, round {state.round}; acting: {who}")
+    if kind in ("undo", "redo"):
+        _tell_undo_redo(session, kind)
+        return
+    tell_step(session, before)
 
 
 class UsageError(ValueError):
@@ -468,14 +496,27 @@ def play(log_path: str, by: str) -> None:
 @click.argument("log_path", metavar="LOG")
 def undo(log_path: str) -> None:
     """Undo the last step (appends StepUndone; nothing is erased)."""
-    execute(write_session(log_path), Command(kind="undo"))
+    session = write_session(log_path)
+    execute(session, Command(kind="undo"))
+    _tell_undo_redo(session, "undo")
 
 
 @app.command()
 @click.argument("log_path", metavar="LOG")
 def redo(log_path: str) -> None:
     """Redo the last undone step, with its own dice."""
-    execute(write_session(log_path), Command(kind="redo"))
+    session = write_session(log_path)
+    execute(session, Command(kind="redo"))
+    _tell_undo_redo(session, "redo")
+
+
+def _tell_undo_redo(session: Session, kind: str) -> None:
+    """`undone: step 12, Ayla fires ...` (or `redone: ...`), then the status line."""
+    step = session.projection.redo[-1] if kind == "undo" else session.projection.undo[-1]
+    lines = [line.strip().rstrip(".") for line in told_of_step(session, step)]
+    what = "; ".join(lines[:3]) + (" ..." if len(lines) > 3 else "") if lines else "a step with nothing to tell"
+    click.echo(f"{kind}ne: step {step}, {what}.")
+    click.echo(status_line(session))
 
 
 def _status(c) -> str:

@@ -406,3 +406,18 @@ def test_an_override_before_the_fight_begins_is_one_line_and_appends_nothing(tmp
     assert result.exit_code == 1
     assert result.output.strip().count("\n") == 0 and "before the fight begins" in result.output
     assert log.read_bytes() == before
+
+
+def test_do_auto_undo_and_redo_each_tell_what_the_step_did_then_where_the_fight_stands(tmp_path):
+    log = tmp_path / "f.jsonl"
+    assert run("new", str(EXAMPLES / "skirmish-ambush.toml"), "--log", str(log)).exit_code == 0
+    begun = run("do", str(log), "begin").output.splitlines()
+    assert begun[0].startswith("Order: ") and begun[-1].startswith("seq ")
+    told = run("do", str(log), "auto").output.splitlines()
+    assert " strikes " in told[0] and told[-1].startswith("seq ") and "acting:" in told[-1]
+    undone = run("undo", str(log)).output.splitlines()
+    assert undone[0].startswith("undone: step ") and told[0].rstrip(".") in undone[0]
+    redone = run("redo", str(log)).output.splitlines()
+    assert redone[0] == undone[0].replace("undone:", "redone:", 1)
+    noted = run("do", str(log), "note", "the", "bridge", "sways").output.splitlines()
+    assert noted[0] == "Note: the bridge sways"

@@ -21,7 +21,7 @@ from combatlog.engine.rules.skirmish.model import Options, Stats
 from combatlog.engine.rules.skirmish.policy import policy
 from combatlog.engine.timing import Timing, make_timing
 from combatlog.events import CombatantDefeated, Command
-from combatlog.projections import Combatant, Encounter
+from combatlog.projections import Combatant, Encounter, Pending
 
 
 class Skirmish(RuleSystem):
@@ -71,6 +71,17 @@ class Skirmish(RuleSystem):
         c = draft.state.combatants[target]
         if c.defeated is None and c.damage >= self.stats(c).hp:
             draft.emit(CombatantDefeated(combatant=target, how="down"))
+
+    def describe(self, state: Encounter, pending: Pending) -> str:
+        actor = state.combatants[pending.actor].name
+        targets = " and ".join(state.combatants[t].name for t in pending.targets if t in state.combatants)
+        if pending.action == "strike":
+            return f"{actor} strikes {targets}"
+        if pending.action == "shoot":
+            return f"{actor} shoots at {targets}"
+        if pending.action == "move":
+            return f"{actor} moves to {pending.params.get('to')}"
+        return f"{actor} guards"
 
     def policy(self, state: Encounter, actor: Combatant) -> Command:
         return policy(self, state, actor)
