@@ -22,6 +22,7 @@ import msgspec
 
 from combatlog.engine import Refused, RuleSystem, Session, get_rules, rule_names
 from combatlog.engine.dice import DiceError
+from combatlog.engine.dice import parse as parse_dice
 from combatlog.engine.encounter_file import EncounterFileError, read_encounter
 from combatlog.events import Command, LogError, json_schema
 from combatlog.replays import JsonlLog, copy_log, open_log
@@ -251,16 +252,50 @@ def _value(text: str) -> Any:
         return text
 
 
+_UNCOLONED = re.compile(r"^\s*(?P<expr>[0-9]*d[0-9%]+\S*)\s+(?P<faces>[0-9][0-9 ,]*)$", re.I)
+
+
+def typed_faces(entry: str) -> tuple[int, ...]:
+    """The faces of one roll typed at the table (`2d10: 7 9`, or bare faces `7 9`), checked against
+    the expression when one is given; raises ValueError saying what is accepted."""
+    shown = entry if len(entry) <= 40 else entry[:37] + "..."
+    if ":" in entry:
+        expr_text, faces_text = entry.split(":", 1)
+    else:
+        uncoloned = _UNCOLONED.match(entry)
+        if uncoloned:
+            raise ValueError(
+                f"{shown!r}: put a colon after the dice: '{uncoloned['expr']}: {uncoloned['faces'].strip()}'"
+            )
+        expr_text, faces_text = "", entry
+    words = faces_text.replace(",", " ").split()
+    if not words or not all(w.isascii() and w.isdigit() and len(w) <= 6 for w in words):
+        raise ValueError(f"{shown!r}: give the faces as numbers, e.g. '2d10: 7 9'")
+    faces = tuple(int(w) for w in words)
+    if expr_text.strip():
+        try:
+            expr = parse_dice(expr_text.strip())
+        except DiceError as exc:
+            raise ValueError(str(exc)) from None
+        if len(faces) != expr.count:
+            raise ValueError(f"{shown!r}: {expr.text} is {expr.count} dice; give {expr.count} faces")
+        wrong = [f for f in faces if not expr.low <= f <= expr.high]
+        if wrong:
+            raise ValueError(
+                f"{shown!r}: {', '.join(map(str, wrong))} can't show on a d{expr.sides} (faces {expr.low}-{expr.high})"
+            )
+    return faces
+
+
 def _dice(entries: tuple[str, ...]) -> tuple[tuple[int, ...], ...] | None:
     if not entries:
         return None
     rolls = []
     for entry in entries:
-        faces = entry.split(":", 1)[1] if ":" in entry else entry
         try:
-            rolls.append(tuple(int(f) for f in faces.replace(",", " ").split()))
-        except ValueError:
-            fail(f"--dice {entry!r}: give faces as numbers, e.g. --dice '2d10: 7 9'", 2)
+            rolls.append(typed_faces(entry))
+        except ValueError as exc:
+            fail(f"--dice {exc}", 2)
     return tuple(rolls)
 
 
@@ -439,9 +474,13 @@ def play(log_path: str, by: str) -> None:
         line = line.strip()
         if not line or line.startswith("#"):
             continue
-        match = _DICE_LINE.match(line)
+        match = _DICE_LINE.match(line) or _UNCOLONED.match(line)
         if match:
-            queued.append(tuple(int(f) for f in match["faces"].replace(",", " ").split()))
+            try:
+                queued.append(typed_faces(line))
+            except ValueError as exc:
+                click.echo(f"refused: {exc}")
+                continue
             click.echo(f"dice queued: {len(queued)} roll(s)")
             continue
         try:
