@@ -27,6 +27,7 @@ from combatlog.engine.dice import DiceError
 from combatlog.events import (
     CommandIssued,
     DiceRolled,
+    EncounterCreated,
     Envelope,
     EventLog,
     GmOverride,
@@ -214,6 +215,14 @@ def _check_version(projection: Projection, report: Report, seq: int) -> None:
             f"recorded under {state.rules} {state.rules_version}, audited with {rules.version}")
 
 
+def _supported(current: str | None, was: str | None) -> bool:
+    """True when a log recorded under version `was` of its rules is audited by version `current` (never a later one)."""
+    try:
+        return int(was or "1") <= int(current or "1")
+    except ValueError:
+        return was == current
+
+
 def _redecide(projection: Projection, head: CommandIssued, step: list[tuple[Envelope, bytes]], report: Report) -> None:
     rolled = [env.event for env, _ in step if type(env.event) is DiceRolled]
     try:
@@ -223,6 +232,12 @@ def _redecide(projection: Projection, head: CommandIssued, step: list[tuple[Enve
         report.findings.append(Finding(step[0][0].seq, "unfollowed", f"the command is refused when re-decided: {msg}"))
         return
     recorded = step[1:]
+    if expected and recorded and type(expected[0]) is EncounterCreated and type(recorded[0][0].event) is EncounterCreated:
+        # an encounter created under an earlier version of its rules is audited under that
+        # version (the rules gate what changed on it): the creation records the version it had
+        was = recorded[0][0].event.rules_version
+        if _supported(expected[0].rules_version, was):
+            expected[0] = msgspec.structs.replace(expected[0], rules_version=was)
     for i, (env, _) in enumerate(recorded):
         if i >= len(expected):
             report.findings.append(Finding(env.seq, "unfollowed", f"{_tag(env.event)} doesn't follow: the step ends before it"))

@@ -526,3 +526,45 @@ def test_a_round_in_which_no_one_has_any_ap_ends_the_fight_as_a_draw():
     s = ir(fighter("a", "A", ap=0), fighter("b", "B", ap=0))
     run(s, "begin", [1, 1] * 11)
     assert s.state.phase == "end" and s.state.outcome == "draw: no one could act for 10 rounds"
+
+
+# --- version 2: what the text says that version 1 missed ---------------------------------
+
+
+def _wound_a_to_half(s: Session) -> None:
+    run(s, "override", params={"reason": "earlier fight", "damage": {"target": "a", "amount": 100}})
+    assert s.state.combatants["a"].has("wounded (50%)")
+
+
+def test_a_wounded_attackers_damage_factor_applies_to_a_criticals_extra_damage():
+    s = duel()
+    _wound_a_to_half(s)
+    # need 100 - 10 for a's wounds = 90: 5 hits for 100% of 20 at 75% = 15; the re-roll 75
+    # is made by 15: an extra 50% of 20, at 75% too: 7.5, rounded half up to 8 (version 1: 10)
+    events = act(s, "a", "attack", "b", [5, 75])
+    assert "critical hit by 15" in outcome(events)
+    assert s.state.combatants["b"].damage == 15 + 8
+
+
+def test_a_wounded_attackers_damage_factor_applies_to_the_wound_a_critical_miss_deals_him():
+    s = duel({"offense": 10}, {"defense": 0})
+    _wound_a_to_half(s)
+    # need 10 - 10 for a's wounds = 0; the re-roll 35 misses by 35: a 25% wound on himself,
+    # 25% of 20 at 75% = 3.75 -> 4 (version 1: 5)
+    act(s, "a", "attack", "b", [97, 35])
+    assert s.state.combatants["a"].damage == 100 + 4
+
+
+def test_defense_bought_for_the_acting_combatant_hands_the_turn_to_whoever_now_has_more_points():
+    s = duel()  # a 10 AP, b 5: a acts
+    assert s.state.acting == ("a",)
+    run(s, "defend", actor="a", params={"ap": 6})  # a keeps 4 AP: b's 5 lead now
+    assert s.state.acting == ("b",)
+    assert [t for t in s.state.order] == [("b",), ("a",)]
+
+
+def test_a_log_recorded_under_version_1_still_audits_clean():
+    # written before version 2: the gated changes don't apply to it, and the audit says so
+    log = JsonlLog(Path(__file__).parent / "fixtures" / "before-rule-packages" / "infinite-realms.jsonl", create=False)
+    report = audit(log)
+    assert report.clean and report.notes == ["recorded under infinite-realms 1, audited with 2"]

@@ -136,6 +136,18 @@ class RuleSystem:
             typed.convert(stats, self.stats_type, what)
         return stats
 
+    @staticmethod
+    def since(state: Encounter, version: int) -> bool:
+        """True when the encounter was created under version `version` of its rules or later.
+
+        A change of what the rules decide is gated on it, so a log recorded under an older
+        version still re-decides (audits) as it was recorded.
+        """
+        try:
+            return int(state.rules_version or "1") >= version
+        except ValueError:
+            return True
+
     def stats(self, combatant: Combatant) -> Any:
         """`combatant`'s stats as this system's `stats_type` (converted once per stats mapping)."""
         cache = self.__dict__.get("_stats_cache")

@@ -66,8 +66,15 @@ Readings where the text is silent or says two things:
   the fight (one who passed out can't be treated in this combat).
 - A critical hit is a hit whose *roll* is at or under the weapon's `critical` (the Critical
   Hits section; the attack sections say "made by", which the chart's margins already use).
-- Free attacks use the enemy's first melee weapon (a punch if it has none) against the raw
-  base defense (or dodge), with no critical miss; a stunned or fallen enemy gets none.
+- Free attacks use the enemy's first melee weapon (a punch if it has none) against the
+  defender's base defense rating (its lowest, as no attack is chosen for it; or dodge), with
+  the defense bought this round (the text: bought defense lasts "for the entire round") and
+  the wound shift, and no critical miss; a stunned or fallen enemy gets none.
+- Version 2 of these rules (encounters created from then on; older logs re-decide as
+  recorded): a wounded or crippled attacker's damage factor applies to a critical hit's
+  extra damage and to the wounds a critical miss deals him, as to a normal hit; a game
+  master's command that changes someone's points or reach (`defend ACTOR N`, `engage`,
+  `distance`) ranks the order again and hands the turn to whoever leads.
 - Defense is bought only while no one has spent AP this round except on defense: by the
   acting combatant (`defend` action) or for anyone (`defend ACTOR N` command).
 - Reach is compared between the two who engage (their first melee weapons), and the bonus
@@ -105,6 +112,7 @@ from combatlog.events import (
     Event,
     ResourceSpent,
     ResourcesSet,
+    TurnEnded,
 )
 from combatlog.projections import Combatant, Encounter, Pending
 from combatlog.projections.fold import put_extra, register_fold
@@ -553,6 +561,18 @@ def strike(draft: Draft, attacker_id: str, target_id: str, w: dict[str, Any], *,
     return said
 
 
+def _rerank(draft: Draft) -> None:
+    """After the game master changed someone's points or reach mid-round: the order is ranked
+    again, and the turn goes to whoever leads now (as after an action; version 2 on)."""
+    state = draft.state
+    if state.phase not in ("declare", "resolve") or not draft.rules.since(state, 2):
+        return
+    draft.rules.order(state.options).after_action(draft)
+    if draft.state.acting:
+        draft.emit(TurnEnded(actors=draft.state.acting, yielded=True))
+    draft.advance()
+
+
 def _hurt(draft: Draft, target: str, amount: int, kind: str | None, source: str) -> None:
     if amount <= 0:
         return
@@ -589,7 +609,10 @@ def critical_hit(draft: Draft, target: str, made_by: int, base: int, source: str
     _, pct, text = CRITICAL_HITS[band]
     said = f"critical hit by {made_by}: {text}"
     if pct:
-        extra = _half_up(base * pct / 100)
+        scale = 1.0
+        if draft.rules.since(draft.state, 2) and source in draft.state.combatants:
+            scale = factor(draft.state.combatants[source], "damage")  # a wounded attacker's factor
+        extra = _half_up(base * pct / 100 * scale)
         said += f" ({extra})"
         if extra:
             draft.damage(target, extra, kind="critical", source=source)  # armour doesn't stop it
@@ -631,7 +654,8 @@ def critical_miss(draft: Draft, attacker: str, w: dict[str, Any], missed_by: int
 
     def wound(pct: int) -> int:
         base = damage_of(draft, me, w, f"{w['name']} wound on oneself")
-        amount = max(0, _half_up(base * pct / 100) - protection(me, w.get("type")))
+        scale = factor(me, "damage") if draft.rules.since(draft.state, 2) else 1.0  # one's own wounded factor
+        amount = max(0, _half_up(base * pct / 100 * scale) - protection(me, w.get("type")))
         _hurt(draft, attacker, amount, w.get("type"), attacker)
         return base
 
@@ -915,7 +939,9 @@ class InfiniteRealms(RuleSystem):
     """Infinite Realms, chapter four (see the module's docstring)."""
 
     name = "infinite-realms"
-    version = "1"
+    # 2: a wounded attacker's damage factor on a critical's extra damage and on a critical
+    # miss's wounds; a game master's change of points or reach re-ranks the order
+    version = "2"
     events = EVENTS
     required_stats = ("hp", "ap", "init", "defense")
     option_specs = {
@@ -1093,6 +1119,7 @@ class InfiniteRealms(RuleSystem):
                 if b in state.extra.get("engaged", {}).get(a, ()):
                     draft.emit(Disengaged(combatants=(a, b)))
                 draft.emit(DistanceSet(a=a, b=b, yards=yards, how="given"))
+            _rerank(draft)
             return
         if command.kind == "defend":
             c = state.combatants.get(command.actor or "")
@@ -1109,6 +1136,7 @@ class InfiniteRealms(RuleSystem):
                 raise Refused(f"defend {c.id}", why)
             draft.emit(ResourceSpent(combatant=c.id, resource="ap", amount=ap))
             draft.emit(DefenseBought(combatant=c.id, ap=ap))
+            _rerank(draft)
             return
         if command.kind == "engage":
             ids = p.get("combatants")
@@ -1118,6 +1146,7 @@ class InfiniteRealms(RuleSystem):
                 draft.emit(Engaged(combatants=tuple(ids), bonus=_reach_bonus(state, tuple(ids))))
             else:
                 _engage(draft, tuple(ids))
+            _rerank(draft)
             return
         raise Refused(f"command {command.kind!r}", "unknown command")
 
