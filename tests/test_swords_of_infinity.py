@@ -16,7 +16,7 @@ from combatlog.engine.rules.swords_of_infinity import (
     location,
     HUMAN,
 )
-from combatlog.events import ActionResolved
+from combatlog.events import ActionResolved, DiceRolled
 from tests.conftest import run_forced
 from combatlog.projections import replay
 from combatlog.replays import JsonlLog, MemoryLog
@@ -383,8 +383,20 @@ def test_resist_impairment_ignores_the_worst_penalty_until_hurt_again():
     b = s.state.combatants["b"]
     assert b.wounds == {"torso": 25} and not b.has("torso wounded")
     assert s.rules.budget(s.state, b) == {"actions": 2, "minor": 1}
-    attack(s, "a", "b", [33, 2])  # hurt again: the ignoring ends (no new threshold, no new roll)
+    # hurt again: the ignoring ends, and the damage that keeps the torso Wounded brings a new
+    # check (version 2; the text: "whenever a combatant would take damage that ... Disables
+    # them"); it fails (95 against 40, the Wounded penalty counting now)
+    attack(s, "a", "b", [33, 2, 95])
     assert s.state.combatants["b"].has("torso wounded")
+
+
+def test_a_target_whose_impairment_was_ignored_checks_again_when_damaged_again_and_may_resist_again():
+    s = duel(b={"vitality": 20, "skills": {"resist_impairment": 50}})
+    attack(s, "a", "b", [33, 25, 40])  # wounded; resisted
+    events = run(s, "act", [33, 2, 10], actor="a", action="attack", targets=("b",))  # a new check: 10, resisted
+    b = s.state.combatants["b"]
+    assert not b.has("torso wounded") and s.rules.budget(s.state, b) == {"actions": 2, "minor": 1}
+    assert any(isinstance(e, DiceRolled) and e.purpose.startswith("resist impairment") for e in events)
 
 
 def test_first_aid_treats_a_damage_target_one_level_better():
@@ -533,3 +545,45 @@ def test_fortify_is_lost_on_moving():
     assert s.state.combatants["a"].has("fortify")
     act(s, "a", "move", x=1, y=0)
     assert not s.state.combatants["a"].has("fortify")
+
+
+# --- version 2: what the text says that version 1 missed ---------------------------------
+
+
+def test_the_target_of_a_retaliate_gets_to_defend_as_its_move_says():
+    s = duel(b={"weapons": [AXE]})
+    place(s, a=(0, 0), b=(5, 0))
+    run(s, "end_turn", actor="a")
+    act(s, "b", "retaliate")
+    run(s, "end_turn", actor="b")
+    # the Retaliate hits (30 against 50); a dodges it (20: at or under 30 and under 40)
+    said = outcome_of(act(s, "a", "move", [30, 20], x=4, y=0, defense="dodge"))
+    assert said.startswith("moves to 4,0; B retaliates: hit roll 30 against 50: a hit; dodge 20 against 40 and 30: dodged")
+    assert s.state.combatants["a"].wounds == {}
+
+
+def test_a_mover_that_says_nothing_defends_a_retaliate_as_any_defender_would():
+    s = duel(a={"block": 20}, b={"weapons": [AXE]})
+    place(s, a=(0, 0), b=(5, 0))
+    run(s, "end_turn", actor="a")
+    act(s, "b", "retaliate")
+    run(s, "end_turn", actor="b")
+    said = outcome_of(act(s, "a", "move", [30, 95, 99], x=4, y=0))  # a has block: blocks, fails (95); no power
+    assert "block 95 against 50: fails" in said
+
+
+def test_those_who_retaliate_forgo_an_attack_on_their_turn():
+    s = duel(b={"weapons": [AXE]})
+    run(s, "end_turn", actor="a")
+    act(s, "b", "retaliate")
+    with pytest.raises(Refused, match="holds a Retaliate this turn and forgoes its attack"):
+        attack(s, "b", "a", [30])
+    assert s.state.combatants["b"].has("retaliating")
+
+
+def test_an_attack_forgoes_retaliate_for_the_rest_of_the_turn():
+    s = duel(b={"weapons": [AXE]})
+    run(s, "end_turn", actor="a")
+    attack(s, "b", "a", [99])
+    with pytest.raises(Refused, match="attacked this turn"):
+        act(s, "b", "retaliate")

@@ -60,7 +60,9 @@ where Destroyed begins, so a target that reaches its cap is Destroyed (and Disab
 twice `vitality` is the cap). A Disabled head knocks
 out. On becoming Wounded or Disabled a Resist Impairment success check
 (`skills.resist_impairment`) ignores that target's worst penalty until it is hurt again
-(not for destroyed targets); a knocked-out combatant who makes it stays up. `first_aid`
+(not for destroyed targets); a knocked-out combatant who makes it stays up. Version 2: damage
+that ends the ignoring of a level it keeps brings a new check (the text allows one
+"whenever a combatant would take damage that ... Disables them"). `first_aid`
 (one action, TN `intelligence` + `skills.first_aid`) treats a target one level better.
 `recover` (a command, also after the encounter): a Power check on Physical Resistance heals
 its tens digit on every injured target after a day of rest (`rested=true`), else on one.
@@ -77,7 +79,10 @@ success check (`skills.stealth`) against the target's `skills.spot`: the target 
 of the actor (Vulnerable to it) until attacked by it. `retaliate`: the next enemy whose move
 ends within reach takes an attack at once (distances are checked where moves end, so passing
 by is not caught); moving on past it (`through=true`) makes it
-Vulnerable. Techniques (`technique=` on an attack; the power is contested by Physical
+Vulnerable. Version 2: the mover defends against the Retaliate as its move says
+(`defense=block|dodge|none`), or, not saying, as any defender would (a block if it has the
+skill, else a dodge, else none); and Retaliate forgoes the turn's attack: an attack is refused
+while a Retaliate is held, and a Retaliate after an attack that turn. Techniques (`technique=` on an attack; the power is contested by Physical
 Resistance; without a special ability the attack deals no damage, with one, `ability=true`,
 it deals its damage too; Disarm takes a special ability, the others may be tried without): `disrupt` (no spells for a full round; maintained spells end), `pin`
 (melee or unarmed; no major action but `escape`, one action and one spirit; kept by
@@ -128,7 +133,8 @@ SIZE_SPACE = {-5: ("1/32", "1/128"), -4: ("1/16", "1/64"), -3: ("1/4", "1/16"), 
               -1: ("1", "1/6"), 0: ("1", "1/4"), 1: ("1", "1/2"), 2: ("4", "1"), 3: ("9", "4"), 4: ("16", "8"),
               5: ("25", "16")}  # size: (active space, occupied space) in squares
 RESISTED = {"sprint": 1, "jump": 10, "climb": 50, "swim": 5}  # points of power per square
-UNTIL_NEXT_TURN = ("retreat", "fortify", "retaliating", "vulnerable (casting)", "vulnerable (ranged attack)",
+ATTACKED = "attacked this turn"  # version 2: an attack forgoes Retaliate for the rest of the turn
+UNTIL_NEXT_TURN = (ATTACKED, "retreat", "fortify", "retaliating", "vulnerable (casting)", "vulnerable (ranged attack)",
                    "vulnerable (dual wielding)", "vulnerable (kept moving)", "vulnerable (climbing)",
                    "vulnerable (swimming)", "vulnerable (forced out of fortify)")
 LIFTED_BY_RETREAT = ("vulnerable (casting)", "vulnerable (ranged attack)", "rough terrain")
@@ -678,16 +684,43 @@ def _technique(draft: Draft, attacker: str, target: str, technique: str, power: 
 # --- actions --------------------------------------------------------------------------
 
 
+def _v2(state: Encounter) -> bool:
+    return RuleSystem.since(state, 2)
+
+
+def _attacked(draft: Draft, actor: str) -> None:
+    """Version 2: the actor attacked this turn, so it can't hold a Retaliate too."""
+    if _v2(draft.state) and draft.state.combatants[actor].active and not draft.state.combatants[actor].has(ATTACKED):
+        draft.emit(ConditionApplied(target=actor, condition=ATTACKED, source=actor))
+
+
 def _attack(draft: Draft, p: Pending) -> str:
     me = draft.state.combatants[p.actor]
     w = weapon(draft.state, me, p.params.get("weapon"))
     out = strike(draft, me.id, p.targets[0], w, p.params)
     if not is_melee(w):
         draft.emit(ConditionApplied(target=me.id, condition="vulnerable (ranged attack)", source=me.id))
+    _attacked(draft, me.id)
     return out
 
 
+def _forgone(state: Encounter, actor: Combatant) -> str | None:
+    """Version 2: those who Retaliate "forgo an attack on their turn"."""
+    if _v2(state) and actor.has("retaliating"):
+        return f"{actor.name} holds a Retaliate this turn and forgoes its attack"
+    return None
+
+
+def _check_retaliate(state: Encounter, actor: Combatant, targets: tuple[str, ...], params: dict[str, Any]) -> str | None:
+    if _v2(state) and actor.has(ATTACKED):
+        return f"{actor.name} attacked this turn: Retaliate forgoes the turn's attack, so it can't follow one"
+    return None
+
+
 def _check_attack(state: Encounter, actor: Combatant, targets: tuple[str, ...], params: dict[str, Any]) -> str | None:
+    forgone = _forgone(state, actor)
+    if forgone:
+        return forgone
     defense = params.get("defense", "none")
     if defense not in ("none", "block", "dodge"):
         return f"defense={defense!r}: use none, block or dodge"
@@ -760,10 +793,14 @@ def _dual(draft: Draft, p: Pending) -> str:
     if draft.state.combatants[me.id].active:
         said.append(f"{second['name']} (off hand): " + strike(draft, me.id, targets[1], second, p.params, offhand=True))
     draft.emit(ConditionApplied(target=me.id, condition="vulnerable (dual wielding)", source=me.id))
+    _attacked(draft, me.id)
     return "; ".join(said)
 
 
 def _check_dual(state: Encounter, actor: Combatant, targets: tuple[str, ...], params: dict[str, Any]) -> str | None:
+    forgone = _forgone(state, actor)
+    if forgone:
+        return forgone
     held = [w for w in actor.stats.get("weapons", ()) if isinstance(w, dict)
             and w.get("name") not in state.extra.get("dropped", {}).get(actor.id, ())]
     names = [params.get("main") or (held[0]["name"] if held else None),
@@ -784,7 +821,7 @@ def _move(draft: Draft, p: Pending) -> str:
     if me.has("fortify"):
         draft.emit(ConditionRemoved(target=me.id, condition="fortify", reason="moved"))
     draft.emit(Moved(combatant=me.id, to=to, distance=5 * _squares(me, int(p.params["x"]), int(p.params["y"]))))
-    return f"moves to {to}" + _retaliations(draft, me.id, bool(p.params.get("through")))
+    return f"moves to {to}" + _retaliations(draft, me.id, bool(p.params.get("through")), p.params)
 
 
 def _squares(c: Combatant, x: int, y: int) -> int:
@@ -792,7 +829,16 @@ def _squares(c: Combatant, x: int, y: int) -> int:
     return 0 if here is None else max(abs(x - here[0]), abs(y - here[1]))
 
 
-def _retaliations(draft: Draft, mover: str, through: bool) -> str:
+def retaliation_defense(mover: Combatant, params: dict[str, Any]) -> str:
+    """How the mover defends against a Retaliate: as its move says (`defense`), else as any
+    defender would (a block if it has the skill, else a dodge, else none)."""
+    said = params.get("defense")
+    if said in ("block", "dodge", "none"):
+        return str(said)
+    return "block" if "block" in mover.stats else "dodge" if "dodge" in mover.stats else "none"
+
+
+def _retaliations(draft: Draft, mover: str, through: bool, params: dict[str, Any] | None = None) -> str:
     said = ""
     for c in list(draft.state.active()):
         m = draft.state.combatants[mover]
@@ -802,7 +848,10 @@ def _retaliations(draft: Draft, mover: str, through: bool) -> str:
         d = feet(c, m)
         if d is not None and is_melee(w) and d <= int(w.get("reach", 5)):
             draft.emit(ConditionRemoved(target=c.id, condition="retaliating", reason="used"))
-            said += f"; {c.name} retaliates: " + strike(draft, c.id, mover, w, {}, free=True)
+            # version 2: "whenever a combat participant is successfully attacked they get a chance
+            # to defend themselves": the mover blocks or dodges the Retaliate
+            how = {"defense": retaliation_defense(m, params or {})} if _v2(draft.state) else {}
+            said += f"; {c.name} retaliates: " + strike(draft, c.id, mover, w, how, free=True)
             if through and draft.state.combatants[mover].active:
                 draft.emit(ConditionApplied(target=mover, condition="vulnerable (kept moving)", source=c.id))
                 said += f"; {m.name} moves on, vulnerable"
@@ -860,7 +909,7 @@ def _resisted(draft: Draft, p: Pending) -> str:
     if me.has("fortify"):
         draft.emit(ConditionRemoved(target=me.id, condition="fortify", reason="moved"))
     said.append(f"{kind} {roll} against {tn}: power {power}, {squares} squares, to {to[0]},{to[1]}")
-    return "; ".join(said) + _retaliations(draft, me.id, bool(p.params.get("through")))
+    return "; ".join(said) + _retaliations(draft, me.id, bool(p.params.get("through")), p.params)
 
 
 def _check_resisted(state: Encounter, actor: Combatant, targets: tuple[str, ...], params: dict[str, Any]) -> str | None:
@@ -1023,7 +1072,7 @@ ACTIONS = [
     _no_target("fortify", _condition_action("fortify", "fortifies behind its shield"), ONE, _check_fortify,
                help="cover from the shield, until the next turn or a move"),
     _no_target("retaliate", _condition_action("retaliating", "holds an attack for the first enemy to come close"),
-               ONE, help="attack the next enemy whose move ends within reach"),
+               ONE, _check_retaliate, "attack the next enemy whose move ends within reach (forgoes the turn's attack)"),
     _no_target("prone", _prone, ONE, help="get down: cover against ranged attacks, vulnerable to melee"),
     _no_target("stand", _stand, ONE, _check_stand, help="get up from prone"),
     ActionSpec("stealth", None, ONE, _stealth, help="stealth against the target's spot: it becomes unaware of you"),
@@ -1062,7 +1111,9 @@ class SwordsOfInfinity(RuleSystem):
     """Swords of Infinity, Tactical Time (see the module's docstring)."""
 
     name = "swords-of-infinity"
-    version = "1"
+    # 2: a Retaliate's target defends; Retaliate forgoes the turn's attack; a target whose
+    # impairment was ignored checks Resist Impairment again when it is damaged again
+    version = "2"
     events = EVENTS
     required_stats = ("vitality", "dexterity", "awareness")
     option_specs = {
@@ -1176,8 +1227,11 @@ class SwordsOfInfinity(RuleSystem):
         draft.soi_seen = len(draft.events)  # type: ignore[attr-defined]
         changed = sorted(fresh)
         seen = {t: c.wounds.get(t, 0) - n for t, n in fresh.items()}
+        was_ignored = set()
         for where in changed:
             entry = state.extra.get("impairment", {}).get(target, {}).get(where, {})
+            if "ignored" in entry:
+                was_ignored.add(where)
             if "ignored" in entry or "aided" in entry:
                 draft.emit(Impairment(combatant=target, target=where, what="cleared"))
         for where in changed:
@@ -1189,7 +1243,10 @@ class SwordsOfInfinity(RuleSystem):
             raw = raw_level(c, c.wounds[where])
             before = raw_level(c, seen.get(where, 0))
             tn = skill(c, "resist_impairment") + penalty(draft.state, c)
-            if raw > before and tn >= 1:  # a check that can't succeed isn't rolled
+            # a new check whenever the damage Wounds or Disables the target; version 2: also when
+            # damage ends the ignoring of a level it keeps ("until that Damage Target takes damage again")
+            again = _v2(draft.state) and where in was_ignored and raw >= 1
+            if (raw > before or again) and tn >= 1:  # a check that can't succeed isn't rolled
                 roll = draft.roll("d%", f"resist impairment: the {where} (TN {tn})", by=target).total
                 if roll <= tn:
                     draft.emit(Impairment(combatant=target, target=where, what="ignored", level=raw))
