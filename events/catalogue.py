@@ -16,7 +16,8 @@ to that (no field holding a reference back to the event).
 
 from __future__ import annotations
 
-from typing import Any, Callable, ClassVar, Literal, Union
+from collections.abc import Callable
+from typing import Any, ClassVar, Literal, Union
 
 import msgspec
 
@@ -47,7 +48,7 @@ class Command(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, gc=
 # --- the step and its command ---------------------------------------------------------
 
 
-class CommandIssued(Event):
+class CommandIssued(Event, frozen=True):
     """The command that opened this step; every step starts with one (the unit of undo).
 
     `events` counts the step's events, this one included, so a reader can tell a whole
@@ -58,14 +59,14 @@ class CommandIssued(Event):
     events: int = 1
 
 
-class StepUndone(Event):
+class StepUndone(Event, frozen=True):
     """A step was undone: its events stop counting. Nothing is erased."""
 
     step: int
     by: str = "gm"
 
 
-class StepRedone(Event):
+class StepRedone(Event, frozen=True):
     """An undone step counts again, with exactly the events (and dice) it had."""
 
     step: int
@@ -75,7 +76,7 @@ class StepRedone(Event):
 # --- set-up ---------------------------------------------------------------------------
 
 
-class EncounterCreated(Event):
+class EncounterCreated(Event, frozen=True):
     """A new encounter under a rule system, with its options and dice seed."""
 
     rules: str
@@ -85,7 +86,7 @@ class EncounterCreated(Event):
     title: str = ""
 
 
-class CombatantAdded(Event):
+class CombatantAdded(Event, frozen=True):
     """A combatant joined the encounter."""
 
     id: str
@@ -96,7 +97,7 @@ class CombatantAdded(Event):
     stats: dict[str, Any] = {}
 
 
-class CombatantRemoved(Event):
+class CombatantRemoved(Event, frozen=True):
     """A combatant left the encounter (it takes no further part)."""
 
     id: str
@@ -106,14 +107,14 @@ class CombatantRemoved(Event):
 # --- surprise, initiative, order ------------------------------------------------------
 
 
-class SurpriseDetermined(Event):
+class SurpriseDetermined(Event, frozen=True):
     """Who is surprised. An empty `surprised` means there is no surprise round."""
 
     surprised: tuple[str, ...] = ()
     ruled_by: str = "gm"
 
 
-class InitiativeRolled(Event):
+class InitiativeRolled(Event, frozen=True):
     """An initiative value for one combatant, or for a group rolling once for all its members."""
 
     combatants: tuple[str, ...]
@@ -122,46 +123,46 @@ class InitiativeRolled(Event):
     tiebreak: tuple[int, ...] = ()
 
 
-class OrderSet(Event):
+class OrderSet(Event, frozen=True):
     """The acting order: ranked tiers, highest first; combatants in one tier act simultaneously."""
 
     tiers: tuple[tuple[str, ...], ...]
     reason: str = ""
 
 
-class RoundStarted(Event):
+class RoundStarted(Event, frozen=True):
     """A combat round began. Round 0 is a surprise round."""
 
     round: int
     surprise: bool = False
 
 
-class HeldDamageReleased(Event):
+class HeldDamageReleased(Event, frozen=True):
     """Damage held while actions resolved together counts now, before the round ends (the
     DamageApplied events that follow carry it); the round's end releases the rest by itself."""
 
 
-class PassStarted(Event):
+class PassStarted(Event, frozen=True):
     """Another declare-and-resolve pass began within the round (its actions all resolved):
     those with further actions declare and resolve them; the others can't act."""
 
     number: int
 
 
-class RoundEnded(Event):
+class RoundEnded(Event, frozen=True):
     """A combat round ended; damage held for the end of the round has been released."""
 
     round: int
 
 
-class TurnStarted(Event):
+class TurnStarted(Event, frozen=True):
     """It is now these combatants' turn (several when a tier acts simultaneously)."""
 
     actors: tuple[str, ...]
     declaring: bool = False
 
 
-class TurnEnded(Event):
+class TurnEnded(Event, frozen=True):
     """These combatants' turn is over. A `yielded` turn may come round again this round."""
 
     actors: tuple[str, ...]
@@ -171,7 +172,7 @@ class TurnEnded(Event):
 # --- actions and their resolution -----------------------------------------------------
 
 
-class ActionDeclared(Event):
+class ActionDeclared(Event, frozen=True):
     """An actor declared an action; until resolved it is pending."""
 
     id: str
@@ -183,20 +184,20 @@ class ActionDeclared(Event):
     category: str | None = None
 
 
-class ResolutionStarted(Event):
+class ResolutionStarted(Event, frozen=True):
     """Declared actions start to resolve (all of them, or one category of them)."""
 
     category: str | None = None
 
 
-class ActionResolved(Event):
+class ActionResolved(Event, frozen=True):
     """A declared action was resolved (its effects are the events before this one)."""
 
     id: str
     outcome: str = ""
 
 
-class DiceRolled(Event):
+class DiceRolled(Event, frozen=True):
     """Dice hit the table: every face, how they count, why, and who rolled them."""
 
     expression: str
@@ -211,7 +212,7 @@ class DiceRolled(Event):
     botch: bool = False
 
 
-class ResourceSpent(Event):
+class ResourceSpent(Event, frozen=True):
     """A combatant spent some of a resource (actions, action points, spirit, charges...)."""
 
     combatant: str
@@ -219,14 +220,14 @@ class ResourceSpent(Event):
     amount: int
 
 
-class ResourcesSet(Event):
+class ResourcesSet(Event, frozen=True):
     """A combatant's spendable resources were set (a new turn or round refills them)."""
 
     combatant: str
     resources: dict[str, int]
 
 
-class DamageApplied(Event):
+class DamageApplied(Event, frozen=True):
     """Damage landed on a target. `held` damage waits for the end of a simultaneous round."""
 
     target: str
@@ -237,7 +238,7 @@ class DamageApplied(Event):
     held: bool = False
 
 
-class ConditionApplied(Event):
+class ConditionApplied(Event, frozen=True):
     """A condition now affects a combatant, for `duration` rounds or until removed."""
 
     target: str
@@ -246,7 +247,7 @@ class ConditionApplied(Event):
     source: str | None = None
 
 
-class ConditionRemoved(Event):
+class ConditionRemoved(Event, frozen=True):
     """A condition no longer affects a combatant."""
 
     target: str
@@ -254,7 +255,7 @@ class ConditionRemoved(Event):
     reason: str = ""
 
 
-class Moved(Event):
+class Moved(Event, frozen=True):
     """A combatant moved to a position (a square, a section, a range band...)."""
 
     combatant: str
@@ -262,14 +263,14 @@ class Moved(Event):
     distance: int = 0
 
 
-class CombatantDefeated(Event):
+class CombatantDefeated(Event, frozen=True):
     """A combatant is out of the fight (unconscious, dead, fled, destroyed...)."""
 
     combatant: str
     how: str = "defeated"
 
 
-class EncounterEnded(Event):
+class EncounterEnded(Event, frozen=True):
     """The encounter is over."""
 
     outcome: str
@@ -279,7 +280,7 @@ class EncounterEnded(Event):
 # --- the game master ------------------------------------------------------------------
 
 
-class GmRuling(Event):
+class GmRuling(Event, frozen=True):
     """A decision the rules leave to the game master, recorded as such."""
 
     topic: str
@@ -287,7 +288,7 @@ class GmRuling(Event):
     text: str = ""
 
 
-class GmOverride(Event):
+class GmOverride(Event, frozen=True):
     """The game master overrode an outcome; the events that carry it out follow in this step."""
 
     reason: str
@@ -295,7 +296,7 @@ class GmOverride(Event):
     value: Any = None
 
 
-class Note(Event):
+class Note(Event, frozen=True):
     """Free text for the record."""
 
     text: str
@@ -305,14 +306,36 @@ class Note(Event):
 # --- the registry and the one union ---------------------------------------------------
 
 _CORE: tuple[type[Event], ...] = (
-    CommandIssued, StepUndone, StepRedone,
-    EncounterCreated, CombatantAdded, CombatantRemoved,
-    SurpriseDetermined, InitiativeRolled, OrderSet,
-    RoundStarted, PassStarted, HeldDamageReleased, RoundEnded, TurnStarted, TurnEnded,
-    ActionDeclared, ResolutionStarted, ActionResolved, DiceRolled,
-    ResourceSpent, ResourcesSet, DamageApplied, ConditionApplied, ConditionRemoved,
-    Moved, CombatantDefeated, EncounterEnded,
-    GmRuling, GmOverride, Note,
+    CommandIssued,
+    StepUndone,
+    StepRedone,
+    EncounterCreated,
+    CombatantAdded,
+    CombatantRemoved,
+    SurpriseDetermined,
+    InitiativeRolled,
+    OrderSet,
+    RoundStarted,
+    PassStarted,
+    HeldDamageReleased,
+    RoundEnded,
+    TurnStarted,
+    TurnEnded,
+    ActionDeclared,
+    ResolutionStarted,
+    ActionResolved,
+    DiceRolled,
+    ResourceSpent,
+    ResourcesSet,
+    DamageApplied,
+    ConditionApplied,
+    ConditionRemoved,
+    Moved,
+    CombatantDefeated,
+    EncounterEnded,
+    GmRuling,
+    GmOverride,
+    Note,
 )
 
 _registered: list[type[Event]] = list(_CORE)
@@ -372,5 +395,5 @@ def event_union() -> Any:
     """The union of every registered event type (`A | B | ...`), built once per registration."""
     global _union_cache
     if _union_cache is None or _union_cache[0] != _generation:
-        _union_cache = (_generation, Union[tuple(_registered)])
+        _union_cache = (_generation, Union[tuple(_registered)])  # noqa: UP007  (a union built at run time)
     return _union_cache[1]

@@ -22,6 +22,7 @@ compare, carry the digest on.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from typing import Any, Generic, TypeVar
 
 import msgspec
@@ -79,7 +80,7 @@ def digest_of(previous: str, canonical: bytes) -> str:
     return hashlib.sha256(previous.encode("ascii") + canonical).hexdigest()
 
 
-def seal(previous: str, seq: int, step: int, event: Event, at: str | None = None) -> tuple[bytes, Envelope]:
+def seal(previous: str, seq: int, step: int, event: Event, at: str | None = None) -> tuple[bytes, Envelope[Any]]:
     """Seal `event` as number `seq` after digest `previous`; returns (its line, its envelope)."""
     body = _encoder.encode(_Body(seq=seq, step=step, at=at, v=type(event).version, event=event))
     digest = digest_of(previous, body)
@@ -95,7 +96,7 @@ def canonical_bytes(line: bytes) -> tuple[bytes, str]:
     tail = line[-_TAIL_LEN:]
     if len(line) <= _TAIL_LEN or not tail.startswith(_DIGEST_MEMBER) or not line.endswith(b'"}'):
         raise ValueError("the line does not end with its digest member")
-    return line[:-_TAIL_LEN] + b"}", tail[len(_DIGEST_MEMBER):-2].decode("ascii")
+    return line[:-_TAIL_LEN] + b"}", tail[len(_DIGEST_MEMBER) : -2].decode("ascii")
 
 
 _sha256 = hashlib.sha256
@@ -145,18 +146,18 @@ def line_decoder() -> Any:
     def refresh() -> None:
         current[:] = [
             catalogue.generation(),
-            msgspec.json.Decoder(Envelope[catalogue.event_union()]).decode,
+            msgspec.json.Decoder(Envelope[catalogue.event_union()]).decode,  # type: ignore[misc]
             {cls.__struct_config__.tag: cls for cls in catalogue.event_types()},
         ]
         for fn in made:
-            fn.typed = current[1]  # type: ignore[attr-defined]
+            fn.typed = current[1]
 
     made: list[Any] = []  # the decode function below, once defined
 
     refresh()
     validation_error = msgspec.ValidationError
 
-    def slow(line: bytes) -> Envelope:
+    def slow(line: bytes) -> Envelope[Any]:
         loose = _loose_decoder.decode(line)
         tag = loose.event.get("type")
         cls = current[2].get(tag)
@@ -168,13 +169,13 @@ def line_decoder() -> Any:
             cls = current[2].get(tag)
         if cls is None:
             raise msgspec.ValidationError(f"unknown event type {tag!r}")
-        data = upcast(tag, loose.v, cls.version, loose.event)
+        data = upcast(str(tag), loose.v, cls.version, loose.event)
         event = msgspec.convert(data, cls)
         return Envelope(seq=loose.seq, step=loose.step, at=loose.at, v=loose.v, event=event, digest=loose.digest)
 
-    def decode(line: bytes) -> Envelope:
+    def decode(line: bytes) -> Envelope[Any]:
         try:
-            envelope = current[1](line)
+            envelope: Envelope[Any] = current[1](line)
         except validation_error:
             return slow(line)
         if envelope.v != envelope.event.version:
@@ -187,12 +188,13 @@ def line_decoder() -> Any:
     return decode
 
 
-def decode_line(line: bytes) -> Envelope:
+def decode_line(line: bytes) -> Envelope[Any]:
     """Decode one stored line into an Envelope (see `line_decoder` for errors)."""
-    return line_decoder()(line)
+    decode: Callable[[bytes], Envelope[Any]] = line_decoder()
+    return decode(line)
 
 
-def encode_msgpack(envelope: Envelope) -> bytes:
+def encode_msgpack(envelope: Envelope[Any]) -> bytes:
     """Encode an envelope as MessagePack (a transport; the digest still seals the JSON line)."""
     return _mp_encoder.encode(envelope)
 
@@ -200,13 +202,14 @@ def encode_msgpack(envelope: Envelope) -> bytes:
 _mp_cache: tuple[int, Any] | None = None
 
 
-def decode_msgpack(data: bytes) -> Envelope:
+def decode_msgpack(data: bytes) -> Envelope[Any]:
     """Decode a MessagePack envelope made by `encode_msgpack`."""
     global _mp_cache
     generation = catalogue.generation()
     if _mp_cache is None or _mp_cache[0] != generation:
-        _mp_cache = (generation, msgspec.msgpack.Decoder(Envelope[catalogue.event_union()]).decode)
-    return _mp_cache[1](data)
+        _mp_cache = (generation, msgspec.msgpack.Decoder(Envelope[catalogue.event_union()]).decode)  # type: ignore[misc]
+    envelope: Envelope[Any] = _mp_cache[1](data)
+    return envelope
 
 
 class _Step(msgspec.Struct):

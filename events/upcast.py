@@ -7,7 +7,8 @@ to the type's current `version`. The stored bytes (and so the digest chain) neve
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 Upcaster = Callable[[dict[str, Any]], dict[str, Any]]
 

@@ -9,7 +9,8 @@ phase, is folded inline with the projection's fields in locals, through a table 
 
 from __future__ import annotations
 
-from typing import Callable, Iterable, NamedTuple
+from collections.abc import Callable, Iterable
+from typing import Any, NamedTuple
 
 from combatlog.events import catalogue as ev
 from combatlog.events.envelope import Envelope
@@ -36,7 +37,7 @@ class FastRow(NamedTuple):
 
     next_phase: str
     handler: Handler | None
-    next_rows: dict[type, "FastRow"]
+    next_rows: dict[type, FastRow]
     version: int
 
 
@@ -64,7 +65,7 @@ def learn(etype: type) -> None:
     if handler is None:
         return
     for src, dest in phases.items():
-        rows_in(src)[etype] = FastRow(dest, None if handler is _noop else handler, rows_in(dest), etype.version)
+        rows_in(src)[etype] = FastRow(dest, None if handler is _noop else handler, rows_in(dest), etype.version)  # type: ignore[attr-defined]
 
 
 def _forget(etype: type) -> None:
@@ -75,8 +76,12 @@ def _forget(etype: type) -> None:
 _on_register.append(_forget)
 
 
-def fold_lines(projection: Projection, lines: Iterable[bytes], decode: Callable[[bytes], Envelope],
-               resolve: Callable[[Projection, Envelope], None] | None = None) -> None:
+def fold_lines(
+    projection: Projection,
+    lines: Iterable[bytes],
+    decode: Callable[[bytes], Envelope[Any]],
+    resolve: Callable[[Projection, Envelope[Any]], None] | None = None,
+) -> None:
     """Decode and fold stored lines in order: the same as `apply(decode(line))` for each.
 
     The bulk path of a replay: an event that opens a new step or folds within one, legal

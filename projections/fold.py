@@ -16,13 +16,13 @@ from __future__ import annotations
 
 import gc
 from collections import deque
-from typing import Any, Callable, Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 import msgspec
 
 from combatlog.events import catalogue as ev
 from combatlog.events.envelope import GENESIS, Envelope
-from combatlog.events.log import CorruptLog
 from combatlog.projections.phases import DECLARE, RESOLVE, TABLE
 from combatlog.projections.state import Combatant, Condition, Encounter, Held, Pending
 
@@ -34,7 +34,7 @@ HANDLERS: dict[type, Handler] = {}
 # Per event type: (phase -> next phase, fold handler or None for undo/redo), from TABLE and
 # HANDLERS, built on first use. The bulk fold (projections/bulk.py) keeps its own faster
 # table, built from these rows; `_on_register` tells it when a fold handler changes.
-_ROWS: dict[type, tuple[dict[str, str], "Handler | None"]] = {}
+_ROWS: dict[type, tuple[dict[str, str], Handler | None]] = {}
 _on_register: list[Callable[[type], None]] = []
 _ISSUED, _CREATED = ev.CommandIssued, ev.EncounterCreated
 
@@ -146,8 +146,14 @@ for _t in (ev.CommandIssued, ev.DiceRolled, ev.GmRuling, ev.GmOverride, ev.Note,
 @register_fold(ev.EncounterCreated)
 def _created(state: Encounter, e: ev.EncounterCreated) -> Encounter:
     kind = _rules_state_type(e.rules)
-    return Encounter(rules=e.rules, rules_version=e.rules_version, options=e.options, seed=e.seed, title=e.title,
-                     extra={} if kind is None else kind())
+    return Encounter(
+        rules=e.rules,
+        rules_version=e.rules_version,
+        options=e.options,
+        seed=e.seed,
+        title=e.title,
+        extra={} if kind is None else kind(),
+    )
 
 
 @register_fold(ev.CombatantAdded)
@@ -182,8 +188,16 @@ def _order(state: Encounter, e: ev.OrderSet) -> Encounter:
 
 @register_fold(ev.RoundStarted)
 def _round_started(state: Encounter, e: ev.RoundStarted) -> Encounter:
-    return replace(state, round=e.round, surprise_round=e.surprise, acted=(), acting=(), resolving=None,
-                   action_pass=1, phase=DECLARE)
+    return replace(
+        state,
+        round=e.round,
+        surprise_round=e.surprise,
+        acted=(),
+        acting=(),
+        resolving=None,
+        action_pass=1,
+        phase=DECLARE,
+    )
 
 
 @register_fold(ev.HeldDamageReleased)
@@ -212,7 +226,11 @@ def _round_ended(state: Encounter, e: ev.RoundEnded) -> Encounter:
                 changed = dict(combatants)
             changed[cid] = replace(c, conditions=kept)
     return replace(
-        state, combatants=changed if changed is not None else combatants, held=(), acting=(), resolving=None,
+        state,
+        combatants=changed if changed is not None else combatants,
+        held=(),
+        acting=(),
+        resolving=None,
         phase=RESOLVE,
     )
 
@@ -244,8 +262,14 @@ def _turn_ended(state: Encounter, e: ev.TurnEnded) -> Encounter:
 @register_fold(ev.ActionDeclared)
 def _declared(state: Encounter, e: ev.ActionDeclared) -> Encounter:
     pending = Pending(
-        id=e.id, actor=e.actor, action=e.action, targets=e.targets, params=e.params,
-        cost=e.cost, category=e.category, round=state.round,
+        id=e.id,
+        actor=e.actor,
+        action=e.action,
+        targets=e.targets,
+        params=e.params,
+        cost=e.cost,
+        category=e.category,
+        round=state.round,
     )
     return replace(state, pending=state.pending + (pending,), phase=DECLARE)
 
@@ -273,7 +297,7 @@ def _resources_set(state: Encounter, e: ev.ResourcesSet) -> Encounter:
     combatants = state.combatants.copy()
     c = combatants.get(cid)
     if c is None:
-        state.combatant(cid)  # raises KeyError naming the known ids
+        c = state.combatant(cid)  # raises KeyError naming the known ids
     combatants[cid] = replace(c, resources=e.resources.copy())
     return replace(state, combatants=combatants)
 
@@ -284,7 +308,7 @@ def _spent(state: Encounter, e: ev.ResourceSpent) -> Encounter:
     combatants = state.combatants.copy()
     c = combatants.get(cid)
     if c is None:
-        state.combatant(cid)  # raises KeyError naming the known ids
+        c = state.combatant(cid)  # raises KeyError naming the known ids
     resources = c.resources.copy()
     resources[e.resource] = resources.get(e.resource, 0) - e.amount
     combatants[cid] = replace(c, resources=resources)
@@ -300,7 +324,7 @@ def _damage(state: Encounter, e: ev.DamageApplied) -> Encounter:
     combatants = state.combatants.copy()
     c = combatants.get(cid)
     if c is None:
-        state.combatant(cid)  # raises KeyError naming the known ids
+        c = state.combatant(cid)  # raises KeyError naming the known ids
     if e.location is None:
         combatants[cid] = replace(c, damage=c.damage + e.amount)
     else:
@@ -368,8 +392,12 @@ class Projection:
     # long log replays in bounded memory.
     KEEP = 4096
 
-    def __init__(self, snapshot: Snapshot | None = None, history: dict | None = None,
-                 keep: int | None = None) -> None:
+    def __init__(
+        self,
+        snapshot: Snapshot | None = None,
+        history: dict[int, list[Encounter]] | None = None,
+        keep: int | None = None,
+    ) -> None:
         self.keep = self.KEEP if keep is None else keep
         if snapshot is None:
             self.state = Encounter()
@@ -395,11 +423,15 @@ class Projection:
     def snapshot(self) -> Snapshot:
         """The projection as it stands, as a Snapshot."""
         return Snapshot(
-            state=self.state, seq=self.seq, step=self.step, digest=self.digest,
-            undo=tuple(self.undo), redo=tuple(self.redo),
+            state=self.state,
+            seq=self.seq,
+            step=self.step,
+            digest=self.digest,
+            undo=tuple(self.undo),
+            redo=tuple(self.redo),
         )
 
-    def apply(self, envelope: Envelope) -> None:
+    def apply(self, envelope: Envelope[Any]) -> None:
         """Fold one envelope; raises FoldError (naming its seq) if it can't come here."""
         seq = envelope.seq
         if seq != self.seq + 1:
@@ -445,7 +477,9 @@ class Projection:
         self.seq = seq
         self.digest = envelope.digest
 
-    def _sync(self, state: Encounter, seq: int, step: int, open_: list | None, last: Envelope | None) -> None:
+    def _sync(
+        self, state: Encounter, seq: int, step: int, open_: list[Encounter] | None, last: Envelope[Any] | None
+    ) -> None:
         """Write fold_lines' locals back: state, seq, step, the open step and the digest.
 
         The open step's after-state is written only if events were folded inline since the
@@ -510,7 +544,7 @@ def rows_of(etype: type) -> tuple[dict[str, str], Handler | None]:
 
     Raises FoldError when the type has no fold. Cached once its phases are declared.
     """
-    tag = etype.__struct_config__.tag
+    tag = etype.__struct_config__.tag  # type: ignore[attr-defined]  # an event type: a tagged Struct
     phases = {src: dest for (src, trigger), dest in TABLE.items() if trigger == tag}
     if etype in _META:
         handler = None
@@ -539,7 +573,7 @@ class paused_gc:
             gc.enable()
 
 
-def fold(envelopes: Iterable[Envelope], start: Projection | Snapshot | None = None) -> Projection:
+def fold(envelopes: Iterable[Envelope[Any]], start: Projection | Snapshot | None = None) -> Projection:
     """Fold `envelopes` onto `start` (a fresh projection if None); returns the projection."""
     if isinstance(start, Projection):
         projection = start

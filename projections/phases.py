@@ -14,11 +14,12 @@ transitions to the same machine and regenerates the table.
 from __future__ import annotations
 
 from enum import Enum
+from typing import Any
 
 from transitions import Machine
 
 
-class Phase(str, Enum):
+class Phase(str, Enum):  # noqa: UP042  (str() of a member must stay its value's repr as before)
     """Where an encounter stands."""
 
     setup = "setup"
@@ -34,7 +35,7 @@ LIVE = [SETUP, SURPRISE, INITIATIVE, DECLARE, RESOLVE]  # every phase but end
 FIGHTING = [SURPRISE, INITIATIVE, DECLARE, RESOLVE]
 
 # Each row: trigger (an event tag), the phases it may come in, where it leads (None: stays).
-TRANSITIONS: list[dict] = [
+TRANSITIONS: list[dict[str, Any]] = [
     {"trigger": "EncounterCreated", "source": SETUP, "dest": None},
     {"trigger": "SurpriseDetermined", "source": SETUP, "dest": SURPRISE},
     {"trigger": "InitiativeRolled", "source": [SETUP, SURPRISE, INITIATIVE, DECLARE, RESOLVE], "dest": INITIATIVE},
@@ -95,7 +96,7 @@ def allow(trigger: str, sources: list[str] | str = LIVE, dest: str | None = None
     """Declare a rule system's event `trigger` legal in `sources`, leading to `dest` (None: stay)."""
     if trigger in MACHINE.events:
         return
-    MACHINE.add_transition(trigger, sources, dest)
+    MACHINE.add_transition(trigger, sources, dest)  # type: ignore[arg-type]  # str phases are the Enum's values
     _generate()
 
 

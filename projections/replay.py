@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 from combatlog.events import CorruptLog, Envelope, EventLog, line_decoder
 from combatlog.projections.bulk import fold_lines
 from combatlog.projections.fold import FoldError, NeedsHistory, Projection, Snapshot, paused_gc
+from combatlog.projections.state import Encounter
 
 
-def envelopes(log: EventLog, start: int = 1, stop: int | None = None) -> Iterator[Envelope]:
+def envelopes(log: EventLog, start: int = 1, stop: int | None = None) -> Iterator[Envelope[Any]]:
     """Decode the log's lines from `start` to `stop`; raises CorruptLog naming a line that can't be read."""
     decode = line_decoder()
     seq = start - 1
@@ -21,8 +23,9 @@ def envelopes(log: EventLog, start: int = 1, stop: int | None = None) -> Iterato
             raise CorruptLog(f"seq {seq}: can't decode the line ({exc})", seq) from None
 
 
-def decodable_lines(log: EventLog):
-    """The log's `decodable_lines` if it has them (lines that may keep a trailing newline, for decoding only), else `lines`."""
+def decodable_lines(log: EventLog) -> Callable[..., Iterator[bytes]]:
+    """The log's `decodable_lines` if it has them (lines that may keep a trailing newline, for
+    decoding only), else `lines`."""
     return getattr(log, "decodable_lines", log.lines)
 
 
@@ -31,14 +34,18 @@ def replay(log: EventLog, stop: int | None = None, start: Projection | Snapshot 
     projection = start if isinstance(start, Projection) else Projection(start)
     with paused_gc():
         try:
-            fold_lines(projection, decodable_lines(log)(projection.seq + 1, stop), line_decoder(),
-                                  lambda p, envelope: apply_from(log, p, envelope))
+            fold_lines(
+                projection,
+                decodable_lines(log)(projection.seq + 1, stop),
+                line_decoder(),
+                lambda p, envelope: apply_from(log, p, envelope),
+            )
         except FoldError as exc:
             raise CorruptLog(str(exc), exc.seq) from None
     return projection
 
 
-def states_around(log: EventLog, step: int) -> list:
+def states_around(log: EventLog, step: int) -> list[Encounter]:
     """[state before step `step`, state after it], folded again from the log."""
     projection = Projection()
     before = None
@@ -53,7 +60,7 @@ def states_around(log: EventLog, step: int) -> list:
     return [before, projection.state]
 
 
-def apply_from(log: EventLog, projection: Projection, envelope: Envelope) -> None:
+def apply_from(log: EventLog, projection: Projection, envelope: Envelope[Any]) -> None:
     """Fold `envelope`; an undo or redo of a step older than the projection keeps is folded again from `log`."""
     while True:
         try:

@@ -18,7 +18,8 @@ a single process gives.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import msgspec
 
@@ -38,7 +39,6 @@ from combatlog.projections import FoldError, Projection
 from combatlog.projections.fold import paused_gc
 from combatlog.projections.replay import apply_from
 from combatlog.replays import parallel
-from combatlog.replays.parallel import PARALLEL_FROM
 
 
 class Finding(msgspec.Struct, frozen=True):
@@ -79,8 +79,15 @@ class Report(msgspec.Struct):
 # this fraction of auditing, per event, so the parts are cut to take the same time.
 
 
-def _steps(log: EventLog, report: Report, progress: Callable[[int], None] | None, start: int,
-           stop: int | None, previous: bytes, ended: list[bool]) -> Iterator[list[tuple[Envelope, bytes]]]:
+def _steps(
+    log: EventLog,
+    report: Report,
+    progress: Callable[[int], None] | None,
+    start: int,
+    stop: int | None,
+    previous: bytes,
+    ended: list[bool],
+) -> Iterator[list[tuple[Envelope[Any], bytes]]]:
     """Yield the lines `start` to `stop` as steps, lists of (envelope, line), checking the chain on the way.
 
     `previous` is the digest of the line before `start` (as hex ASCII); `ended[0]` is set
@@ -88,7 +95,7 @@ def _steps(log: EventLog, report: Report, progress: Callable[[int], None] | None
     """
     decode = line_decoder()
     seq = start - 1
-    step: list[tuple[Envelope, bytes]] = []
+    step: list[tuple[Envelope[Any], bytes]] = []
     for line in log.lines(start, stop):
         seq += 1
         if progress is not None and seq % 4096 == 0:
@@ -122,7 +129,8 @@ def _steps(log: EventLog, report: Report, progress: Callable[[int], None] | None
 
 
 def audit(log: EventLog, progress: Callable[[int], None] | None = None, workers: int | None = None) -> Report:
-    """Audit `log` as it stands when the audit begins: the digest chain, then every step re-decided with its recorded dice.
+    """Audit `log` as it stands when the audit begins: the digest chain, then every step
+    re-decided with its recorded dice.
 
     `progress(n)` is called now and then with the number of events audited so far (never
     less than the time before). `workers`: how many processes share the work. None: one
@@ -146,7 +154,7 @@ def audit(log: EventLog, progress: Callable[[int], None] | None = None, workers:
                 parallel.run(log, report, progress, parts, _audit_range)
                 return report
             except parallel.PartFailed:
-                del report.findings[1 if torn is not None else 0:]
+                del report.findings[1 if torn is not None else 0 :]
                 report.overrides.clear()
                 report.notes.clear()
                 report.events = report.steps = 0
@@ -171,8 +179,14 @@ def processes(log: EventLog, workers: int | None = None) -> int:
     return len(parallel.parts(log, workers, log.head()[0]))
 
 
-def _audit_range(log: EventLog, report: Report, progress: Callable[[int], None] | None,
-                 projection: Projection, start: int, stop: int | None) -> bool:
+def _audit_range(
+    log: EventLog,
+    report: Report,
+    progress: Callable[[int], None] | None,
+    projection: Projection,
+    start: int,
+    stop: int | None,
+) -> bool:
     """Audit lines `start` to `stop` onto `projection` (standing just before `start`); True if nothing stopped it."""
     ended = [False]
     for step in _steps(log, report, progress, start, stop, projection.digest.encode("ascii"), ended):
@@ -183,9 +197,13 @@ def _audit_range(log: EventLog, report: Report, progress: Callable[[int], None] 
             report.findings.append(Finding(first.seq, "unfollowed", f"step {first.step} has no command to re-decide"))
         else:
             if head.events != len(step):
-                report.findings.append(Finding(
-                    first.seq, "unfollowed",
-                    f"step {first.step} announced {head.events} events but holds {len(step)}"))
+                report.findings.append(
+                    Finding(
+                        first.seq,
+                        "unfollowed",
+                        f"step {first.step} announced {head.events} events but holds {len(step)}",
+                    )
+                )
             if projection.state.rules is not None and first.seq > 1:
                 _check_version(projection, report, first.seq)
             _redecide(projection, head, step, report)
@@ -211,8 +229,7 @@ def _check_version(projection: Projection, report: Report, seq: int) -> None:
         report.notes.append(str(exc.args[0]))
         return
     if rules.version != state.rules_version:
-        report.notes.append(
-            f"recorded under {state.rules} {state.rules_version}, audited with {rules.version}")
+        report.notes.append(f"recorded under {state.rules} {state.rules_version}, audited with {rules.version}")
 
 
 def _supported(current: str | None, was: str | None) -> bool:
@@ -223,7 +240,9 @@ def _supported(current: str | None, was: str | None) -> bool:
         return was == current
 
 
-def _redecide(projection: Projection, head: CommandIssued, step: list[tuple[Envelope, bytes]], report: Report) -> None:
+def _redecide(
+    projection: Projection, head: CommandIssued, step: list[tuple[Envelope[Any], bytes]], report: Report
+) -> None:
     rolled = [env.event for env, _ in step if type(env.event) is DiceRolled]
     try:
         expected = decide(projection, head.command, RecordedDice(rolled))
@@ -232,7 +251,12 @@ def _redecide(projection: Projection, head: CommandIssued, step: list[tuple[Enve
         report.findings.append(Finding(step[0][0].seq, "unfollowed", f"the command is refused when re-decided: {msg}"))
         return
     recorded = step[1:]
-    if expected and recorded and type(expected[0]) is EncounterCreated and type(recorded[0][0].event) is EncounterCreated:
+    if (
+        expected
+        and recorded
+        and type(expected[0]) is EncounterCreated
+        and type(recorded[0][0].event) is EncounterCreated
+    ):
         # an encounter created under an earlier version of its rules is audited under that
         # version (the rules gate what changed on it): the creation records the version it had
         was = recorded[0][0].event.rules_version
@@ -240,22 +264,28 @@ def _redecide(projection: Projection, head: CommandIssued, step: list[tuple[Enve
             expected[0] = msgspec.structs.replace(expected[0], rules_version=was)
     for i, (env, _) in enumerate(recorded):
         if i >= len(expected):
-            report.findings.append(Finding(env.seq, "unfollowed", f"{_tag(env.event)} doesn't follow: the step ends before it"))
+            report.findings.append(
+                Finding(env.seq, "unfollowed", f"{_tag(env.event)} doesn't follow: the step ends before it")
+            )
             return
         if env.event != expected[i]:
-            report.findings.append(Finding(
-                env.seq, "unfollowed",
-                f"recorded {_show(env.event)}, but the rules and the dice give {_show(expected[i])}"))
+            report.findings.append(
+                Finding(
+                    env.seq,
+                    "unfollowed",
+                    f"recorded {_show(env.event)}, but the rules and the dice give {_show(expected[i])}",
+                )
+            )
             return
     if len(expected) > len(recorded):
         seq = step[-1][0].seq
         report.findings.append(Finding(seq, "unfollowed", f"the step is missing {_show(expected[len(recorded)])}"))
 
 
-def _tag(event) -> str:
-    return type(event).__struct_config__.tag
+def _tag(event: Any) -> str:
+    return str(type(event).__struct_config__.tag)
 
 
-def _show(event) -> str:
+def _show(event: Any) -> str:
     text = msgspec.json.encode(event).decode()
     return text if len(text) <= 160 else text[:157] + "..."

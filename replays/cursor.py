@@ -38,8 +38,12 @@ class Cursor:
             with paused_gc():
                 while True:  # fold up to the next multiple of `every`, snapshot, go on
                     before = projection.seq
-                    fold_lines(projection, itertools.islice(lines, every - before % every), decode,
-                                          lambda p, envelope: apply_from(log, p, envelope))
+                    fold_lines(
+                        projection,
+                        itertools.islice(lines, every - before % every),
+                        decode,
+                        lambda p, envelope: apply_from(log, p, envelope),
+                    )
                     if projection.seq == before:
                         break
                     if projection.seq % every == 0:

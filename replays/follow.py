@@ -8,13 +8,13 @@ The waiting reads a clock, but nothing it reads reaches an event: the lines are 
 from __future__ import annotations
 
 import time
-from typing import Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from combatlog.events import GENESIS, CorruptLog, Envelope, EventLog, canonical_bytes, digest_of, line_decoder
 
 
-def follow_lines(log: EventLog, after_seq: int = 0, poll: float = 0.5,
-                 timeout: float | None = None) -> Iterator[bytes]:
+def follow_lines(log: EventLog, after_seq: int = 0, poll: float = 0.5, timeout: float | None = None) -> Iterator[bytes]:
     """Yield the lines after `after_seq`, then each line appended later, in order.
 
     Ends when `timeout` seconds pass with no new line (None: never; stop iterating to stop).
@@ -52,12 +52,16 @@ def replaced_or_cut(head: tuple[int, bytes | None], seq: int, told: bytes | None
     ends before it, or with another line there: it was replaced (`demo --force`) or cut back."""
     last, line = head
     if last < seq or (told is not None and last == seq and line != told):
-        raise CorruptLog(f"{where}: seq {seq} was followed, but the log now ends at seq {last} with other lines "
-                         "(it was replaced or cut back); follow it again", min(last + 1, seq))
+        raise CorruptLog(
+            f"{where}: seq {seq} was followed, but the log now ends at seq {last} with other lines "
+            "(it was replaced or cut back); follow it again",
+            min(last + 1, seq),
+        )
 
 
-def follow_envelopes(log: EventLog, after_seq: int = 0, poll: float = 0.5,
-                     timeout: float | None = None) -> Iterator[Envelope]:
+def follow_envelopes(
+    log: EventLog, after_seq: int = 0, poll: float = 0.5, timeout: float | None = None
+) -> Iterator[Envelope[Any]]:
     """`follow_lines`, decoded, each line checked against the digest chain.
 
     Raises CorruptLog naming the seq of a line that can't be decoded, or that doesn't follow
@@ -79,8 +83,11 @@ def follow_envelopes(log: EventLog, after_seq: int = 0, poll: float = 0.5,
         except Exception as exc:  # no digest member, msgspec's errors, a missing upcaster
             raise CorruptLog(f"seq {seq}: can't decode the line ({exc})", seq) from None
         if previous is not None and digest_of(previous, canonical) != claimed:
-            raise CorruptLog(f"seq {seq}: the line doesn't follow the one before it (the log was edited, "
-                             "or replaced by another); follow it again", seq)
+            raise CorruptLog(
+                f"seq {seq}: the line doesn't follow the one before it (the log was edited, "
+                "or replaced by another); follow it again",
+                seq,
+            )
         previous = claimed
         yield envelope
 

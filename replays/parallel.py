@@ -16,7 +16,8 @@ import os
 import signal
 import sys
 import threading
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import msgspec
 
@@ -58,7 +59,7 @@ def parts(log: EventLog, workers: int | None, last: int) -> list[tuple[int, int]
     keep = 1 - _REPLAY_VS_AUDIT
     cuts: list[int] = []
     for j in range(1, workers):
-        seq = _step_start(log, round(last * (1 - keep ** j) / (1 - keep ** workers)) + 1, last)
+        seq = _step_start(log, round(last * (1 - keep**j) / (1 - keep**workers)) + 1, last)
         if seq is not None and seq > (cuts[-1] if cuts else 1):
             cuts.append(seq)
     if not cuts:
@@ -85,8 +86,11 @@ def _step_start(log: EventLog, seq: int, last: int) -> int | None:
 
 def can_fork() -> bool:
     """Linux, with fork, from a process allowed children (a daemonic pool worker isn't)."""
-    return (sys.platform.startswith("linux") and "fork" in multiprocessing.get_all_start_methods()
-            and not multiprocessing.current_process().daemon)
+    return (
+        sys.platform.startswith("linux")
+        and "fork" in multiprocessing.get_all_start_methods()
+        and not multiprocessing.current_process().daemon
+    )
 
 
 def _reader_for(log: EventLog) -> Callable[[], EventLog] | None:
@@ -99,8 +103,16 @@ def _reader_for(log: EventLog) -> Callable[[], EventLog] | None:
     return reopened if callable(reopened) else None
 
 
-def _part(conn: Any, inherited: list[Any], log: EventLog, start: int, stop: int, report_progress: bool,
-          audit_range: AuditRange, report_type: type) -> None:
+def _part(
+    conn: Any,
+    inherited: list[Any],
+    log: EventLog,
+    start: int,
+    stop: int,
+    report_progress: bool,
+    audit_range: AuditRange,
+    report_type: type,
+) -> None:
     """In a forked process: replay up to `start`, audit `start` to `stop`, send the outcome to `conn`.
 
     Ctrl-C is the parent's to handle (it ends this process); the pipes to earlier parts,
@@ -118,7 +130,7 @@ def _part(conn: Any, inherited: list[Any], log: EventLog, start: int, stop: int,
             report = report_type()
             progress = (lambda seq: conn.send(("progress", seq - start + 1))) if report_progress else None
             ended = audit_range(reader, report, progress, projection, start, stop)
-        message: tuple = ("done", first, dump_snapshot(projection), report, ended)
+        message: tuple[Any, ...] = ("done", first, dump_snapshot(projection), report, ended)
     except BaseException as exc:  # handed to the parent, which then audits in one process
         message = ("error", f"{type(exc).__name__}: {exc}")
     try:
@@ -131,8 +143,13 @@ def _part(conn: Any, inherited: list[Any], log: EventLog, start: int, stop: int,
             reader.close()
 
 
-def run(log: EventLog, report: Any, progress: Callable[[int], None] | None,
-        parts: list[tuple[int, int]], audit_range: AuditRange) -> None:
+def run(
+    log: EventLog,
+    report: Any,
+    progress: Callable[[int], None] | None,
+    parts: list[tuple[int, int]],
+    audit_range: AuditRange,
+) -> None:
     """Audit part 1 here and each other part in a forked process; merge their reports in order.
 
     Raises PartFailed if a process can't be started, fails, or doesn't start from the
@@ -147,9 +164,11 @@ def run(log: EventLog, report: Any, progress: Callable[[int], None] | None,
             for start, stop in parts[1:]:
                 ours, theirs = context.Pipe(duplex=False)
                 earlier = [conn for _, conn in children]
-                child = context.Process(target=_part, args=(theirs, earlier, log, start, stop, progress is not None,
-                                                                   audit_range, type(report)),
-                                        daemon=True)
+                child = context.Process(
+                    target=_part,
+                    args=(theirs, earlier, log, start, stop, progress is not None, audit_range, type(report)),
+                    daemon=True,
+                )
                 try:
                     child.start()
                 finally:
@@ -158,13 +177,14 @@ def run(log: EventLog, report: Any, progress: Callable[[int], None] | None,
         except Exception as exc:
             raise PartFailed(f"can't start a process: {exc}") from None
         done = {ours: 0 for _, ours in children}
-        outcome: dict[Any, tuple] = {}
+        outcome: dict[Any, tuple[Any, ...]] = {}
 
         def drain(block: bool) -> None:
             waiting = [c for c in done if c not in outcome]
-            for conn in multiprocessing.connection.wait(waiting, timeout=None if block else 0):
+            for ready in multiprocessing.connection.wait(waiting, timeout=None if block else 0):
+                conn: Any = ready  # one of our pipes' ends
                 try:
-                    message = conn.recv()
+                    message: tuple[Any, ...] = conn.recv()
                 except Exception as exc:  # EOFError: the process died without a word
                     message = ("error", f"no report from the process ({type(exc).__name__})")
                 if message[0] == "progress":
@@ -181,7 +201,7 @@ def run(log: EventLog, report: Any, progress: Callable[[int], None] | None,
         if not audit_range(log, report, None if progress is None else ours_progress, projection, 1, first_stop):
             return  # stopped as one process would: the later parts are of no use (and are ended below)
         standing = dump_snapshot(projection)
-        for (child, ours), (start, stop) in zip(children, parts[1:]):
+        for (_child, ours), (start, _stop) in zip(children, parts[1:]):
             while ours not in outcome:
                 drain(block=True)
                 if progress is not None:

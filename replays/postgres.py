@@ -28,8 +28,9 @@ from __future__ import annotations
 import contextlib
 import select
 from collections import deque
+from collections.abc import Iterator, Sequence
 from time import monotonic
-from typing import Iterator, Sequence
+from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import msgspec
@@ -42,8 +43,8 @@ except ImportError:  # pragma: no cover - exercised only without the extra
     pg_errors = None  # type: ignore[assignment]
 
 from combatlog.events import ConcurrencyError, LogError, TornLog
-from combatlog.replays.follow import replaced_or_cut
 from combatlog.events.envelope import step_of
+from combatlog.replays.follow import replaced_or_cut
 
 TABLE = "combatlog_events"
 CHANNEL = "combatlog_events"
@@ -100,8 +101,7 @@ def parse_url(url: str) -> tuple[str, str, str]:
     encounter = names[0] if names else DEFAULT_ENCOUNTER
     if not encounter or len(encounter) > MAX_ENCOUNTER or "\x00" in encounter:
         raise LogError(
-            f"{shown}: the encounter name must be 1 to {MAX_ENCOUNTER} characters without NUL, "
-            f"got {encounter!r}"
+            f"{shown}: the encounter name must be 1 to {MAX_ENCOUNTER} characters without NUL, got {encounter!r}"
         )
     rest = [(key, value) for key, value in query if key != "encounter"]
     if not any(key == "connect_timeout" for key, _ in rest):
@@ -110,7 +110,7 @@ def parse_url(url: str) -> tuple[str, str, str]:
     return conninfo, encounter, shown
 
 
-def _connect(conninfo: str, shown: str) -> "psycopg.Connection":
+def _connect(conninfo: str, shown: str) -> psycopg.Connection:
     """An autocommit connection, or LogError saying why there is none."""
     if psycopg is None:
         raise LogError(f"{shown}: the PostgreSQL store needs psycopg; {INSTALL_HINT}")
@@ -150,9 +150,10 @@ class PostgresLog:
             self.db.close()
             raise LogError(f"{self.where}: can't use the PostgreSQL database ({_one_line(exc)})") from None
 
-    def _query_one(self, sql: str, params: tuple) -> tuple:
+    def _query_one(self, sql: str, params: tuple[Any, ...]) -> tuple[Any, ...]:
         try:
-            return self.db.execute(sql, params).fetchone()
+            row: tuple[Any, ...] = self.db.execute(sql, params).fetchone()  # type: ignore[assignment]  # aggregates: one row
+            return row
         except psycopg.Error as exc:
             raise LogError(f"{self.where}: {_one_line(exc)}") from None
 
@@ -169,18 +170,17 @@ class PostgresLog:
         # inside a batch, the batch's own transaction holds the step (no savepoint per step)
         step = contextlib.nullcontext() if self._batching else self.db.transaction()
         try:
-            with step:
-                with self.db.cursor() as cur:
-                    cur.execute(f"SELECT COALESCE(MAX(seq), 0) FROM {TABLE} WHERE encounter = %s", (self.encounter,))
-                    (last,) = cur.fetchone()
-                    if expected_seq != last + 1:
-                        raise ConcurrencyError(
-                            f"{self.where}: expected to write seq {expected_seq}, but the log's next seq is {last + 1}"
-                        )
-                    if not rows:
-                        return
-                    cur.executemany(f"INSERT INTO {TABLE} (encounter, seq, step, line) VALUES (%s, %s, %s, %s)", rows)
-                    cur.execute("SELECT pg_notify(%s, %s)", (CHANNEL, self.encounter))
+            with step, self.db.cursor() as cur:
+                cur.execute(f"SELECT COALESCE(MAX(seq), 0) FROM {TABLE} WHERE encounter = %s", (self.encounter,))
+                (last,) = cur.fetchone()  # type: ignore[misc]  # an aggregate: always one row
+                if expected_seq != last + 1:
+                    raise ConcurrencyError(
+                        f"{self.where}: expected to write seq {expected_seq}, but the log's next seq is {last + 1}"
+                    )
+                if not rows:
+                    return
+                cur.executemany(f"INSERT INTO {TABLE} (encounter, seq, step, line) VALUES (%s, %s, %s, %s)", rows)
+                cur.execute("SELECT pg_notify(%s, %s)", (CHANNEL, self.encounter))
         except pg_errors.UniqueViolation:
             if self._batching:  # the batch's transaction is aborted: it can't be asked for the head
                 raise ConcurrencyError(
@@ -192,7 +192,9 @@ class PostgresLog:
                 f"the log's next seq is {last + 1}"
             ) from None
         except psycopg.Error as exc:
-            raise LogError(f"{self.where}: appending the step at seq {expected_seq} failed ({_one_line(exc)})") from None
+            raise LogError(
+                f"{self.where}: appending the step at seq {expected_seq} failed ({_one_line(exc)})"
+            ) from None
 
     def lines(self, start: int = 1, stop: int | None = None) -> Iterator[bytes]:
         # Page by seq: each batch is its own query, so nothing stays open between yields.
@@ -209,8 +211,7 @@ class PostgresLog:
     def head(self) -> tuple[int, bytes | None]:
         return _head(self.db, self.encounter, self.where)
 
-    def subscribe(self, after_seq: int | None = None, timeout: float | None = None,
-                  poll: float = 1.0) -> "Subscription":
+    def subscribe(self, after_seq: int | None = None, timeout: float | None = None, poll: float = 1.0) -> Subscription:
         """Follow the log on a connection of its own: iterate to get each line with seq > `after_seq`.
 
         `after_seq=None` starts at the current head (only lines appended from now on);
@@ -254,7 +255,7 @@ class PostgresLog:
         except psycopg.Error as exc:
             raise LogError(f"{self.where}: can't clear the log ({_one_line(exc)})") from None
 
-    def reopened(self) -> "PostgresLog":
+    def reopened(self) -> PostgresLog:
         """The same encounter through a connection of its own (a forked process can't share this one's)."""
         return PostgresLog(self.url, create=False)
 
@@ -262,8 +263,7 @@ class PostgresLog:
         self.db.close()
 
 
-def _fetch_after(db: "psycopg.Connection", encounter: str, after: int, limit: int,
-                 where: str) -> list[tuple[int, bytes]]:
+def _fetch_after(db: psycopg.Connection, encounter: str, after: int, limit: int, where: str) -> list[tuple[int, bytes]]:
     """Up to `limit` (seq, line) rows with seq > `after`, in order."""
     try:
         with db.cursor(binary=True) as cur:
@@ -276,11 +276,12 @@ def _fetch_after(db: "psycopg.Connection", encounter: str, after: int, limit: in
         raise LogError(f"{where}: can't read the log ({_one_line(exc)})") from None
 
 
-def _head(db: "psycopg.Connection", encounter: str, where: str) -> tuple[int, bytes | None]:
+def _head(db: psycopg.Connection, encounter: str, where: str) -> tuple[int, bytes | None]:
     """(last seq, last line) of `encounter`, or (0, None)."""
     try:
-        row = db.execute(f"SELECT seq, line FROM {TABLE} WHERE encounter = %s ORDER BY seq DESC LIMIT 1",
-                         (encounter,)).fetchone()
+        row = db.execute(
+            f"SELECT seq, line FROM {TABLE} WHERE encounter = %s ORDER BY seq DESC LIMIT 1", (encounter,)
+        ).fetchone()
     except psycopg.Error as exc:
         raise LogError(f"{where}: can't read the log ({_one_line(exc)})") from None
     return (0, None) if row is None else (row[0], bytes(row[1]))
@@ -289,8 +290,9 @@ def _head(db: "psycopg.Connection", encounter: str, where: str) -> tuple[int, by
 class Subscription:
     """Lines appended to one encounter, as they commit; see `PostgresLog.subscribe`."""
 
-    def __init__(self, conninfo: str, encounter: str, where: str, after_seq: int | None,
-                 timeout: float | None, poll: float) -> None:
+    def __init__(
+        self, conninfo: str, encounter: str, where: str, after_seq: int | None, timeout: float | None, poll: float
+    ) -> None:
         if poll <= 0:
             raise LogError(f"{where}: poll must be a positive number of seconds, got {poll}")
         self.encounter = encounter
@@ -308,13 +310,13 @@ class Subscription:
                 row = self.db.execute(
                     f"SELECT COALESCE(MAX(seq), 0) FROM {TABLE} WHERE encounter = %s", (encounter,)
                 ).fetchone()
-                after_seq = row[0]
+                after_seq = row[0]  # type: ignore[index]  # an aggregate: always one row
         except psycopg.Error as exc:
             self.db.close()
             raise LogError(f"{where}: can't subscribe ({_one_line(exc)})") from None
         self.seq = after_seq  # the last seq handed out
 
-    def _notified(self, notify: "psycopg.Notify") -> None:
+    def _notified(self, notify: psycopg.Notify) -> None:
         if notify.channel == CHANNEL and notify.payload == self.encounter:
             self._pending = True
 
@@ -348,7 +350,7 @@ class Subscription:
         """Stop listening and drop the connection."""
         self.db.close()
 
-    def __enter__(self) -> "Subscription":
+    def __enter__(self) -> Subscription:
         return self
 
     def __exit__(self, *exc: object) -> None:

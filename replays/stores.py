@@ -23,18 +23,19 @@ import itertools
 import operator
 import os
 import sqlite3
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Callable, Iterator, Sequence
+from typing import Any, BinaryIO
 
 import msgspec
 
-from combatlog.events.envelope import step_of
 from combatlog.events import ConcurrencyError, CorruptLog, EventLog, LogError, TornLog
+from combatlog.events.envelope import step_of
 
 
 class _Head(msgspec.Struct):
     seq: int
-    event: dict
+    event: dict[str, Any]
 
 
 _head_decoder = msgspec.json.Decoder(_Head)
@@ -136,10 +137,14 @@ class JsonlLog:
                 lines = lines[:back]
             break
         # (a tail another process is still writing looks torn until its step is whole)
-        self.torn = None if torn_from is None else TornLog(
-            f"{self.path}: the last step is torn from seq {torn_from} (a write was cut short); "
-            f"it is left out; `repair` moves it to {self.path.name}.torn",
-            torn_from,
+        self.torn = (
+            None
+            if torn_from is None
+            else TornLog(
+                f"{self.path}: the last step is torn from seq {torn_from} (a write was cut short); "
+                f"it is left out; `repair` moves it to {self.path.name}.torn",
+                torn_from,
+            )
         )
         self._good_bytes = end
         self._seen = (st.st_ino, size, st.st_mtime_ns)
@@ -150,7 +155,7 @@ class JsonlLog:
                 fh.seek(max(0, end - (1 << 16)))
                 self._last = fh.read(end - max(0, end - (1 << 16))).split(b"\n")[-2]
 
-    def _same_prefix(self, fh, size: int) -> bool:
+    def _same_prefix(self, fh: BinaryIO, size: int) -> bool:
         """True if the file still begins with what was scanned last: the last whole line is
         where it was (its digest seals every line before it, so the rest is the same too)."""
         if self._last is None:
@@ -159,7 +164,7 @@ class JsonlLog:
         if size < end:
             return False
         fh.seek(end - len(self._last) - 1)
-        return fh.read(len(self._last) + 1) == self._last + b"\n"
+        return bool(fh.read(len(self._last) + 1) == self._last + b"\n")
 
     def refresh(self) -> None:
         """Look at the file again, for whole steps another process has appended since (or a new file in its place)."""
@@ -216,10 +221,13 @@ class JsonlLog:
         last = self._count if stop is None else min(stop, self._count)
         if max(start, 1) > last:
             return iter(())
-        return itertools.chain.from_iterable(self._blocks(base * every, index[base] if index else 0, start, last, strip))
+        return itertools.chain.from_iterable(
+            self._blocks(base * every, index[base] if index else 0, start, last, strip)
+        )
 
-    def _blocks(self, seq: int, offset: int, start: int, last: int,
-                strip: Callable[[bytes], bytes] | None) -> Iterator[Iterator[bytes]]:
+    def _blocks(
+        self, seq: int, offset: int, start: int, last: int, strip: Callable[[bytes], bytes] | None
+    ) -> Iterator[Iterator[bytes]]:
         """From the line after `seq` (at byte `offset`): iterators over lines `start` to `last`, a block at a time."""
         index = self._index
         every = self.INDEX_EVERY
@@ -247,7 +255,7 @@ class JsonlLog:
             return None
         data = self.path.read_bytes()
         with open(str(self.path) + ".torn", "ab") as side:
-            side.write(data[self._good_bytes:])
+            side.write(data[self._good_bytes :])
             side.flush()
             os.fsync(side.fileno())
         with open(self.path, "r+b") as fh:
@@ -288,7 +296,7 @@ class SqliteLog:
             raise LogError(f"{self.path}: not a combatlog SQLite log ({exc})") from None
         self._inode = self.path.stat().st_ino
 
-    def reopened(self) -> "SqliteLog":
+    def reopened(self) -> SqliteLog:
         """The same log through a connection of its own (a forked process can't share this one's)."""
         return SqliteLog(self.path, create=False)
 

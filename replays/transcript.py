@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import html
-from typing import Iterable, Iterator
+from collections.abc import Iterable, Iterator
+from typing import Any
 
 from combatlog.engine import get_rules
 from combatlog.events import CorruptLog, Envelope, EventLog
@@ -28,7 +29,7 @@ def transcript(log: EventLog, stop: int | None = None, dice: bool = False) -> It
     return tell(envelopes(log, 1, stop), dice, log)
 
 
-def tell(stream: Iterable[Envelope], dice: bool = False, log: EventLog | None = None) -> Iterator[tuple[int, str]]:
+def tell(stream: Iterable[Envelope[Any]], dice: bool = False, log: EventLog | None = None) -> Iterator[tuple[int, str]]:
     """The transcript of envelopes from seq 1 on, as they come: a live stream is told step by step.
 
     What a step says is yielded by the step's end (its `CommandIssued` counts its events),
@@ -89,14 +90,17 @@ def tell(stream: Iterable[Envelope], dice: bool = False, log: EventLog | None = 
         elif t is ev.EncounterCreated:
             rules = get_rules(e.rules)
             line = f"{e.title or 'An encounter'} under {e.rules} {e.rules_version}" + (
-                f", seed {e.seed}." if e.seed is not None else ", dice entered at the table.")
+                f", seed {e.seed}." if e.seed is not None else ", dice entered at the table."
+            )
         elif t is ev.CombatantAdded:
             line = f"{e.name} ({e.kind.upper()}, {e.side}) joins."
         elif t is ev.SurpriseDetermined:
             line = f"Surprised: {', '.join(e.surprised)}." if e.surprised else "No one is surprised."
         elif t is ev.OrderSet and e.reason == "initiative":
             line = "Order: " + "; ".join(
-                ", ".join(f"{_name(projection, c)} ({state.combatants[c].initiative})" for c in tier) for tier in e.tiers)
+                ", ".join(f"{_name(projection, c)} ({state.combatants[c].initiative})" for c in tier)
+                for tier in e.tiers
+            )
         elif t is ev.RoundStarted:
             line = "Surprise round." if e.surprise else f"Round {e.round}."
         elif t is ev.PassStarted:
@@ -106,7 +110,8 @@ def tell(stream: Iterable[Envelope], dice: bool = False, log: EventLog | None = 
                 faces = " ".join(str(f) for f in e.faces)
                 who = f"{_name(projection, e.by)}: " if e.by else ""
                 line = f"  {who}{e.expression} [{faces}] = {e.total} ({e.purpose})" + (
-                    " (entered)" if e.source == "entered" else "")
+                    " (entered)" if e.source == "entered" else ""
+                )
         elif t is ev.DamageApplied:
             if dice or not e.held:
                 where = f" to the {e.location}" if e.location else ""
@@ -114,7 +119,8 @@ def tell(stream: Iterable[Envelope], dice: bool = False, log: EventLog | None = 
                     line = f"  {_name(projection, e.target)} recovers {-e.amount}{where}."
                 else:
                     line = f"  {_name(projection, e.target)} takes {e.amount} damage{where}" + (
-                        ", held to the round's end." if e.held else ".")
+                        ", held to the round's end." if e.held else "."
+                    )
         elif t is ev.CombatantDefeated:
             line = f"  {_name(projection, e.combatant)} is {e.how}."
         elif t is ev.ConditionApplied:
@@ -150,8 +156,16 @@ def tell(stream: Iterable[Envelope], dice: bool = False, log: EventLog | None = 
     yield from deferred
 
 
-_BOUNDARIES = {ev.CommandIssued, ev.ActionDeclared, ev.RoundEnded, ev.RoundStarted, ev.PassStarted, ev.TurnStarted,
-               ev.TurnEnded, ev.EncounterEnded}
+_BOUNDARIES = {
+    ev.CommandIssued,
+    ev.ActionDeclared,
+    ev.RoundEnded,
+    ev.RoundStarted,
+    ev.PassStarted,
+    ev.TurnStarted,
+    ev.TurnEnded,
+    ev.EncounterEnded,
+}
 
 
 def render(lines: Iterable[str], fmt: str = "text", title: str = "combatlog transcript") -> Iterator[str]:
@@ -174,9 +188,11 @@ def render(lines: Iterable[str], fmt: str = "text", title: str = "combatlog tran
     yield "<!DOCTYPE html>"
     yield '<html lang="en"><head><meta charset="utf-8">'
     yield f"<title>{html.escape(title)}</title>"
-    yield ("<style>body{font-family:system-ui,sans-serif;max-width:52rem;margin:2rem auto;line-height:1.45}"
-           "h2{margin-top:1.5rem;border-bottom:1px solid #ccc}p{margin:.2rem 0}p.detail{margin-left:1.5rem;"
-           "color:#555;font-size:.92em}</style></head><body>")
+    yield (
+        "<style>body{font-family:system-ui,sans-serif;max-width:52rem;margin:2rem auto;line-height:1.45}"
+        "h2{margin-top:1.5rem;border-bottom:1px solid #ccc}p{margin:.2rem 0}p.detail{margin-left:1.5rem;"
+        "color:#555;font-size:.92em}</style></head><body>"
+    )
     first = True
     for line in lines:
         stripped = html.escape(line.strip())
