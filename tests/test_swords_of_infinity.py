@@ -527,8 +527,24 @@ def test_stealth_is_an_opposed_check_won_by_the_lower_roll():
 @pytest.mark.parametrize("stats", [{"skills": {"sprint": "fast"}}, {"armor": {"head": "thick"}}])
 def test_bad_stat_tables_are_refused(stats):
     s = soi(fighter("a", "A"))
-    with pytest.raises(Refused, match="whole numbers"):
+    with pytest.raises(Refused, match=r"combatant b: \$\.(skills|armor)\[\.\.\.\]: Expected int, got str"):
         s.do("add", **fighter("b", "B", **stats))
+
+
+@pytest.mark.parametrize("stats, path", [
+    ({"weapons": True}, r"\$\.weapons: Expected array, got bool"),
+    ({"weapons": [{"name": "axe", "power": "big"}]}, r"\$\.weapons\[0\]\.power: Expected int, got str"),
+    ({"vitality": 0}, r"\$\.vitality: Expected int >= 1"),
+    ({"size": 9}, r"\$\.size: Expected int <= 5"),
+    ({"shield": {"size_class": "huge"}}, r"\$\.shield\.size_class: Expected int, got str"),
+    ({"armour": {"head": 2}}, r"unknown field armour"),
+])
+def test_a_bad_stat_is_refused_when_added_naming_the_combatant_and_the_path(stats, path):
+    s = soi(fighter("a", "A"))
+    before = list(s.log.lines())
+    with pytest.raises(Refused, match="combatant b: .*" + path):
+        s.do("add", **fighter("b", "B", **stats))
+    assert list(s.log.lines()) == before
 
 
 def test_bad_critical_defense_moves_and_walls_are_refused():

@@ -109,6 +109,7 @@ from combatlog.engine.draft import Draft
 from combatlog.engine.errors import Refused
 from combatlog.engine.order import RankedOrder
 from combatlog.engine.rules.base import ActionSpec, OptionSpec, RuleSystem
+from combatlog.engine.rules.swords_of_infinity_model import Stats as SoIStats
 from combatlog.engine.timing import Timing, make_timing
 from combatlog.events import (
     CombatantDefeated,
@@ -1111,6 +1112,7 @@ class SwordsOfInfinity(RuleSystem):
     """Swords of Infinity, Tactical Time (see the module's docstring)."""
 
     name = "swords-of-infinity"
+    stats_type = SoIStats
     # 2: a Retaliate's target defends; Retaliate forgoes the turn's attack; a target whose
     # impairment was ignored checks Resist Impairment again when it is damaged again
     version = "2"
@@ -1134,33 +1136,12 @@ class SwordsOfInfinity(RuleSystem):
         return out
 
     def check_combatant(self, stats: dict[str, Any], who: str = "") -> dict[str, Any]:
-        stats = super().check_combatant(stats)
-        for key in ("vitality", "dexterity", "awareness", "intelligence", "strength", "block", "dodge",
-                    "physical_resistance", "size", "move", "spirit", "spirit_limit"):
-            if key in stats and (isinstance(stats[key], bool) or not isinstance(stats[key], int)):
-                raise Refused(f"stat {key}={stats[key]!r}", "not a whole number")
-        if stats["vitality"] < 1:
-            raise Refused("stat vitality", "at least 1")
-        if "size" in stats and stats["size"] not in SIZE_SPACE:
-            raise Refused(f"stat size={stats['size']}", "sizes run from -5 to 5")
+        """The stats as given, checked against the typed model (`swords_of_infinity_model.Stats`)."""
+        stats = super().check_combatant(stats, who)
         comp = stats.get("composition")
-        if comp is not None:
-            if not isinstance(comp, dict) or not comp or not all(
-                    isinstance(v, list) and len(v) == 2 and all(isinstance(x, int) for x in v) for v in comp.values()):
-                raise Refused("stat composition", "give {damage target: [low, high]} over 1-10")
-        for key in ("skills", "armor"):
-            table = stats.get(key, {})
-            if not isinstance(table, dict) or any(isinstance(v, bool) or not isinstance(v, int) for v in table.values()):
-                raise Refused(f"stat {key}", "give whole numbers by name")
-        shield = stats.get("shield")
-        if shield is not None and (not isinstance(shield, dict) or not isinstance(shield.get("size_class", 0), int)):
-            raise Refused("stat shield", "give {name, size_class}")
-        for i, w in enumerate(stats.get("weapons", ())):
-            if not isinstance(w, dict) or not w.get("name"):
-                raise Refused(f"weapons[{i}]", "a weapon needs a name")
-            for key in ("skill", "weight", "power", "reach", "range", "exploit", "size_class"):
-                if key in w and (isinstance(w[key], bool) or not isinstance(w[key], int)):
-                    raise Refused(f"weapons[{i}].{key}={w[key]!r}", "not a whole number")
+        if comp is not None and (not comp or not all(1 <= v[0] <= v[1] <= 10 for v in comp.values())):
+            raise Refused(f"combatant {who}" if who else "combatant",
+                          "$.composition: give {damage target: [low, high]} within 1-10")
         return stats
 
     def order(self, options: dict[str, Any]) -> RankedOrder:
