@@ -423,12 +423,15 @@ def test_do_auto_undo_and_redo_each_tell_what_the_step_did_then_where_the_fight_
     assert noted[0] == "Note: the bridge sways"
 
 
-@pytest.mark.parametrize("typed, says", [
-    ("1d20: 25", "25 can't show on a d20 (faces 1-20)"),
-    ("2d10: 7", "2d10 is 2 dice; give 2 faces"),
-    ("1d20 17", "put a colon after the dice: '1d20: 17'"),
-    ("1d20: seventeen", "give the faces as numbers"),
-])
+@pytest.mark.parametrize(
+    "typed, says",
+    [
+        ("1d20: 25", "25 can't show on a d20 (faces 1-20)"),
+        ("2d10: 7", "2d10 is 2 dice; give 2 faces"),
+        ("1d20 17", "put a colon after the dice: '1d20: 17'"),
+        ("1d20: seventeen", "give the faces as numbers"),
+    ],
+)
 def test_faces_typed_at_the_table_are_checked_against_their_dice_before_anything_runs(tmp_path, typed, says):
     log = tmp_path / "f.jsonl"
     assert run("new", str(EXAMPLES / "skirmish-ambush.toml"), "--log", str(log), "--seed", "3").exit_code == 0
