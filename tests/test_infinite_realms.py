@@ -8,12 +8,12 @@ import pytest
 
 from combatlog.engine import Refused, ScriptedDice, Session
 from combatlog.engine.encounter_file import read_encounter
-from combatlog.engine.rules.infinite_realms import damage_percent
+from combatlog.engine.rules.infinite_realms.reading import damage_percent
 from combatlog.events import ActionResolved, Command, TurnStarted
-from tests.conftest import run_forced
 from combatlog.projections import replay
 from combatlog.replays import JsonlLog, MemoryLog
 from combatlog.replays.audit import audit
+from tests.conftest import run_forced
 
 run = run_forced
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "infinite-realms-road.toml"
@@ -32,7 +32,6 @@ def ir(*combatants: dict, **options) -> Session:
     for c in combatants:
         s.do("add", **c)
     return s
-
 
 
 def act(s: Session, actor: str, action: str, target: str | None = None, faces=(), **params):
@@ -56,11 +55,22 @@ def duel(a: dict | None = None, b: dict | None = None, faces=(1, 1), **options) 
 
 def test_the_most_ap_acts_next_recomputed_after_every_action_ties_by_d10_plus_init_and_reach():
     dagger = {"name": "dagger", "kind": "melee", "ap": 2, "damage": 1, "critical": 0, "reach": 1}
-    bow = {"name": "bow", "kind": "missile", "ap": 2, "damage": 1, "critical": 0, "short": 5, "medium": 20,
-           "long": 50, "bow": True}
-    s = ir(fighter("a", "A", ap=6, offense=40, defense=20),
-           fighter("b", "B", ap=6, init=2, offense=40, defense=20, weapons=[dagger]),
-           fighter("c", "A", ap=5, offense=40, weapons=[bow]))
+    bow = {
+        "name": "bow",
+        "kind": "missile",
+        "ap": 2,
+        "damage": 1,
+        "critical": 0,
+        "short": 5,
+        "medium": 20,
+        "long": 50,
+        "bow": True,
+    }
+    s = ir(
+        fighter("a", "A", ap=6, offense=40, defense=20),
+        fighter("b", "B", ap=6, init=2, offense=40, defense=20, weapons=[dagger]),
+        fighter("c", "A", ap=5, offense=40, weapons=[bow]),
+    )
     run(s, "engage", params={"combatants": ["a", "b"]})  # sword 4 ft against dagger 1 ft: a +1 AP
     turns = []
 
@@ -86,15 +96,15 @@ def test_the_most_ap_acts_next_recomputed_after_every_action_ties_by_d10_plus_in
 # --- the damage chart -----------------------------------------------------------------
 
 
-@pytest.mark.parametrize("made_by, pct", [(0, 25), (10, 25), (11, 50), (20, 50), (21, 75), (30, 75), (31, 100),
-                                          (90, 100)])
+@pytest.mark.parametrize(
+    "made_by, pct", [(0, 25), (10, 25), (11, 50), (20, 50), (21, 75), (30, 75), (31, 100), (90, 100)]
+)
 def test_damage_chart_bands(made_by, pct):
     assert damage_percent(made_by) == pct
 
 
 def test_an_attack_offense_minus_defense_margin_damage_and_protection():
-    s = duel({"offense": 60, "weapons": [{**SWORD, "damage": "2d6", "critical": 0}]},
-             {"defense": 20, "protection": 2})
+    s = duel({"offense": 60, "weapons": [{**SWORD, "damage": "2d6", "critical": 0}]}, {"defense": 20, "protection": 2})
     events = act(s, "a", "attack", "b", [20, 6, 6])  # need 40: made by 20 -> 50% of 12 = 6, less 2
     assert outcome(events) == "d% 20 against 40: a hit by 20, 50% of 12 = 6, 4 through armour"
     assert s.state.combatants["b"].damage == 4
@@ -103,9 +113,20 @@ def test_an_attack_offense_minus_defense_margin_damage_and_protection():
 # --- critical hits --------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("made_by, extra, effect", [
-    (5, 5, None), (15, 10, None), (25, 10, "half AP"), (33, 15, "stunned"), (38, 20, "stunned"),
-    (43, 20, "stunned"), (48, 0, "internal bleeding"), (53, 0, "passed out"), (70, 0, "dead")])
+@pytest.mark.parametrize(
+    "made_by, extra, effect",
+    [
+        (5, 5, None),
+        (15, 10, None),
+        (25, 10, "half AP"),
+        (33, 15, "stunned"),
+        (38, 20, "stunned"),
+        (43, 20, "stunned"),
+        (48, 0, "internal bleeding"),
+        (53, 0, "passed out"),
+        (70, 0, "dead"),
+    ],
+)
 def test_critical_hit_chart(made_by, extra, effect):
     s = duel()
     # need 100; 5 is at or under the critical 10: 100% of 20, then the re-roll is made by `made_by`
@@ -143,8 +164,18 @@ def test_no_critical_when_the_re_roll_misses():
 # --- critical misses ------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("missed_by, effect", [(10, "down"), (25, "stunned"), (35, "wound 5"), (43, "broken"),
-                                               (48, "wound 10"), (55, "wound 20"), (63, "broken")])
+@pytest.mark.parametrize(
+    "missed_by, effect",
+    [
+        (10, "down"),
+        (25, "stunned"),
+        (35, "wound 5"),
+        (43, "broken"),
+        (48, "wound 10"),
+        (55, "wound 20"),
+        (63, "broken"),
+    ],
+)
 def test_critical_miss_chart(missed_by, effect):
     s = duel({"offense": 0}, {"defense": 0})  # need 0: every roll misses, by the roll
     act(s, "a", "attack", "b", [97, missed_by])
@@ -165,9 +196,17 @@ def test_a_quality_weapon_survives_the_non_quality_break():
     assert "broken" not in s.state.extra
 
 
-@pytest.mark.parametrize("option, weapon, roll, rerolls", [
-    ("chapter", {}, 95, False), ("chapter", {}, 96, True), ("chapter", {"flail": True}, 91, True),
-    ("attacks", {}, 91, True), ("attacks", {"flail": True}, 81, True), ("attacks", {}, 90, False)])
+@pytest.mark.parametrize(
+    "option, weapon, roll, rerolls",
+    [
+        ("chapter", {}, 95, False),
+        ("chapter", {}, 96, True),
+        ("chapter", {"flail": True}, 91, True),
+        ("attacks", {}, 91, True),
+        ("attacks", {"flail": True}, 81, True),
+        ("attacks", {}, 90, False),
+    ],
+)
 def test_the_critical_miss_threshold_is_an_option(option, weapon, roll, rerolls):
     s = duel({"offense": 0, "weapons": [{**SWORD, **weapon}]}, critical_miss=option)
     faces = [roll, 20] if rerolls else [roll]
@@ -300,8 +339,16 @@ def test_offensive_modifiers_for_a_stunned_down_prone_or_surprised_target():
 
 
 def test_thrown_and_missile_ranges_short_long_and_beyond():
-    spear = {"name": "spear", "kind": "thrown", "ap": 3, "damage": 8, "critical": 0, "short": 5, "medium": 15,
-             "long": 30}
+    spear = {
+        "name": "spear",
+        "kind": "thrown",
+        "ap": 3,
+        "damage": 8,
+        "critical": 0,
+        "short": 5,
+        "medium": 15,
+        "long": 30,
+    }
     s = ir(fighter("a", "A", ap=20, offense=50, weapons=[spear]), fighter("b", "B", ap=5, defense=10))
     run(s, "distance", params={"a": "a", "b": "b", "yards": 4})
     run(s, "begin", [1, 1])
@@ -316,8 +363,17 @@ def test_thrown_and_missile_ranges_short_long_and_beyond():
 
 
 def test_the_defensive_chart_cover_light_and_weapons():
-    bow = {"name": "bow", "kind": "missile", "ap": 4, "damage": 4, "critical": 0, "short": 5, "medium": 50,
-           "long": 100, "bow": True}
+    bow = {
+        "name": "bow",
+        "kind": "missile",
+        "ap": 4,
+        "damage": 4,
+        "critical": 0,
+        "short": 5,
+        "medium": 50,
+        "long": 100,
+        "bow": True,
+    }
     flail = {"name": "flail", "kind": "melee", "ap": 4, "damage": 4, "critical": 0, "flail": True}
     s = ir(fighter("a", "A", offense=50, weapons=[bow, flail]), fighter("b", "B", ap=5, defense=10), light="night")
     run(s, "distance", params={"a": "a", "b": "b", "yards": 10})
@@ -328,8 +384,7 @@ def test_the_defensive_chart_cover_light_and_weapons():
 
 
 def test_rapid_fire_only_against_a_rush_and_at_half_the_ap():
-    bow = {"name": "bow", "kind": "missile", "ap": 5, "damage": 4, "critical": 0, "short": 5, "medium": 50,
-           "long": 100}
+    bow = {"name": "bow", "kind": "missile", "ap": 5, "damage": 4, "critical": 0, "short": 5, "medium": 50, "long": 100}
     s = ir(fighter("a", "A", ap=14, weapons=[bow]), fighter("b", "B", ap=12, offense=0))
     run(s, "begin", [1, 1])
     with pytest.raises(Refused, match="against a combatant rushing you"):
@@ -382,8 +437,7 @@ DAGGER = {"name": "dagger", "kind": "melee", "ap": 2, "damage": 1, "critical": 0
 
 
 def test_the_reach_bonus_is_given_once_a_round():
-    s = ir(fighter("a", "A", ap=14, weapons=[PIKE]), fighter("b", "B", ap=3, weapons=[DAGGER]),
-           fighter("c", "A", ap=1))
+    s = ir(fighter("a", "A", ap=14, weapons=[PIKE]), fighter("b", "B", ap=3, weapons=[DAGGER]), fighter("c", "A", ap=1))
     run(s, "distance", params={"a": "a", "b": "b", "yards": 3})
     run(s, "engage", params={"combatants": ["b", "c"]})  # b fights c: no free attack on a
     run(s, "begin", [1, 1, 1])
@@ -402,8 +456,7 @@ def test_moving_toward_an_ally_engages_no_one():
 
 
 def test_the_free_attack_uses_the_first_melee_weapon():
-    bow = {"name": "bow", "kind": "missile", "ap": 5, "damage": 4, "critical": 0, "short": 5, "medium": 50,
-           "long": 100}
+    bow = {"name": "bow", "kind": "missile", "ap": 5, "damage": 4, "critical": 0, "short": 5, "medium": 50, "long": 100}
     s = duel({"defense": 50}, {"offense": 60, "weapons": [bow, DAGGER]})
     events = act(s, "a", "walk", faces=[1], away_from="b")
     assert outcome(events).startswith("B's free attack: d% 1 against 10: a hit by 9, 25% of 1 = 0")
@@ -473,18 +526,42 @@ def test_defense_bought_by_command_at_the_start_of_the_round_and_not_after():
         run(s, "defend", actor="b", params={"ap": 1})
 
 
-@pytest.mark.parametrize("stats, message", [({"defense": {}}, "defense"),
-                                            ({"weapons": [{"name": "spear", "kind": "thrown", "ap": 3, "long": 30}]},
-                                             "short <= medium <= long")])
+@pytest.mark.parametrize(
+    "stats, message",
+    [
+        ({"defense": {}}, "defense"),
+        ({"weapons": [{"name": "spear", "kind": "thrown", "ap": 3, "long": 30}]}, "short <= medium <= long"),
+    ],
+)
 def test_bad_stats_are_refused(stats, message):
     s = ir(fighter("a", "A"))
     with pytest.raises(Refused, match=message):
         s.do("add", **fighter("b", "B", **stats))
 
 
-@pytest.mark.parametrize("made_by, extra", [(10, 5), (11, 10), (20, 10), (21, 10), (30, 10), (31, 15), (35, 15),
-                                            (36, 20), (40, 20), (41, 20), (45, 20), (46, 0), (50, 0), (51, 0),
-                                            (55, 0), (56, 0), (65, 0), (66, 0)])
+@pytest.mark.parametrize(
+    "made_by, extra",
+    [
+        (10, 5),
+        (11, 10),
+        (20, 10),
+        (21, 10),
+        (30, 10),
+        (31, 15),
+        (35, 15),
+        (36, 20),
+        (40, 20),
+        (41, 20),
+        (45, 20),
+        (46, 0),
+        (50, 0),
+        (51, 0),
+        (55, 0),
+        (56, 0),
+        (65, 0),
+        (66, 0),
+    ],
+)
 def test_critical_hit_band_edges(made_by, extra):
     s = duel()
     faces = [5, 100 - made_by] + ([1] if 56 <= made_by <= 65 else [])
@@ -499,11 +576,25 @@ def test_critical_hit_band_edges(made_by, extra):
     assert (b.defeated == "dead") is (made_by >= 66)
 
 
-@pytest.mark.parametrize("missed_by, down, stunned, wound, broken", [
-    (20, True, False, 0, False), (21, False, True, 0, False), (30, False, True, 0, False), (31, False, False, 5, False),
-    (40, False, False, 5, False), (41, False, False, 0, True), (45, False, False, 0, True), (46, False, True, 10, False),
-    (50, False, True, 10, False), (51, False, True, 20, False), (60, False, True, 20, False), (61, False, False, 0, True),
-    (65, False, False, 0, True), (66, False, False, 20, False)])
+@pytest.mark.parametrize(
+    "missed_by, down, stunned, wound, broken",
+    [
+        (20, True, False, 0, False),
+        (21, False, True, 0, False),
+        (30, False, True, 0, False),
+        (31, False, False, 5, False),
+        (40, False, False, 5, False),
+        (41, False, False, 0, True),
+        (45, False, False, 0, True),
+        (46, False, True, 10, False),
+        (50, False, True, 10, False),
+        (51, False, True, 20, False),
+        (60, False, True, 20, False),
+        (61, False, False, 0, True),
+        (65, False, False, 0, True),
+        (66, False, False, 20, False),
+    ],
+)
 def test_critical_miss_band_edges(missed_by, down, stunned, wound, broken):
     s = duel({"offense": 0}, {"defense": 0})
     faces = [97, missed_by] + ([50] if missed_by >= 66 else [])  # 66+: a critical hit on oneself? 50 > 0: no
@@ -513,8 +604,7 @@ def test_critical_miss_band_edges(missed_by, down, stunned, wound, broken):
 
 
 def test_medium_range_is_plain_and_long_range_starts_past_it():
-    bow = {"name": "bow", "kind": "missile", "ap": 2, "damage": 4, "critical": 0, "short": 5, "medium": 15,
-           "long": 30}
+    bow = {"name": "bow", "kind": "missile", "ap": 2, "damage": 4, "critical": 0, "short": 5, "medium": 15, "long": 30}
     s = ir(fighter("a", "A", ap=30, offense=50, weapons=[bow]), fighter("b", "B", ap=5, defense=10))
     run(s, "begin", [1, 1])
     for yards, need in ((6, 40), (15, 40), (16, 20)):

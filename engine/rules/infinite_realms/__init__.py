@@ -1,0 +1,355 @@
+"""`infinite-realms`: Infinite Realms Players Book, chapter four, "Combat" (action points).
+
+Action points instead of turns: whoever has the most left acts next; the rules notes are
+`docs/rules/infinite-realms.md`. The package: `model.py`, `events.py`, `reading.py`,
+`effects.py`, `attack.py`, `criticals.py`, `movement.py`, `actions.py`, `policy.py`, and this
+file, the system itself.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from combatlog.engine import rules as _registry
+from combatlog.engine.dice import DiceError
+from combatlog.engine.dice import parse as parse_dice
+from combatlog.engine.draft import Draft
+from combatlog.engine.errors import Refused
+from combatlog.engine.order import ActionPointOrder
+from combatlog.engine.rules.base import ActionSpec, OptionSpec, RuleSystem
+from combatlog.engine.rules.infinite_realms.actions import (
+    AIM,
+    ATTACK,
+    DEFEND,
+    FIRST_AID,
+    KICK_A,
+    MOVE_SPECS,
+    PUNCH_A,
+    PURSUE,
+    STAND,
+    _check_defend,
+    _weapon_of,
+)
+from combatlog.engine.rules.infinite_realms.effects import _rerank
+from combatlog.engine.rules.infinite_realms.events import (
+    EVENTS,
+    Aimed,
+    DefenseBought,
+    Disengaged,
+    DistanceSet,
+    Engaged,
+    RoundReset,
+    WeaponBroken,
+)
+from combatlog.engine.rules.infinite_realms.model import (
+    BLEEDING,
+    HALF_AP,
+    LIGHT,
+    MOVES,
+    STUNNED,
+    WOUNDED_25,
+    WOUNDED_50,
+)
+from combatlog.engine.rules.infinite_realms.movement import _engage, _reach_bonus
+from combatlog.engine.rules.infinite_realms.policy import policy
+from combatlog.engine.rules.infinite_realms.reading import factor
+from combatlog.engine.timing import Timing, make_timing
+from combatlog.events import CombatantDefeated, Command, ConditionApplied, ResourceSpent, ResourcesSet
+from combatlog.projections import Combatant, Encounter, Pending
+
+
+class InfiniteRealms(RuleSystem):
+    """Infinite Realms, chapter four (see the module's docstring)."""
+
+    name = "infinite-realms"
+    # 2: a wounded attacker's damage factor on a critical's extra damage and on a critical
+    # miss's wounds; a game master's change of points or reach re-ranks the order
+    version = "2"
+    events = EVENTS
+    required_stats = ("hp", "ap", "init", "defense")
+    option_specs = {
+        "critical_miss": OptionSpec(
+            "chapter", ("chapter", "attacks"), "chapter: 96+ (91+ flail); attacks: 91+ (81+ flail), 96+ hand to hand"
+        ),
+        "defense_changes": OptionSpec(
+            "protect",
+            ("protect", "literal"),
+            "protect: bought defense and cover make a hit harder; literal: as printed",
+        ),
+        "light": OptionSpec("day", tuple(LIGHT), "light and weather, against thrown and missile weapons"),
+        "start_distance": OptionSpec(20, None, "yards between enemies when no distance is given"),
+        "first_aid_ap": OptionSpec(5, None, "AP that first aid costs"),
+        "pursuit_base": OptionSpec(50, None, "pursuit: running - their running + this"),
+    }
+    commands = {
+        "distance": "set the distance between two combatants in yards (params a, b, yards)",
+        "engage": "two or more combatants start fighting hand to hand (params combatants = ids)",
+        "defend": "at the round's start, before anyone acts: a combatant spends AP on defense (actor; params ap)",
+    }
+    command_words = {"distance": ("a", "b", "yards"), "engage": ("*combatants",), "defend": ("actor", "ap")}
+
+    def options(self, given: dict[str, Any]) -> dict[str, Any]:
+        out = super().options(given)
+        for key in ("start_distance", "first_aid_ap", "pursuit_base"):
+            v = out[key]
+            if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+                raise Refused(f"option {key}={v!r}", "not a whole number of at least 0")
+        return out
+
+    def check_combatant(self, stats: dict[str, Any], who: str = "") -> dict[str, Any]:
+        stats = super().check_combatant(stats)
+        for key in (
+            "hp",
+            "ap",
+            "init",
+            "offense",
+            "dodge",
+            "ps",
+            "adjusted_pd",
+            "punch_ap",
+            "kick_ap",
+            "running",
+            "first_aid",
+        ):
+            if key in stats and (isinstance(stats[key], bool) or not isinstance(stats[key], int)):
+                raise Refused(f"stat {key}={stats[key]!r}", "not a whole number")
+        if stats["hp"] < 1:
+            raise Refused("stat hp", "at least 1")
+        for key in ("defense", "protection"):
+            v = stats.get(key, 0)
+            if isinstance(v, dict):
+                if not v or not all(isinstance(x, int) and not isinstance(x, bool) for x in v.values()):
+                    raise Refused(f"stat {key}", "give whole numbers by attack kind or damage type")
+            elif isinstance(v, bool) or not isinstance(v, int):
+                raise Refused(f"stat {key}={v!r}", "a whole number, or a table of them")
+        ws = stats.get("weapons", [])
+        if not isinstance(ws, list):
+            raise Refused("stat weapons", "give a list of weapons")
+        names = set()
+        for i, w in enumerate(ws):
+            if not isinstance(w, dict) or not w.get("name"):
+                raise Refused(f"weapons[{i}]", "a weapon needs a name")
+            if w["name"] in names or w["name"] in ("punch", "kick"):
+                raise Refused(f"weapons[{i}]", f"the name {w['name']!r} is taken")
+            names.add(w["name"])
+            if w.get("kind", "melee") not in ("melee", "thrown", "missile"):
+                raise Refused(f"weapons[{i}].kind", "melee, thrown or missile")
+            if not isinstance(w.get("ap"), int) or w["ap"] < 1:
+                raise Refused(f"weapons[{i}].ap", "the AP the attack uses, a whole number of at least 1")
+            dmg = w.get("damage", 0)
+            if not isinstance(dmg, int):
+                try:
+                    parse_dice(str(dmg))
+                except DiceError as exc:
+                    raise Refused(f"weapons[{i}].damage", str(exc)) from None
+            for key in ("reach", "critical", "offense", "short", "medium", "long"):
+                if key in w and (isinstance(w[key], bool) or not isinstance(w[key], int)):
+                    raise Refused(f"weapons[{i}].{key}={w[key]!r}", "not a whole number")
+            if w.get("kind", "melee") != "melee":
+                ranges = [w.get(k) for k in ("short", "medium", "long")]
+                ints = [r for r in ranges if isinstance(r, int)]
+                if len(ints) != 3 or not ints[0] <= ints[1] <= ints[2]:
+                    raise Refused(f"weapons[{i}]", "a thrown or missile weapon needs short <= medium <= long, in yards")
+        return stats
+
+    def order(self, options: dict[str, Any]) -> ActionPointOrder:
+        return ActionPointOrder("ap")
+
+    def timing(self, options: dict[str, Any]) -> Timing:
+        return _TURN
+
+    def initiative(self, draft: Draft, combatant: Combatant, ids: tuple[str, ...]) -> int:
+        init = int(combatant.stats.get("init", 0))
+        return draft.roll(f"1d10{init:+d}" if init else "1d10", "AP tie-break (d10 + Init)", by=combatant.id).total
+
+    def budget(self, state: Encounter, combatant: Combatant) -> dict[str, int]:
+        if combatant.has(STUNNED):
+            return {"ap": 0}
+        ap = int(combatant.stats["ap"]) * factor(combatant, "ap")
+        if combatant.has(HALF_AP):
+            ap /= 2
+        return {"ap": int(ap)}
+
+    def actions(self, state: Encounter, actor: Combatant) -> list[ActionSpec]:
+        out = [ATTACK]
+        if "punch_ap" in actor.stats:
+            out.append(PUNCH_A)
+        if "kick_ap" in actor.stats:
+            out.append(KICK_A)
+        out += [AIM, *MOVE_SPECS, DEFEND, STAND, PURSUE]
+        if "first_aid" in actor.stats:
+            out.append(FIRST_AID)
+        return out
+
+    def cost(self, state: Encounter, actor: Combatant, spec: ActionSpec, params: dict[str, Any]) -> dict[str, int]:
+        if spec.name == "attack":
+            w = _weapon_of(state, actor, params)
+            ap = int(w["ap"]) if w else 1
+            if params.get("rapid"):
+                ap = math.ceil(ap / 2)
+            return {"ap": ap}
+        if spec.name == "punch":
+            return {"ap": int(actor.stats["punch_ap"])}
+        if spec.name == "kick":
+            return {"ap": int(actor.stats["kick_ap"])}
+        if spec.name in MOVES or spec.name == "pursue":
+            legs = actor.has("crippled right leg") or actor.has("crippled left leg")
+            return {"ap": 2 if legs else 1}
+        if spec.name == "defend":
+            return {"ap": int(params.get("ap", 1)) if isinstance(params.get("ap", 1), int) else 1}
+        if spec.name == "stand":  # 5 AP, or a whole round's AP for one who has fewer
+            return {"ap": min(5, int(state.extra.get("start_ap", {}).get(actor.id, 5)) or 5)}
+        if spec.name == "first_aid":
+            return {"ap": int(state.options.get("first_aid_ap", 5))}
+        return dict(spec.cost)
+
+    def round_started(self, draft: Draft) -> None:
+        bonus = {
+            cid: n
+            for cid, n in draft.state.extra.get("reach_bonus", {}).items()
+            if draft.state.combatants[cid].active and not draft.state.combatants[cid].has(STUNNED)
+        }
+        for cid in sorted(bonus):
+            c = draft.state.combatants[cid]
+            draft.emit(
+                ResourcesSet(combatant=cid, resources={**c.resources, "ap": c.resources.get("ap", 0) + bonus[cid]})
+            )
+        state = draft.state
+        draft.emit(RoundReset(start_ap={c.id: c.resources.get("ap", 0) for c in state.active()}, given=bonus))
+
+    def round_ending(self, draft: Draft) -> None:
+        state = draft.state
+        for cid, since in sorted(state.extra.get("bleeding", {}).items()):
+            c = state.combatants[cid]
+            if since < 0 or not c.has(BLEEDING) or c.defeated == "dead":
+                continue
+            if (state.round - since) % 4 == 3:
+                draft.damage(cid, 1, kind="bleeding", source="internal bleeding")
+
+    def after_damage(self, draft: Draft, target: str) -> None:
+        c = draft.state.combatants[target]
+        hp = int(c.stats["hp"])
+        left = hp - c.damage
+        if c.defeated == "dead":
+            return
+        if left < -hp:
+            draft.emit(CombatantDefeated(combatant=target, how="dead"))
+        elif c.defeated is not None:
+            return
+        elif left <= 0:
+            draft.emit(CombatantDefeated(combatant=target, how="passed out"))
+        elif left * 4 <= hp and not c.has(WOUNDED_25):
+            draft.emit(ConditionApplied(target=target, condition=WOUNDED_25, source="hit points"))
+        elif left * 2 <= hp and not c.has(WOUNDED_50) and not c.has(WOUNDED_25):
+            draft.emit(ConditionApplied(target=target, condition=WOUNDED_50, source="hit points"))
+
+    def command(self, draft: Draft, command: Command) -> None:
+        state = draft.state
+        p = command.params
+        if command.kind == "distance":
+            a, b, yards = str(p.get("a")), str(p.get("b")), p.get("yards")
+            for cid in (a, b):
+                if cid not in state.combatants:
+                    raise Refused(f"distance {cid!r}", "no such combatant", "ids: " + ", ".join(state.combatants))
+            if a == b:
+                raise Refused("distance", "name two different combatants")
+            if isinstance(yards, bool) or not isinstance(yards, int) or yards < 0:
+                raise Refused(f"distance {a} {b} {yards!r}", "a whole number of yards, 0 or more")
+            if yards == 0 and state.phase not in ("setup", "surprise"):
+                _engage(draft, (a, b))
+            elif yards == 0:
+                draft.emit(Engaged(combatants=(a, b), bonus=_reach_bonus(state, (a, b))))
+            else:
+                if b in state.extra.get("engaged", {}).get(a, ()):
+                    draft.emit(Disengaged(combatants=(a, b)))
+                draft.emit(DistanceSet(a=a, b=b, yards=yards, how="given"))
+            _rerank(draft)
+            return
+        if command.kind == "defend":
+            c = state.combatants.get(command.actor or "")
+            if c is None or not c.active:
+                raise Refused(
+                    f"defend {command.actor!r}",
+                    "no such combatant in the fight",
+                    "ids: " + ", ".join(x.id for x in state.active()),
+                )
+            if state.phase not in ("declare", "resolve"):
+                raise Refused("defend", "defense is bought once the round has begun")
+            why = _check_defend(state, c, (), dict(command.params))
+            ap = command.params.get("ap", 1)
+            if why is None and c.resources.get("ap", 0) < ap:
+                why = f"{c.name} has {c.resources.get('ap', 0)} AP"
+            if why:
+                raise Refused(f"defend {c.id}", why)
+            draft.emit(ResourceSpent(combatant=c.id, resource="ap", amount=ap))
+            draft.emit(DefenseBought(combatant=c.id, ap=ap))
+            _rerank(draft)
+            return
+        if command.kind == "engage":
+            ids = p.get("combatants")
+            if not isinstance(ids, list) or len(ids) < 2 or any(i not in state.combatants for i in ids):
+                raise Refused("engage", "name two or more combatants", "ids: " + ", ".join(state.combatants))
+            if state.phase in ("setup", "surprise"):
+                draft.emit(Engaged(combatants=tuple(ids), bonus=_reach_bonus(state, tuple(ids))))
+            else:
+                _engage(draft, tuple(ids))
+            _rerank(draft)
+            return
+        raise Refused(f"command {command.kind!r}", "unknown command")
+
+    def policy(self, state: Encounter, actor: Combatant) -> Command:
+        return policy(self, state, actor)
+
+    def describe(self, state: Encounter, pending: Pending) -> str:
+        actor = state.combatants[pending.actor]
+        ap = actor.resources.get("ap", 0)
+        who = f"{actor.name} ({ap} AP)"
+        if pending.action == "attack":
+            w = _weapon_of(state, actor, pending.params)
+            return f"{who} attacks {state.combatants[pending.targets[0]].name} with the {w['name'] if w else 'weapon'}"
+        if pending.action in ("punch", "kick"):
+            return f"{who} {pending.action}s {state.combatants[pending.targets[0]].name}"
+        if pending.action in MOVES:
+            how = {"run": "runs", "dodge_run": "runs and dodges", "walk": "walks"}[pending.action]
+            toward = pending.params.get("toward")
+            other = state.combatants[str(toward or pending.params.get("away_from"))].name
+            return f"{who} {how} {'toward' if toward else 'away from'} {other}"
+        return super().describe(state, pending)
+
+    def narrate(self, state: Encounter, event: Any, dice: bool = False) -> str | None:
+        def name(cid: str) -> str:
+            return state.combatants[cid].name if cid in state.combatants else cid
+
+        t = type(event)
+        if t is Engaged:
+            bonus = "; ".join(f"{name(c)} +{n} AP for reach" for c, n in event.bonus.items())
+            return f"  {' and '.join(name(c) for c in event.combatants)} engage" + (f" ({bonus})." if bonus else ".")
+        if t is DistanceSet and event.how == "given":
+            return f"  {name(event.a)} and {name(event.b)} are {event.yards} yards apart."
+        if t is DefenseBought:
+            return f"  {name(event.combatant)} spends {event.ap} AP on defense."
+        if t is WeaponBroken:
+            return f"  {name(event.combatant)}'s {event.weapon} breaks."
+        if t is Aimed and event.reason == "hit before attacking":
+            return f"  {name(event.combatant)} loses the aim."
+        return None
+
+    def summary(self, state: Encounter) -> list[str]:
+        out = []
+        engaged = {tuple(sorted((a, b))) for a, bs in state.extra.get("engaged", {}).items() for b in bs}
+        if engaged:
+            out.append("Engaged: " + ", ".join(f"{a}-{b}" for a, b in sorted(engaged)))
+        ap = [f"{c.id} {c.resources.get('ap', 0)}" for c in state.active()]
+        if ap:
+            out.append("AP left: " + ", ".join(ap))
+        return out
+
+
+_TURN = make_timing("turn")
+
+
+INFINITE_REALMS = InfiniteRealms()
+
+
+_registry.register(INFINITE_REALMS)

@@ -1,0 +1,50 @@
+"""Infinite Realms' automatic combatant: attack an engaged foe with the first melee weapon it
+can pay for, else shoot one in range, else run toward the nearest."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from combatlog.engine.rules.base import RuleSystem
+from combatlog.engine.rules.infinite_realms.actions import MOVE_SPECS
+from combatlog.engine.rules.infinite_realms.model import DOWN
+from combatlog.engine.rules.infinite_realms.reading import distance, engaged_with, weapon, weapons
+from combatlog.events import Command
+from combatlog.projections import Combatant, Encounter
+
+
+def policy(rules: RuleSystem, state: Encounter, actor: Combatant) -> Command:
+    """The command an automatic Infinite Realms combatant issues now."""
+    end = Command(kind="end_turn", actor=actor.id, by="policy")
+    ap = actor.resources.get("ap", 0)
+
+    def act(action: str, target: str | None = None, **params: Any) -> Command:
+        return Command(
+            kind="act", actor=actor.id, action=action, targets=(target,) if target else (), params=params, by="policy"
+        )
+
+    if actor.has(DOWN):
+        return act("stand") if ap >= 5 else end
+    foes = [c for c in state.active() if c.side != actor.side]
+    if not foes:
+        return end
+    close = [f for f in foes if f.id in engaged_with(state, actor.id)]
+    usable = [w for w in weapons(actor) if weapon(state, actor, w["name"]) is not None]
+    if close:
+        engaged = close[0].id
+        for w in usable:
+            if w.get("kind", "melee") == "melee" and int(w["ap"]) <= ap:
+                return act("attack", engaged, weapon=w["name"])
+        if "punch_ap" in actor.stats and int(actor.stats["punch_ap"]) <= ap:
+            return act("punch", engaged)
+        return end
+    foes.sort(key=lambda f: (distance(state, actor.id, f.id), list(state.combatants).index(f.id)))
+    target = foes[0]
+    d = distance(state, actor.id, target.id)
+    for w in usable:
+        if w.get("kind", "melee") != "melee" and d <= int(w.get("long", 0)) and int(w["ap"]) <= ap:
+            return act("attack", target.id, weapon=w["name"])
+    move_cost = rules.cost(state, actor, MOVE_SPECS[0], {})["ap"]
+    if ap >= move_cost:
+        return act("run", toward=target.id)
+    return end
