@@ -150,3 +150,21 @@ def test_the_package_says_its_version_and_license():
     out = subprocess.run([sys.executable, "-m", "combatlog", "--version"], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == f"combatlog {combatlog.__version__}"
     assert (ROOT / "cli" / "root" / "py.typed").exists() and (ROOT / "LICENSE").exists()
+
+
+def test_every_package_of_the_code_is_listed_for_installing():
+    # a folder with an __init__.py missing from [tool.setuptools] packages is left out of a wheel
+    import tomllib
+
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    listed = set(config["packages"])
+    mapped = config["package-dir"]
+    folders = {(ROOT / folder).resolve() for folder in mapped.values()}
+    found = set()
+    for package, folder in mapped.items():
+        for init in (ROOT / folder).rglob("__init__.py"):
+            if init.parent.resolve() in folders - {(ROOT / folder).resolve()}:
+                continue  # a folder mapped to a package of its own (cli/root is combatlog)
+            rel = init.parent.relative_to(ROOT / folder)
+            found.add(".".join([package, *rel.parts]))
+    assert found <= listed, sorted(found - listed)
