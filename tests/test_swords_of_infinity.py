@@ -8,19 +8,19 @@ import pytest
 
 from combatlog.engine import Refused, Session
 from combatlog.engine.encounter_file import read_encounter
-from combatlog.engine.rules.swords_of_infinity import (
+from combatlog.engine.rules.swords_of_infinity.model import HUMAN
+from combatlog.engine.rules.swords_of_infinity.numbers import (
     block_damage,
     dodged,
     exploit_stacks,
     knockback_damage,
     location,
-    HUMAN,
 )
 from combatlog.events import ActionResolved, DiceRolled
-from tests.conftest import run_forced
 from combatlog.projections import replay
 from combatlog.replays import JsonlLog, MemoryLog
 from combatlog.replays.audit import audit
+from tests.conftest import run_forced
 
 run = run_forced
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "swords-of-infinity-ambush.toml"
@@ -41,24 +41,32 @@ def soi(*combatants: dict, **options) -> Session:
     return s
 
 
-
 def attack(s: Session, actor: str, target: str, faces, **params) -> str:
-    events = run(s, "act", faces, actor=actor, action="attack", targets=(target,),
-                 params=params)
+    events = run(s, "act", faces, actor=actor, action="attack", targets=(target,), params=params)
     return [e for e in events if isinstance(e, ActionResolved)][-1].outcome
 
 
 def test_bjorics_block():
     # 20 in block + 35 awareness: 55; armour 3 on the left arm + a size 3 shield: -60; power 63 -> 3
     assert block_damage(63, 3, 3) == 3
-    s = soi(fighter("raider", "B", dexterity=40),
-            fighter("bjoric", "A", awareness=35, block=20, armor={"left arm": 3, "head": 2},
-                    shield={"name": "shield", "size_class": 3}))
+    s = soi(
+        fighter("raider", "B", dexterity=40),
+        fighter(
+            "bjoric",
+            "A",
+            awareness=35,
+            block=20,
+            armor={"left arm": 3, "head": 2},
+            shield={"name": "shield", "size_class": 3},
+        ),
+    )
     run(s, "begin", [10, 90])  # the raider 10 (a success), Bjoric 90 (a failure): the raider first
     said = attack(s, "raider", "bjoric", [29, 55, 63], defense="block", block_target="left arm")
     # the hit roll's ones digit 9: the head; Bjoric blocks (55 against 55) and takes it on the left arm
-    assert said == ("hit roll 29 against 50: a hit; block 55 against 55: the left arm takes it; "
-                    "power 63 against 70; 3 damage to the left arm (armour 6)")
+    assert said == (
+        "hit roll 29 against 50: a hit; block 55 against 55: the left arm takes it; "
+        "power 63 against 70; 3 damage to the left arm (armour 6)"
+    )
     assert s.state.combatants["bjoric"].wounds == {"left arm": 3}
 
 
@@ -80,7 +88,15 @@ def test_the_knockback_example_and_the_exploit_example():
 
 def test_hit_location_by_the_ones_digit_on_a_human():
     assert [location(r, HUMAN) for r in (11, 2, 33, 46, 57, 68, 79, 100)] == [
-        "left leg", "right leg", "torso", "torso", "left arm", "right arm", "head", "head"]
+        "left leg",
+        "right leg",
+        "torso",
+        "torso",
+        "left arm",
+        "right arm",
+        "head",
+        "head",
+    ]
 
 
 def test_wounded_disabled_and_destroyed():
@@ -115,8 +131,9 @@ def test_initiative_is_a_power_roll_and_failures_act_last():
     s = soi(fighter("a", "A", dexterity=20, awareness=20), fighter("b", "B"), fighter("c", "B"))
     run(s, "begin", [39, 80, 75])  # a: 39 under 40; b: 80 fails (TN 70); c: 75 fails
     assert s.state.order == (("a",), ("c",), ("b",))
-    s = soi(fighter("a", "A", dexterity=20, awareness=20), fighter("b", "B"), fighter("c", "B"),
-            failed_initiative="roll")
+    s = soi(
+        fighter("a", "A", dexterity=20, awareness=20), fighter("b", "B"), fighter("c", "B"), failed_initiative="roll"
+    )
     run(s, "begin", [39, 80, 75])
     assert s.state.order == (("b",), ("c",), ("a",))
 
@@ -157,7 +174,8 @@ def test_the_ambush_plays_to_the_end_and_its_log_replays_and_audits_clean(tmp_pa
 
 # --- the rest of the chapter ------------------------------------------------------------
 
-from combatlog.engine.rules.swords_of_infinity import SIZE_SPACE, moved_squares  # noqa: E402
+from combatlog.engine.rules.swords_of_infinity.model import SIZE_SPACE  # noqa: E402
+from combatlog.engine.rules.swords_of_infinity.numbers import moved_squares  # noqa: E402
 
 
 def place(s: Session, **where):
@@ -176,8 +194,9 @@ def test_the_size_table():
     assert SIZE_SPACE[0] == ("1", "1/4") and SIZE_SPACE[3] == ("9", "4") and SIZE_SPACE[-5] == ("1/32", "1/128")
 
 
-@pytest.mark.parametrize("kind, power, squares", [("sprint", 40, 40), ("sprint", 3, 7), ("jump", 40, 4),
-                                                  ("climb", 100, 2), ("swim", 40, 8)])
+@pytest.mark.parametrize(
+    "kind, power, squares", [("sprint", 40, 40), ("sprint", 3, 7), ("jump", 40, 4), ("climb", 100, 2), ("swim", 40, 8)]
+)
 def test_resisted_movement_distances(kind, power, squares):
     assert moved_squares(kind, power, 7, False) == squares
 
@@ -210,10 +229,11 @@ def test_climbing_makes_vulnerable_until_the_next_turn():
 def test_an_untargeted_attack_the_defender_places_it_and_may_resist_it_whole():
     s = duel(b={"physical_resistance": 60, "dodge": 90})
     said = attack(s, "a", "b", [30, 50, 55], area=True, block_target="left leg")
-    assert said == ("hit roll 30 against 50: a hit; power 50 against 70; "
-                    "physical resistance 55 against 60: no damage")
+    assert said == ("hit roll 30 against 50: a hit; power 50 against 70; physical resistance 55 against 60: no damage")
     said = attack(s, "a", "b", [30, 60, 20], area=True, block_target="left leg", defense="dodge")
-    assert "can't be dodged" in said and said.endswith("physical resistance 20 against 60: fails; 60 damage to the left leg")
+    assert "can't be dodged" in said and said.endswith(
+        "physical resistance 20 against 60: fails; 60 damage to the left leg"
+    )
 
 
 def test_size_differences():
@@ -277,7 +297,8 @@ def test_retreat_steps_back_from_the_first_attack_and_lifts_ranged_vulnerability
 
 
 def vulnerability_of(s, target, attacker, melee=True):
-    from combatlog.engine.rules.swords_of_infinity import vulnerability
+    from combatlog.engine.rules.swords_of_infinity.reading import vulnerability
+
     st = s.state
     return vulnerability(st, st.combatants[target], st.combatants[attacker], melee)
 
@@ -290,7 +311,8 @@ def test_cover_fortify_and_prone():
     act(s, "a", "fortify")
     act(s, "a", "prone")
     st = s.state
-    from combatlog.engine.rules.swords_of_infinity import cover
+    from combatlog.engine.rules.swords_of_infinity.reading import cover
+
     assert cover(st.combatants["a"]) == 2 and cover(st.combatants["a"], ranged=True) == 3
     assert vulnerability_of(s, "a", "b", melee=True) == 1 and vulnerability_of(s, "a", "b", melee=False) == 0
 
@@ -299,14 +321,21 @@ def test_dual_wielding_two_attacks_for_one_action_the_off_hand_lower_and_vulnera
     sword = {"name": "sword", "skill": 10, "weight": 0, "power": 50}
     s = duel({"weapons": [sword, {**sword, "name": "dagger"}]})
     events = act(s, "a", "dual_attack", [99, 99], target="b")
-    assert outcome_of(events) == "sword: hit roll 99 against 50: a miss; dagger (off hand): hit roll 99 against 40: a miss"
-    assert s.state.combatants["a"].has("vulnerable (dual wielding)") and s.state.combatants["a"].resources["actions"] == 1
+    assert (
+        outcome_of(events) == "sword: hit roll 99 against 50: a miss; dagger (off hand): hit roll 99 against 40: a miss"
+    )
+    assert (
+        s.state.combatants["a"].has("vulnerable (dual wielding)") and s.state.combatants["a"].resources["actions"] == 1
+    )
 
 
 def test_unarmed_attacks_are_class_0_with_strength_power():
     s = duel({"weapons": [], "strength": 30}, {"block": 40, "armor": {"head": 1}})
     said = attack(s, "a", "b", [19, 10, 25], defense="block")
-    assert said == "hit roll 19 against 40: a hit; block 10 against 70: the head takes it; power 25 against 30; 15 damage to the head (armour 1)"
+    assert said == (
+        "hit roll 19 against 40: a hit; block 10 against 70: the head takes it; power 25 against 30; "
+        "15 damage to the head (armour 1)"
+    )
 
 
 def test_stealth_makes_the_target_unaware_until_attacked():
@@ -372,8 +401,9 @@ def test_knockback_into_a_wall():
     s = duel({"weapons": [], "strength": 60}, {"physical_resistance": 20})
     place(s, a=(0, 0), b=(1, 0))
     said = attack(s, "a", "b", [10, 30, 50], technique="knockback", wall_ft=10)
-    assert said.endswith("knockback: not resisted (50 against 20): thrown 30 ft, into an obstacle at 10 ft: "
-                         "20 damage to the torso")
+    assert said.endswith(
+        "knockback: not resisted (50 against 20): thrown 30 ft, into an obstacle at 10 ft: 20 damage to the torso"
+    )
     assert s.state.combatants["b"].position == "3,0"
 
 
@@ -400,8 +430,9 @@ def test_a_target_whose_impairment_was_ignored_checks_again_when_damaged_again_a
 
 
 def test_first_aid_treats_a_damage_target_one_level_better():
-    s = soi(fighter("a", "A", intelligence=40, skills={"first_aid": 20}), fighter("c", "A", vitality=20),
-            fighter("b", "B"))
+    s = soi(
+        fighter("a", "A", intelligence=40, skills={"first_aid": 20}), fighter("c", "A", vitality=20), fighter("b", "B")
+    )
     run(s, "begin", [30, 10, 99])
     run(s, "override", params={"reason": "t", "damage": {"target": "c", "amount": 45, "location": "left arm"}})
     c = s.state.combatants["c"]
@@ -411,8 +442,10 @@ def test_first_aid_treats_a_damage_target_one_level_better():
 
 
 def test_recovery_is_a_command_that_works_after_the_fight():
-    s = duel({"weapons": [{"name": "maul", "skill": 50, "weight": 0, "power": 100}]},
-             {"vitality": 20, "physical_resistance": 80})
+    s = duel(
+        {"weapons": [{"name": "maul", "skill": 50, "weight": 0, "power": 100}]},
+        {"vitality": 20, "physical_resistance": 80},
+    )
     attack(s, "a", "b", [30, 95])  # 95 to the head: disabled, b is knocked out and the fight is over
     assert s.state.phase == "end"
     run(s, "recover", [63], actor="b", params={"target": "head"})  # the tens digit: 6
@@ -498,8 +531,9 @@ def test_no_spirit_is_paid_to_dodge_an_attack_that_can_not_be_dodged():
 
 
 def test_first_aid_lasts_until_the_target_is_hurt_again_and_is_given_once():
-    s = soi(fighter("a", "A", intelligence=40, skills={"first_aid": 20}), fighter("c", "A", vitality=20),
-            fighter("b", "B"))
+    s = soi(
+        fighter("a", "A", intelligence=40, skills={"first_aid": 20}), fighter("c", "A", vitality=20), fighter("b", "B")
+    )
     run(s, "begin", [30, 10, 99])
     run(s, "override", params={"reason": "t", "damage": {"target": "c", "amount": 45, "location": "left arm"}})
     run(s, "act", [30], actor="a", action="first_aid", targets=("c",), params={"target": "left arm"})
@@ -517,8 +551,9 @@ def test_stealth_is_an_opposed_check_won_by_the_lower_roll():
     assert said.endswith("B is unaware of A")
     # the engine's own route to the Exploit example: unaware (1) + a dagger (1) + size -1 (1) = 3 spirit to dodge
     dagger = {"name": "dagger", "skill": 10, "weight": 0, "power": 40, "exploit": 1}
-    s = duel({"weapons": [dagger], "size": -1, "skills": {"stealth": 60}}, {"skills": {"spot": 50}, "dodge": 30,
-                                                                           "spirit": 3})
+    s = duel(
+        {"weapons": [dagger], "size": -1, "skills": {"stealth": 60}}, {"skills": {"spot": 50}, "dodge": 30, "spirit": 3}
+    )
     act(s, "a", "stealth", [20, 30], target="b")
     attack(s, "a", "b", [30, 25], defense="dodge")
     assert s.state.extra["spirit_spent"]["b"] == 3
@@ -531,14 +566,17 @@ def test_bad_stat_tables_are_refused(stats):
         s.do("add", **fighter("b", "B", **stats))
 
 
-@pytest.mark.parametrize("stats, path", [
-    ({"weapons": True}, r"\$\.weapons: Expected array, got bool"),
-    ({"weapons": [{"name": "axe", "power": "big"}]}, r"\$\.weapons\[0\]\.power: Expected int, got str"),
-    ({"vitality": 0}, r"\$\.vitality: Expected int >= 1"),
-    ({"size": 9}, r"\$\.size: Expected int <= 5"),
-    ({"shield": {"size_class": "huge"}}, r"\$\.shield\.size_class: Expected int, got str"),
-    ({"armour": {"head": 2}}, r"unknown field armour"),
-])
+@pytest.mark.parametrize(
+    "stats, path",
+    [
+        ({"weapons": True}, r"\$\.weapons: Expected array, got bool"),
+        ({"weapons": [{"name": "axe", "power": "big"}]}, r"\$\.weapons\[0\]\.power: Expected int, got str"),
+        ({"vitality": 0}, r"\$\.vitality: Expected int >= 1"),
+        ({"size": 9}, r"\$\.size: Expected int <= 5"),
+        ({"shield": {"size_class": "huge"}}, r"\$\.shield\.size_class: Expected int, got str"),
+        ({"armour": {"head": 2}}, r"unknown field armour"),
+    ],
+)
 def test_a_bad_stat_is_refused_when_added_naming_the_combatant_and_the_path(stats, path):
     s = soi(fighter("a", "A"))
     before = list(s.log.lines())
@@ -574,7 +612,9 @@ def test_the_target_of_a_retaliate_gets_to_defend_as_its_move_says():
     run(s, "end_turn", actor="b")
     # the Retaliate hits (30 against 50); a dodges it (20: at or under 30 and under 40)
     said = outcome_of(act(s, "a", "move", [30, 20], x=4, y=0, defense="dodge"))
-    assert said.startswith("moves to 4,0; B retaliates: hit roll 30 against 50: a hit; dodge 20 against 40 and 30: dodged")
+    assert said.startswith(
+        "moves to 4,0; B retaliates: hit roll 30 against 50: a hit; dodge 20 against 40 and 30: dodged"
+    )
     assert s.state.combatants["a"].wounds == {}
 
 

@@ -1,8 +1,5 @@
-"""Swords of Infinity's typed stats: what a combatant may say, validated once when it is added.
-
-The package split of the system (`engine/rules/swords_of_infinity/`) is still to come; the
-model lives beside the module meanwhile, and the module validates through it.
-"""
+"""Swords of Infinity's names and tables, and its typed stats, validated once when a combatant
+is added (`Stats`: a bad stat is refused naming the combatant and the path)."""
 
 from __future__ import annotations
 
@@ -55,3 +52,58 @@ class Stats(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tru
     armor: dict[str, int] = {}
     shield: Shield | None = None
     weapons: tuple[Weapon, ...] = ()
+
+
+replace = msgspec.structs.replace
+
+
+HUMAN = {
+    "left leg": (1, 1),
+    "right leg": (2, 2),
+    "torso": (3, 6),
+    "left arm": (7, 7),
+    "right arm": (8, 8),
+    "head": (9, 10),
+}
+
+
+VITAL = ("head", "torso")
+
+
+SIZE_SPACE = {
+    -5: ("1/32", "1/128"),
+    -4: ("1/16", "1/64"),
+    -3: ("1/4", "1/16"),
+    -2: ("1/2", "1/8"),
+    -1: ("1", "1/6"),
+    0: ("1", "1/4"),
+    1: ("1", "1/2"),
+    2: ("4", "1"),
+    3: ("9", "4"),
+    4: ("16", "8"),
+    5: ("25", "16"),
+}  # size: (active space, occupied space) in squares
+
+
+RESISTED = {"sprint": 1, "jump": 10, "climb": 50, "swim": 5}  # points of power per square
+
+
+ATTACKED = "attacked this turn"  # version 2: an attack forgoes Retaliate for the rest of the turn
+
+
+UNTIL_NEXT_TURN = (
+    ATTACKED,
+    "retreat",
+    "fortify",
+    "retaliating",
+    "vulnerable (casting)",
+    "vulnerable (ranged attack)",
+    "vulnerable (dual wielding)",
+    "vulnerable (kept moving)",
+    "vulnerable (climbing)",
+    "vulnerable (swimming)",
+    "vulnerable (forced out of fortify)",
+)
+
+
+LIFTED_BY_RETREAT = ("vulnerable (casting)", "vulnerable (ranged attack)", "rough terrain")

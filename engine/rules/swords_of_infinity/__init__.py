@@ -1,0 +1,257 @@
+"""`swords-of-infinity`: Swords of Infinity, "Combat" (tactical time).
+
+d% success and power rolls, two actions and a minor one a turn, damage targets with Wounded,
+Disabled and Destroyed thresholds; the rules notes are `docs/rules/swords-of-infinity.md`.
+The package: `model.py`, `events.py`, `numbers.py`, `reading.py`, `attack.py`, `movement.py`,
+`actions.py`, `policy.py`, and this file, the system itself.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from combatlog.engine import rules as _registry
+from combatlog.engine.draft import Draft
+from combatlog.engine.errors import Refused
+from combatlog.engine.order import RankedOrder
+from combatlog.engine.rules.base import ActionSpec, OptionSpec, RuleSystem
+from combatlog.engine.rules.swords_of_infinity.actions import ACTIONS, MAJOR_WHILE_PINNED
+from combatlog.engine.rules.swords_of_infinity.events import (
+    EVENTS,
+    Impairment,
+    Pinned,
+    Recovered,
+    SpiritSpent,
+    TurnMark,
+)
+from combatlog.engine.rules.swords_of_infinity.model import UNTIL_NEXT_TURN, VITAL
+from combatlog.engine.rules.swords_of_infinity.model import Stats as SoIStats
+from combatlog.engine.rules.swords_of_infinity.numbers import power_of
+from combatlog.engine.rules.swords_of_infinity.policy import policy
+from combatlog.engine.rules.swords_of_infinity.reading import (
+    _v2,
+    destroyed,
+    disabled_targets,
+    level,
+    penalty,
+    raw_level,
+    skill,
+    weapon,
+)
+from combatlog.engine.timing import Timing, make_timing
+from combatlog.events import CombatantDefeated, Command, ConditionApplied, ConditionRemoved, DamageApplied
+from combatlog.projections import Combatant, Encounter, Pending
+
+
+class SwordsOfInfinity(RuleSystem):
+    """Swords of Infinity, Tactical Time (see the module's docstring)."""
+
+    name = "swords-of-infinity"
+    stats_type = SoIStats
+    # 2: a Retaliate's target defends; Retaliate forgoes the turn's attack; a target whose
+    # impairment was ignored checks Resist Impairment again when it is damaged again
+    version = "2"
+    events = EVENTS
+    required_stats = ("vitality", "dexterity", "awareness")
+    option_specs = {
+        "failed_initiative": OptionSpec("last", ("last", "roll"), "where a failed initiative roll ranks"),
+        "vital_destroyed": OptionSpec(
+            "dies", ("dies", "ruling"), "a destroyed head or torso kills, or the Storyteller rules"
+        ),
+        "offhand_penalty": OptionSpec(10, None, "the off hand's skill penalty when dual wielding (a tier lesser)"),
+    }
+    commands = {"recover": "a day's recovery (actor; params rested = true|false, target = a damage target)"}
+    command_words = {"recover": ("actor", "target")}
+    after_end = ("recover",)
+
+    def options(self, given: dict[str, Any]) -> dict[str, Any]:
+        out = super().options(given)
+        v = out["offhand_penalty"]
+        if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+            raise Refused(f"option offhand_penalty={v!r}", "a whole number, 0 or more")
+        return out
+
+    def check_combatant(self, stats: dict[str, Any], who: str = "") -> dict[str, Any]:
+        """The stats as given, checked against the typed model (`swords_of_infinity_model.Stats`)."""
+        stats = super().check_combatant(stats, who)
+        comp = stats.get("composition")
+        if comp is not None and (not comp or not all(1 <= v[0] <= v[1] <= 10 for v in comp.values())):
+            raise Refused(
+                f"combatant {who}" if who else "combatant",
+                "$.composition: give {damage target: [low, high]} within 1-10",
+            )
+        return stats
+
+    def order(self, options: dict[str, Any]) -> RankedOrder:
+        return _ORDER
+
+    def timing(self, options: dict[str, Any]) -> Timing:
+        return _TURN
+
+    def initiative(self, draft: Draft, combatant: Combatant, ids: tuple[str, ...]) -> int:
+        tn = int(combatant.stats["dexterity"]) + int(combatant.stats["awareness"]) + penalty(draft.state, combatant)
+        roll = draft.roll("d%", f"initiative (Power, TN {tn})", by=combatant.id).total
+        if roll <= tn or draft.state.options.get("failed_initiative") == "roll":
+            return roll
+        return -roll  # after every success; among failures the lowest roll first
+
+    def budget(self, state: Encounter, combatant: Combatant) -> dict[str, int]:
+        return {"actions": max(0, 2 - len(disabled_targets(state, combatant))), "minor": 1}
+
+    def actions(self, state: Encounter, actor: Combatant) -> list[ActionSpec]:
+        return ACTIONS
+
+    def action(self, state: Encounter, actor: Combatant, name: str) -> ActionSpec:
+        spec = super().action(state, actor, name)
+        if actor.id in state.extra.get("pins", {}) and spec.cost.get("actions") and name not in MAJOR_WHILE_PINNED:
+            raise Refused(f"{actor.name}: {name}", "pinned: no major action but escape", "escape, or a minor action")
+        return spec
+
+    def affordable(self, state: Encounter, actor: Combatant) -> list[ActionSpec]:
+        acts, minor = actor.resources.get("actions", 0), actor.resources.get("minor", 0)
+        return [a for a in ACTIONS if (acts >= 1 if "actions" in a.cost else minor >= 1)]
+
+    def idle(self, state: Encounter, combatant: Combatant) -> bool:
+        return combatant.resources.get("actions", 0) < 1  # a minor action alone doesn't hold a turn open
+
+    def turn_started(self, draft: Draft, actors: tuple[str, ...]) -> None:
+        for cid in actors:
+            c = draft.state.combatants[cid]
+            for name in UNTIL_NEXT_TURN:
+                if c.has(name):
+                    draft.emit(ConditionRemoved(target=cid, condition=name, reason="its next turn"))
+            for other in draft.state.combatants.values():  # a narrative effect lasts a round: to its source's turn
+                effect = f"narrative effect from {cid}"
+                if other.has(effect):
+                    draft.emit(ConditionRemoved(target=other.id, condition=effect, reason="a round has passed"))
+            draft.emit(TurnMark(combatant=cid, start=c.position or ""))
+
+    def round_ending(self, draft: Draft) -> None:
+        for cid, (by, rnd) in sorted(draft.state.extra.get("pins", {}).items()):
+            pinner = draft.state.combatants.get(by)
+            if rnd < draft.state.round or pinner is None or not pinner.active:
+                draft.emit(Pinned(combatant=cid, by=None))
+
+    def after_damage(self, draft: Draft, target: str) -> None:
+        state = draft.state
+        c = state.combatants[target]
+        if c.defeated is not None:
+            return
+        # the damage this hook hasn't looked at yet, in this step, by damage target
+        done = getattr(draft, "soi_seen", 0)
+        fresh: dict[str, int] = {}
+        for e in draft.events[done:]:
+            if isinstance(e, DamageApplied) and not e.held and e.target == target and e.location:
+                fresh[e.location] = fresh.get(e.location, 0) + e.amount
+        draft.soi_seen = len(draft.events)  # type: ignore[attr-defined]
+        changed = sorted(fresh)
+        seen = {t: c.wounds.get(t, 0) - n for t, n in fresh.items()}
+        was_ignored = set()
+        for where in changed:
+            entry = state.extra.get("impairment", {}).get(target, {}).get(where, {})
+            if "ignored" in entry:
+                was_ignored.add(where)
+            if "ignored" in entry or "aided" in entry:
+                draft.emit(Impairment(combatant=target, target=where, what="cleared"))
+        for where in changed:
+            if destroyed(c, where):
+                if where in VITAL and state.options.get("vital_destroyed") == "dies":
+                    draft.emit(CombatantDefeated(combatant=target, how=f"dead (the {where} destroyed)"))
+                    return
+                continue
+            raw = raw_level(c, c.wounds[where])
+            before = raw_level(c, seen.get(where, 0))
+            tn = skill(c, "resist_impairment") + penalty(draft.state, c)
+            # a new check whenever the damage Wounds or Disables the target; version 2: also when
+            # damage ends the ignoring of a level it keeps ("until that Damage Target takes damage again")
+            again = _v2(draft.state) and where in was_ignored and raw >= 1
+            if (raw > before or again) and tn >= 1:  # a check that can't succeed isn't rolled
+                roll = draft.roll("d%", f"resist impairment: the {where} (TN {tn})", by=target).total
+                if roll <= tn:
+                    draft.emit(Impairment(combatant=target, target=where, what="ignored", level=raw))
+        c = draft.state.combatants[target]
+        if "head" in disabled_targets(draft.state, c):
+            draft.emit(CombatantDefeated(combatant=target, how="unconscious"))
+            return
+        for where in changed:
+            lv = level(draft.state, c, where)
+            name = f"{where} disabled" if lv == 2 else f"{where} wounded" if lv == 1 else None
+            if name and not c.has(name):
+                draft.emit(ConditionApplied(target=target, condition=name, source="damage"))
+
+    def command(self, draft: Draft, command: Command) -> None:
+        if command.kind != "recover":
+            raise Refused(f"command {command.kind!r}", "unknown command")
+        c = draft.state.combatants.get(command.actor or "")
+        if c is None:
+            raise Refused(
+                f"recover {command.actor!r}", "no such combatant", "ids: " + ", ".join(draft.state.combatants)
+            )
+        if c.defeated and c.defeated.startswith("dead"):
+            raise Refused(f"recover {c.id}", "the dead don't recover")
+        hurt = [t for t, d in c.wounds.items() if d > 0 and not destroyed(c, t)]
+        if not hurt:
+            raise Refused(f"recover {c.id}", "nothing to heal")
+        rested = bool(command.params.get("rested"))
+        where = command.params.get("target")
+        if not rested and where not in hurt:
+            raise Refused(
+                f"recover {c.id}",
+                "without a day of rest one damage target heals: name it",
+                f"target=... ({', '.join(hurt)})",
+            )
+        tn = int(c.stats.get("physical_resistance", 0))
+        roll = draft.roll("d%", f"recovery (Power on Physical Resistance, TN {tn})", by=c.id).total
+        points = power_of(roll, tn) // 10 % 10
+        draft.emit(Recovered(combatant=c.id, healed={str(t): points for t in (hurt if rested else [where])}))
+
+    def policy(self, state: Encounter, actor: Combatant) -> Command:
+        return policy(self, state, actor)
+
+    def describe(self, state: Encounter, pending: Pending) -> str:
+        actor = state.combatants[pending.actor]
+        if pending.action == "attack":
+            w = weapon(state, actor, pending.params.get("weapon"))
+            tech = pending.params.get("technique")
+            how = f" ({tech})" if tech else ""
+            return f"{actor.name} attacks {state.combatants[pending.targets[0]].name} with the {w['name']}{how}"
+        return super().describe(state, pending)
+
+    def narrate(self, state: Encounter, event: Any, dice: bool = False) -> str | None:
+        def name(cid: str) -> str:
+            return state.combatants[cid].name if cid in state.combatants else cid
+
+        t = type(event)
+        if t is SpiritSpent:
+            return f"  {name(event.combatant)} spends {event.amount} spirit ({event.reason})."
+        if t is Impairment and event.what == "ignored":
+            return f"  {name(event.combatant)} resists the impairment of the {event.target}."
+        if t is Pinned and event.by is None:
+            return f"  {name(event.combatant)} is no longer pinned."
+        if t is Recovered:
+            return f"{name(event.combatant)} recovers: " + ", ".join(f"{k} {v}" for k, v in event.healed.items()) + "."
+        return None
+
+    def summary(self, state: Encounter) -> list[str]:
+        out = []
+        for c in state.active():
+            hurt = [
+                f"{t} {d}" + {1: " (wounded)", 2: " (disabled)"}.get(level(state, c, t), "")
+                for t, d in c.wounds.items()
+                if d
+            ]
+            if hurt:
+                out.append(f"{c.id}: " + ", ".join(hurt))
+        return out
+
+
+_TURN = make_timing("turn")
+
+
+_ORDER = RankedOrder(ties=("higher:awareness", "rolloff:d%"))
+
+
+SWORDS_OF_INFINITY = SwordsOfInfinity()
+
+
+_registry.register(SWORDS_OF_INFINITY)
