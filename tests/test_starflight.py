@@ -10,18 +10,9 @@ import pytest
 
 from combatlog.engine import Refused, Session
 from combatlog.engine.encounter_file import read_encounter
-from combatlog.engine.rules.starflight import (
-    GoalEvent,
-    GroupsRanked,
-    HitsTaken,
-    Placed,
-    StrengthTotalled,
-    auto_target,
-    range_between,
-    shields,
-    simple_losses,
-    size_modifiers,
-)
+from combatlog.engine.rules.starflight.events import GoalEvent, GroupsRanked, HitsTaken, Placed, StrengthTotalled
+from combatlog.engine.rules.starflight.reading import auto_target, range_between, shields
+from combatlog.engine.rules.starflight.simple_combat import simple_losses, size_modifiers
 from combatlog.events import (
     ActionResolved,
     CombatantDefeated,
@@ -30,10 +21,10 @@ from combatlog.events import (
     InitiativeRolled,
     ResolutionStarted,
 )
-from tests.conftest import run_forced
 from combatlog.projections import Combatant, Encounter, replay
 from combatlog.replays import JsonlLog, MemoryLog
 from combatlog.replays.audit import audit
+from tests.conftest import run_forced
 
 run = run_forced
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "starflight-patrol.toml"
@@ -59,7 +50,6 @@ def sf(*combatants: dict, **options) -> Session:
     return s
 
 
-
 def act(s: Session, actor: str, action: str, target: str | None = None, faces=(), **params):
     return run(s, "act", faces, actor=actor, action=action, targets=(target,) if target else (), params=params)
 
@@ -80,9 +70,18 @@ def test_both_sides_surprised_cancel_out_and_the_fight_starts_with_round_one():
 
 
 def surprise_fight(**options) -> Session:
-    s = sf(fighter("a", "party", "pc", init=5, attack=1,
-                   weapons=[BLASTER, {"name": "grenade", "damage": "1d6", "range": 6, "blast": True}]),
-           fighter("t", "patrol", hd=12, fhd=6, bhd=9, thd=3, hp=20, shields=5, shield_regen=5), **options)
+    s = sf(
+        fighter(
+            "a",
+            "party",
+            "pc",
+            init=5,
+            attack=1,
+            weapons=[BLASTER, {"name": "grenade", "damage": "1d6", "range": 6, "blast": True}],
+        ),
+        fighter("t", "patrol", hd=12, fhd=6, bhd=9, thd=3, hp=20, shields=5, shield_regen=5),
+        **options,
+    )
     run(s, "surprise", params={"sides": ["patrol"]})
     run(s, "begin", [3, 3, 1, 1, 2, 3, 0, 4])  # a 11, t 2; ranges a 5, t 4
     return s
@@ -109,8 +108,9 @@ def test_the_surprise_round_only_the_side_not_surprised_acts_against_flat_footed
     assert shields(s.state, s.state.combatants["t"]) == 5
 
 
-@pytest.mark.parametrize("options, expect", [({}, "THD 3"), ({"blast_hd": "bhd"}, "BHD 9"),
-                                             ({"scale": "vehicle"}, "BHD 9")])
+@pytest.mark.parametrize(
+    "options, expect", [({}, "THD 3"), ({"blast_hd": "bhd"}, "BHD 9"), ({"scale": "vehicle"}, "BHD 9")]
+)
 def test_blast_weapons_in_the_surprise_round_use_bhd_or_thd(options, expect):
     s = surprise_fight(**options)
     events = act(s, "a", "shoot", "t", [0, 0], weapon="grenade")  # 2d10+1 = 1: a miss, whichever HD
@@ -121,8 +121,7 @@ def test_a_combatant_damaged_in_the_surprise_round_can_not_heal_or_be_healed_tha
     s = sf(fighter("a", "party", "pc", init=5, heal="1d6"), fighter("b", "party", "pc"), fighter("x", "patrol"))
     run(s, "surprise", params={"sides": ["patrol"]})
     run(s, "begin", [5, 5, 1, 1, 0, 0, 1, 1, 1, 1, 1, 1])
-    run(s, "override", params={"reason": "a trap", "condition": {"target": "b", "name": "no recovery",
-                                                                 "duration": 1}})
+    run(s, "override", params={"reason": "a trap", "condition": {"target": "b", "name": "no recovery", "duration": 1}})
     with pytest.raises(Refused, match="can't be healed this round"):
         act(s, "a", "heal", "b")
 
@@ -131,8 +130,12 @@ def test_a_combatant_damaged_in_the_surprise_round_can_not_heal_or_be_healed_tha
 
 
 def test_initiative_is_2d10_plus_initiative_highest_first_pcs_first_then_rolloffs():
-    s = sf(fighter("a", "party", "pc", init=2, strength=4), fighter("b", "patrol", init=4, strength=3),
-           fighter("c", "patrol", strength=1), fighter("d", "patrol", strength=1))
+    s = sf(
+        fighter("a", "party", "pc", init=2, strength=4),
+        fighter("b", "patrol", init=4, strength=3),
+        fighter("c", "patrol", strength=1),
+        fighter("d", "patrol", strength=1),
+    )
     # a 5+5+2 = 12, b 4+4+4 = 12, c 3+3 = 6, d 2+4 = 6; c-d roll off 7-7, again 2-5; ranges a, b, d, c
     events = run(s, "begin", [5, 5, 4, 4, 3, 3, 2, 4, 7, 7, 2, 5, 1, 1, 1, 1, 1, 1, 1, 1])
     rolled = of(events, InitiativeRolled)
@@ -143,8 +146,12 @@ def test_initiative_is_2d10_plus_initiative_highest_first_pcs_first_then_rolloff
 
 
 def test_a_group_of_like_npcs_rolls_once_and_acts_simultaneously():
-    s = sf(fighter("a", "party", "pc", init=1), fighter("t1", "patrol", init=3, group="thrynn"),
-           fighter("t2", "patrol", init=3, group="thrynn"), group_initiative=True)
+    s = sf(
+        fighter("a", "party", "pc", init=1),
+        fighter("t1", "patrol", init=3, group="thrynn"),
+        fighter("t2", "patrol", init=3, group="thrynn"),
+        group_initiative=True,
+    )
     events = run(s, "begin", [0, 1, 4, 4, 1, 1, 1, 1, 1, 1])  # a 2, thrynn 11; ranges
     assert [(r.combatants, r.value) for r in of(events, InitiativeRolled)] == [(("a",), 2), (("t1", "t2"), 11)]
     assert s.state.order == (("t1", "t2"), ("a",))
@@ -155,8 +162,11 @@ def test_a_group_of_like_npcs_rolls_once_and_acts_simultaneously():
 
 
 def two(**options) -> Session:
-    return sf(fighter("a", "party", "pc", init=9), fighter("x", "patrol", weapons=[
-        {"name": "pistol", "damage": "1d6", "range": 6}]), **options)
+    return sf(
+        fighter("a", "party", "pc", init=9),
+        fighter("x", "patrol", weapons=[{"name": "pistol", "damage": "1d6", "range": 6}]),
+        **options,
+    )
 
 
 def test_without_a_grid_ranges_are_rolled_2d10_for_every_combatant_every_round():
@@ -189,8 +199,13 @@ def test_range_from_theirs_needs_the_target_to_have_targeted_you():
 
 
 def test_physical_grid_placement_by_die():
-    s = sf(fighter("a", "party", "pc"), fighter("b", "party", "pc"), fighter("x", "patrol"),
-           fighter("y", "patrol"), grid="physical")
+    s = sf(
+        fighter("a", "party", "pc"),
+        fighter("b", "party", "pc"),
+        fighter("x", "patrol"),
+        fighter("y", "patrol"),
+        grid="physical",
+    )
     faces = [9, 9, 5, 5, 6, 6, 1, 1]  # initiative: a 18, b 10, x 12, y 2 -> a, x, b, y
     faces += [0, 5, 9, 3, 3]  # x: direction 0 rolls again; 9 = random, 1d8 -> 3 (right); range 3
     faces += [2, 2]  # b: direction 2 (ahead-right), 1d5 = 2 from a
@@ -249,8 +264,11 @@ def test_two_standard_actions_or_one_full_round_action():
 
 def test_near_death_one_standard_action_and_unconscious_none():
     rifle = {"name": "rifle", "damage": "1d6", "range": 20, "full_round": True}
-    s = sf(fighter("a", "party", "pc", init=5, weapons=[BLASTER, rifle]), fighter("b", "party", "pc", init=9),
-           fighter("x", "patrol"))
+    s = sf(
+        fighter("a", "party", "pc", init=5, weapons=[BLASTER, rifle]),
+        fighter("b", "party", "pc", init=9),
+        fighter("x", "patrol"),
+    )
     run(s, "begin", [5, 5, 5, 5, 0, 0, 2, 2, 2, 2, 2, 2])  # b 19, a 15, x 0
     run(s, "override", params={"reason": "a sniper", "damage": {"target": "a", "amount": 10}})
     assert s.state.combatants["a"].has("near death")
@@ -277,8 +295,14 @@ def test_initiative_based_movement_points_on_a_grid():
 
 
 def test_speed_based_movement_and_the_starship_exception():
-    s = sf(fighter("a", "party", "pc", speed=36), fighter("x", "patrol", speed=1), grid="abstract",
-           ranges="given", movement="speed", increment_m=10)
+    s = sf(
+        fighter("a", "party", "pc", speed=36),
+        fighter("x", "patrol", speed=1),
+        grid="abstract",
+        ranges="given",
+        movement="speed",
+        increment_m=10,
+    )
     run(s, "place", actor="a", params={"x": 0, "y": 0})
     run(s, "place", actor="x", params={"x": 9, "y": 9})
     run(s, "begin", [9, 9, 0, 0])
@@ -311,8 +335,14 @@ def test_simultaneous_damage_counts_at_the_round_end_and_the_fallen_still_act():
 
 
 def test_simultaneous_actions_resolve_movement_then_shooting_then_melee():
-    s = sf(fighter("a", "party", "pc", init=9), fighter("x", "patrol"), fighter("y", "party", "pc", init=5),
-           grid="physical", ranges="given", timing="simultaneous")
+    s = sf(
+        fighter("a", "party", "pc", init=9),
+        fighter("x", "patrol"),
+        fighter("y", "party", "pc", init=5),
+        grid="physical",
+        ranges="given",
+        timing="simultaneous",
+    )
     run(s, "place", actor="a", params={"x": 0, "y": 0})
     run(s, "place", actor="x", params={"x": 1, "y": 0})
     run(s, "place", actor="y", params={"x": 0, "y": 3})
@@ -331,8 +361,9 @@ def test_simultaneous_actions_resolve_movement_then_shooting_then_melee():
 
 
 def test_timing_per_category():
-    s = sf(fighter("a", "party", "pc", init=9), fighter("x", "patrol"), grid="physical", ranges="given",
-           timing="mixed")  # movement and melee simultaneous, shooting turn-based
+    s = sf(
+        fighter("a", "party", "pc", init=9), fighter("x", "patrol"), grid="physical", ranges="given", timing="mixed"
+    )  # movement and melee simultaneous, shooting turn-based
     run(s, "place", actor="a", params={"x": 0, "y": 0})
     run(s, "place", actor="x", params={"x": 5, "y": 0})
     run(s, "begin", [5, 5, 0, 0])
@@ -340,8 +371,13 @@ def test_timing_per_category():
     assert s.state.pending and s.state.combatants["a"].position == "0,0"
     events = act(s, "a", "shoot", "x", [0, 0])
     assert of(events, ActionResolved)  # resolved at once
-    s = sf(fighter("a", "party", "pc", init=9), fighter("x", "patrol"), grid="physical", ranges="given",
-           shooting_timing="simultaneous")
+    s = sf(
+        fighter("a", "party", "pc", init=9),
+        fighter("x", "patrol"),
+        grid="physical",
+        ranges="given",
+        shooting_timing="simultaneous",
+    )
     run(s, "place", actor="a", params={"x": 0, "y": 0})
     run(s, "place", actor="x", params={"x": 5, "y": 0})
     run(s, "begin", [5, 5, 0, 0])
@@ -402,7 +438,10 @@ def test_automatic_target_is_the_enemy_with_the_next_lowest_initiative_else_the_
 
 def test_simple_combat_16_13_9_the_second_group_loses_3_and_the_third_7():
     assert simple_losses({"one": 16, "two": 13, "three": 9}, {"one": "A", "two": "B", "three": "C"}) == {
-        "one": 0, "two": 3, "three": 7}
+        "one": 0,
+        "two": 3,
+        "three": 7,
+    }
     groups = [fighter(f"a{i}", "A", group="one") for i in range(4)]
     groups += [fighter(f"b{i}", "B", group="two") for i in range(5)]
     groups += [fighter(f"c{i}", "C", group="three") for i in range(9)]
@@ -417,8 +456,13 @@ def test_simple_combat_16_13_9_the_second_group_loses_3_and_the_third_7():
 
 
 def test_simple_combat_npc_allies_fall_first_then_the_pcs_low_throw_takes_the_hits():
-    s = sf(fighter("p1", "party", "pc", hits=1), fighter("p2", "party", "pc"), fighter("ally", "party"),
-           *[fighter(f"x{i}", "raiders", group="raiders") for i in range(3)], method="simple")
+    s = sf(
+        fighter("p1", "party", "pc", hits=1),
+        fighter("p2", "party", "pc"),
+        fighter("ally", "party"),
+        *[fighter(f"x{i}", "raiders", group="raiders") for i in range(3)],
+        method="simple",
+    )
     run(s, "begin")
     # party 2+2 = 4, raiders 5+5 = 10: a loss of 6; the ally falls, then the PCs throw 1d10: 3-3, again 1-6
     events = run(s, "exchange", [2, 2, 5, 5, 3, 3, 1, 6])
@@ -428,8 +472,12 @@ def test_simple_combat_npc_allies_fall_first_then_the_pcs_low_throw_takes_the_hi
 
 def test_simple_combat_goals_on_18_and_0():
     def game(opponents: int):
-        s = sf(fighter("a", "A", group="g"), *[fighter(f"b{i}", "B", group="h") for i in range(opponents)],
-               method="simple", simple_goals=True)
+        s = sf(
+            fighter("a", "A", group="g"),
+            *[fighter(f"b{i}", "B", group="h") for i in range(opponents)],
+            method="simple",
+            simple_goals=True,
+        )
         run(s, "begin")
         return s
 
@@ -454,8 +502,13 @@ def test_simple_combat_goals_on_18_and_0():
 def test_simple_combat_size_and_experience_modifiers():
     assert size_modifiers({"big": 6, "small": 2, "mid": 3}) == {"big": 3, "small": 0, "mid": 1}
     assert size_modifiers({"x": 10, "y": 2}) == {"x": 5, "y": 0}
-    s = sf(*[fighter(f"a{i}", "A", group="g") for i in range(3)], fighter("b", "B", group="h"),
-           method="simple", simple_size_modifier=True, simple_experience={"h": 2})
+    s = sf(
+        *[fighter(f"a{i}", "A", group="g") for i in range(3)],
+        fighter("b", "B", group="h"),
+        method="simple",
+        simple_size_modifier=True,
+        simple_experience={"h": 2},
+    )
     run(s, "begin")
     events = run(s, "exchange", [1, 1, 1, 1])
     assert of(events, GroupsRanked)[0].modifiers == {"g": 3, "h": 2}
@@ -492,8 +545,10 @@ def test_a_starflight_log_loads_in_a_process_that_never_imported_starflight(tmp_
     s.do("begin")
     s.play_out()
     log.close()
-    code = ("import sys; from combatlog.replays import JsonlLog; from combatlog.projections import replay; "
-            f"p = replay(JsonlLog({str(tmp_path / 'patrol.jsonl')!r})); print(p.state.phase, p.state.winner)")
+    code = (
+        "import sys; from combatlog.replays import JsonlLog; from combatlog.projections import replay; "
+        f"p = replay(JsonlLog({str(tmp_path / 'patrol.jsonl')!r})); print(p.state.phase, p.state.winner)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["end", s.state.winner]
 
@@ -502,8 +557,13 @@ def test_a_starflight_log_loads_in_a_process_that_never_imported_starflight(tmp_
 
 
 def test_a_turn_based_shot_is_measured_from_where_the_shooter_stands_not_where_it_is_going():
-    s = sf(fighter("a", "party", "pc", init=9, weapons=[BLASTER]), fighter("x", "patrol"), grid="physical",
-           ranges="given", timing="mixed")  # moves wait for the round's end, shots resolve at once
+    s = sf(
+        fighter("a", "party", "pc", init=9, weapons=[BLASTER]),
+        fighter("x", "patrol"),
+        grid="physical",
+        ranges="given",
+        timing="mixed",
+    )  # moves wait for the round's end, shots resolve at once
     run(s, "place", actor="a", params={"x": 0, "y": 0})
     run(s, "place", actor="x", params={"x": 20, "y": 0})
     run(s, "begin", [5, 5, 0, 0])
@@ -513,8 +573,12 @@ def test_a_turn_based_shot_is_measured_from_where_the_shooter_stands_not_where_i
 
 
 def test_the_same_group_name_on_two_sides_is_two_groups():
-    s = sf(fighter("a", "A", group="guards"), fighter("b", "A", group="guards"), fighter("x", "B", group="guards"),
-           group_initiative=True)
+    s = sf(
+        fighter("a", "A", group="guards"),
+        fighter("b", "A", group="guards"),
+        fighter("x", "B", group="guards"),
+        group_initiative=True,
+    )
     events = run(s, "begin", [1, 1, 9, 9, 1, 1, 1, 1, 1, 1])
     assert [r.combatants for r in of(events, InitiativeRolled)] == [("a", "b"), ("x",)]
     s = sf(fighter("a", "A", group="guards"), fighter("x", "B", group="guards"), method="simple")
@@ -551,8 +615,9 @@ def test_the_ruling_mode_does_not_stop_after_the_surprise_round():
     assert s.state.round == 1 and s.state.acting == ("a",) and "awaiting" not in s.state.extra
 
 
-@pytest.mark.parametrize("params", [{"x": 1, "y": 1, "facing": [1]}, {"x": 1, "y": 1, "facing": True},
-                                    {"x": 1, "y": 1, "facing": 9}])
+@pytest.mark.parametrize(
+    "params", [{"x": 1, "y": 1, "facing": [1]}, {"x": 1, "y": 1, "facing": True}, {"x": 1, "y": 1, "facing": 9}]
+)
 def test_a_bad_facing_is_refused(params):
     s = two(grid="physical", ranges="given")
     with pytest.raises(Refused, match="use 1-8"):

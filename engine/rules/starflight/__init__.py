@@ -1,0 +1,471 @@
+"""`starflight`: Starflight RPG 9.1, "General Combat Rules".
+
+The general procedure the engine's phases come from: surprise, initiative (2d10 + Initiative),
+ranges, declare and resolve, the composite strength index at the round's end, timing per
+category, and Simple Combat. The rules notes are `docs/rules/starflight.md`. The package:
+`model.py`, `events.py`, `reading.py`, `placement.py`, `actions.py`, `simple_combat.py`,
+`order.py`, `commands.py`, `policy.py`, and this file, the system itself.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from combatlog.engine import rules as _registry
+from combatlog.engine.draft import Draft
+from combatlog.engine.errors import Refused
+from combatlog.engine.order import RankedOrder
+from combatlog.engine.rules.base import ActionSpec, OptionSpec, RuleSystem
+from combatlog.engine.rules.starflight.actions import HEAL, MELEE, MOVE, SHOOT, _move_distance
+from combatlog.engine.rules.starflight.commands import _conclude, _marching_cmd, _place_cmd, _range_cmd
+from combatlog.engine.rules.starflight.events import (
+    EVENTS,
+    Awaiting,
+    GoalEvent,
+    GroupsRanked,
+    HitsTaken,
+    MarchingOrder,
+    Placed,
+    RangeSet,
+    ShieldsSet,
+    SimpleCombatStarted,
+    StrengthTotalled,
+)
+from combatlog.engine.rules.starflight.model import NEAR_DEATH, NO_RECOVERY, UNCONSCIOUS, _num, timing_of
+from combatlog.engine.rules.starflight.order import SimpleOrder, StarflightOrder
+from combatlog.engine.rules.starflight.placement import _place_all
+from combatlog.engine.rules.starflight.policy import _policy
+from combatlog.engine.rules.starflight.reading import (
+    _ByIdentity,
+    _dice,
+    cheapest,
+    csi,
+    near_death,
+    shields,
+    weapon,
+    weapons,
+)
+from combatlog.engine.rules.starflight.simple_combat import _exchange, _goal
+from combatlog.engine.timing import Timing
+from combatlog.events import CombatantDefeated, Command, ConditionApplied, ConditionRemoved
+from combatlog.projections import Combatant, Encounter, Pending
+
+_MODES = ("turn", "simultaneous")
+
+
+class Starflight(RuleSystem):
+    """Starflight RPG, chapter 9.1 (see the module's docstring)."""
+
+    name = "starflight"
+    version = "1"
+    events = EVENTS
+    required_stats = ("hp", "initiative", "hd", "strength")
+    option_specs = {
+        "method": OptionSpec("standard", ("standard", "simple"), "standard rounds, or Simple Combat"),
+        "scale": OptionSpec("character", ("character", "vehicle", "starship"), "the scale of combat"),
+        "grid": OptionSpec("none", ("none", "physical", "abstract"), "how ranges are kept"),
+        "ranges": OptionSpec("rolled", ("rolled", "given"), "ranges rolled, or given by the game master"),
+        "movement": OptionSpec("initiative", ("initiative", "speed"), "movement points: Initiative + 1, or speed"),
+        "increment_m": OptionSpec(10, None, "metres per range increment (speed-based movement)"),
+        "timing": OptionSpec(
+            "turn",
+            ("turn", "simultaneous", "mixed"),
+            "all categories turn-based or simultaneous; mixed: movement and melee simultaneous, "
+            "shooting turn-based (the text's example)",
+        ),
+        "movement_timing": OptionSpec(None, (None, *_MODES), "movement: turn or simultaneous (overrides timing)"),
+        "shooting_timing": OptionSpec(None, (None, *_MODES), "shooting: turn or simultaneous (overrides timing)"),
+        "melee_timing": OptionSpec(None, (None, *_MODES), "melee: turn or simultaneous (overrides timing)"),
+        "group_initiative": OptionSpec(False, (False, True), "a group of like NPCs rolls once and acts together"),
+        "blast_hd": OptionSpec("auto", ("auto", "bhd", "thd"), "surprise-round defence against blast weapons"),
+        "victory": OptionSpec(
+            "csi",
+            ("csi", "ruling"),
+            "csi: go on until a side's CSI is 0; ruling: the game master rules at every round's end",
+        ),
+        "simple_goals": OptionSpec(False, (False, True), "Simple Combat: goals on 18 and 0"),
+        "simple_size_modifier": OptionSpec(False, (False, True), "Simple Combat: the group size modifier"),
+        "simple_experience": OptionSpec({}, None, "Simple Combat: {group: experience bonus, at most 5}"),
+        "simple_hits": OptionSpec(3, None, "Simple Combat: hits that incapacitate a PC without a hits stat"),
+    }
+    commands = {
+        "place": "place a combatant on the grid (actor; params x, y, facing 1-8)",
+        "range": "give a combatant's range to its target without a grid (actor; params range; none: roll 2d10)",
+        "marching": "record a side's marching order (params side, order = ids front to back)",
+        "conclude": "resolve combat (params decision = continue | victory | draw, winner = side)",
+        "exchange": "Simple Combat: every group rolls 2d10 and the losses fall",
+        "goal": "Simple Combat: a group that rolled 18 chooses (params group, choice = secondary | bonus)",
+    }
+
+    command_words = {
+        "place": ("actor", "x", "y", "facing"),
+        "range": ("actor", "range"),
+        "marching": ("side", "*order"),
+        "conclude": ("decision", "winner"),
+        "exchange": (),
+        "goal": ("group", "choice"),
+    }
+
+    def __init__(self) -> None:
+        self._orders: _ByIdentity[RankedOrder] = _ByIdentity(256)  # an encounter's options never change
+        self._timings: _ByIdentity[Timing] = _ByIdentity(256)
+
+    # --- options and combatants ---
+
+    def options(self, given: dict[str, Any]) -> dict[str, Any]:
+        out = super().options(given)
+        if out["scale"] == "starship" and out["movement"] == "speed":
+            raise Refused(
+                "option movement='speed'",
+                "starship-scale combat uses initiative-based movement only",
+                "use movement='initiative'",
+            )
+        inc = out["increment_m"]
+        if isinstance(inc, bool) or not isinstance(inc, (int, float)) or inc <= 0:
+            raise Refused(f"option increment_m={inc!r}", "not a positive number of metres")
+        exp = out["simple_experience"]
+        if not isinstance(exp, dict) or any(
+            isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= 5 for v in exp.values()
+        ):
+            raise Refused(
+                f"option simple_experience={exp!r}",
+                "give {group: bonus} with bonuses 0 to 5",
+                "the text recommends at most +5",
+            )
+        hits = out["simple_hits"]
+        if isinstance(hits, bool) or not isinstance(hits, int) or hits < 1:
+            raise Refused(f"option simple_hits={hits!r}", "not a whole number of hits of at least 1")
+        return out
+
+    def check_combatant(self, stats: dict[str, Any], who: str = "") -> dict[str, Any]:
+        stats = super().check_combatant(stats)
+        for key in (
+            "hp",
+            "initiative",
+            "hd",
+            "strength",
+            "fhd",
+            "bhd",
+            "thd",
+            "attack",
+            "shields",
+            "shield_regen",
+            "near_death",
+            "unconscious_at",
+            "hits",
+        ):
+            if key in stats and (isinstance(stats[key], bool) or not isinstance(stats[key], int)):
+                raise Refused(f"stat {key}={stats[key]!r}", "not a whole number")
+        if stats["hp"] < 1 or stats["strength"] < 1:
+            raise Refused("stats", "hp and strength must be at least 1")
+        if "speed" in stats and (isinstance(stats["speed"], bool) or not isinstance(stats["speed"], (int, float))):
+            raise Refused(f"stat speed={stats['speed']!r}", "not a number of kph")
+        if "heal" in stats:
+            _dice(stats["heal"], "stat heal")
+        ws = stats.get("weapons", [])
+        if not isinstance(ws, list):
+            raise Refused("stat weapons", "give a list of {name, damage, range, attack, melee, blast, full_round}")
+        names = set()
+        for i, w in enumerate(ws):
+            if not isinstance(w, dict) or not w.get("name") or "damage" not in w:
+                raise Refused(f"weapons[{i}]", "a weapon needs at least a name and damage dice")
+            if w["name"] in names:
+                raise Refused(f"weapons[{i}]", f"two weapons named {w['name']!r}")
+            names.add(w["name"])
+            _dice(w["damage"], f"weapons[{i}].damage")
+            for key in ("range", "attack"):
+                if key in w and (isinstance(w[key], bool) or not isinstance(w[key], int)):
+                    raise Refused(f"weapons[{i}].{key}={w[key]!r}", "not a whole number")
+            if not w.get("melee") and int(w.get("range", 0)) < 1:
+                raise Refused(f"weapons[{i}]", "a weapon needs range >= 1 (shooting) or melee = true")
+        return stats
+
+    # --- order and timing ---
+
+    def order(self, options: dict[str, Any]) -> RankedOrder:
+        return self._orders.get(options, lambda: self._make_order(options))
+
+    def _make_order(self, options: dict[str, Any]) -> RankedOrder:
+        if options.get("method") == "simple":
+            return SimpleOrder()
+        return StarflightOrder(
+            ties=("pc_first", "rolloff:1d10z"), group_initiative=bool(options.get("group_initiative"))
+        )
+
+    def timing(self, options: dict[str, Any]) -> Timing:
+        return self._timings.get(options, lambda: self._make_timing(options))
+
+    def _make_timing(self, options: dict[str, Any]) -> Timing:
+        return timing_of(options)
+
+    def initiative(self, draft: Draft, combatant: Combatant, ids: tuple[str, ...]) -> int:
+        init = int(combatant.stats.get("initiative", 0))
+        expr = f"2d10z{init:+d}" if init else "2d10z"
+        return draft.roll(expr, "initiative check", by=combatant.id).total
+
+    def surprise(self, state: Encounter, sides: tuple[str, ...]) -> tuple[str, ...]:
+        if state.options.get("method") == "simple":
+            return ()
+        if set(sides) >= set(state.sides()):
+            return ()  # everyone surprised: the surprises cancel
+        return tuple(sides)
+
+    # --- turns ---
+
+    def movement_points(self, state: Encounter, c: Combatant) -> int:
+        """Movement points a round: Initiative + 1, or speed (kph x 5/3 m) over the increment's metres."""
+        if state.options.get("movement") == "speed":
+            metres = float(c.stats.get("speed", 0)) * 5 / 3
+            return int(metres // float(state.options.get("increment_m", 10)))
+        return max(0, int(c.stats.get("initiative", 0)) + 1)
+
+    def budget(self, state: Encounter, combatant: Combatant) -> dict[str, int]:
+        if state.options.get("method") == "simple":
+            return {"actions": 1}
+        if combatant.has(UNCONSCIOUS):
+            return {"actions": 0}
+        out = {"actions": 1 if near_death(combatant) else 2}
+        if state.options.get("grid", "none") != "none":
+            out["mp"] = self.movement_points(state, combatant)
+        return out
+
+    def may_act(self, state: Encounter, combatant: Combatant) -> bool:
+        if state.options.get("method") == "simple":
+            return combatant.active
+        return super().may_act(state, combatant) and not combatant.has(UNCONSCIOUS)
+
+    def actions(self, state: Encounter, actor: Combatant) -> list[ActionSpec]:
+        if state.options.get("method") == "simple":
+            return []
+        out = []
+        ranged, melee = cheapest(actor)
+        if ranged is not None:
+            out.append(SHOOT)
+        if melee is not None:
+            out.append(MELEE)
+        out.append(MOVE)  # refused with a reason when there is no grid
+        if "heal" in actor.stats:
+            out.append(HEAL)
+        return out
+
+    def cost(self, state: Encounter, actor: Combatant, spec: ActionSpec, params: dict[str, Any]) -> dict[str, int]:
+        if spec.name in ("shoot", "melee"):
+            w = weapon(actor, params.get("weapon"), spec.name == "melee")
+            return {"actions": 2 if w is not None and w.get("full_round") else 1}
+        if spec.name == "move":
+            return {"actions": 1, "mp": max(1, _move_distance(state, actor, params))}
+        return dict(spec.cost)
+
+    def affordable(self, state: Encounter, actor: Combatant) -> list[ActionSpec]:
+        left = actor.resources.get("actions", 0)
+        ranged, melee = cheapest(actor)
+        out = []
+        for spec in self.actions(state, actor):
+            if spec is SHOOT:
+                ok = ranged is not None and left >= ranged
+            elif spec is MELEE:
+                ok = melee is not None and left >= melee
+            elif spec is MOVE:
+                ok = left >= 1 and actor.resources.get("mp", 0) >= 1
+            else:
+                ok = left >= 1
+            if ok:
+                out.append(spec)
+        return out
+
+    def round_started(self, draft: Draft) -> None:
+        state = draft.state
+        if state.options.get("method") == "simple":
+            return
+        grid = state.options.get("grid", "none")
+        if grid == "none":
+            if state.options.get("ranges", "rolled") == "rolled":
+                for cid in state.flat_order():
+                    c = draft.state.combatants[cid]
+                    if c.active:
+                        r = draft.roll("2d10z", "range to target", by=cid).total
+                        draft.emit(RangeSet(combatant=cid, range=r, how="rolled"))
+            return
+        if state.options.get("ranges", "rolled") == "rolled":
+            _place_all(draft)
+
+    def round_ending(self, draft: Draft) -> None:
+        for c in draft.state.active():
+            regen = int(c.stats.get("shield_regen", 0))
+            top = int(c.stats.get("shields", 0))
+            now = shields(draft.state, c)
+            if regen > 0 and now < top and not c.has(NO_RECOVERY):
+                draft.emit(ShieldsSet(combatant=c.id, shields=min(top, now + regen), reason="regenerated"))
+
+    def round_ended(self, draft: Draft) -> None:
+        state = draft.state
+        draft.emit(StrengthTotalled(csi=csi(state), reason=f"end of round {state.round}"))
+        if state.options.get("victory") == "ruling" and not state.surprise_round and self.outcome(draft.state) is None:
+            draft.emit(Awaiting(topic="resolve combat"))
+
+    def waiting(self, state: Encounter) -> bool:
+        return "awaiting" in state.extra
+
+    def idle(self, state: Encounter, combatant: Combatant) -> bool:
+        if state.options.get("method") == "simple":
+            return False  # an exchange is one command for everyone
+        return super().idle(state, combatant)
+
+    # --- damage and the end ---
+
+    def after_damage(self, draft: Draft, target: str) -> None:
+        c = draft.state.combatants[target]
+        if c.defeated is not None:
+            return
+        left = int(c.stats["hp"]) - c.damage
+        if left <= int(c.stats.get("unconscious_at", -1)):
+            draft.emit(CombatantDefeated(combatant=target, how=UNCONSCIOUS))
+        elif left <= int(c.stats.get("near_death", 0)):
+            if not c.has(NEAR_DEATH):
+                draft.emit(ConditionApplied(target=target, condition=NEAR_DEATH, source="hit points"))
+        elif c.has(NEAR_DEATH):
+            draft.emit(ConditionRemoved(target=target, condition=NEAR_DEATH, reason="healed"))
+
+    def outcome(self, state: Encounter) -> tuple[str, str | None] | None:
+        if state.options.get("method") != "simple" and state.phase != "setup":
+            for c in state.combatants.values():
+                if c.defeated is None and not c.removed and weapons(c):
+                    break
+            else:
+                return ("draw: no one left standing has a weapon", None)
+        values = csi(state)
+        standing = [s for s, v in values.items() if v > 0]
+        if len(standing) == 1:
+            lost = ", ".join(s for s, v in values.items() if v == 0)
+            return (f"victory: the CSI of {lost} is 0", standing[0])
+        if not standing:
+            return ("draw: every side's CSI is 0", None)
+        return None
+
+    # --- commands of this system ---
+
+    def command(self, draft: Draft, command: Command) -> None:
+        handler = {
+            "place": _place_cmd,
+            "range": _range_cmd,
+            "marching": _marching_cmd,
+            "conclude": _conclude,
+            "exchange": _exchange,
+            "goal": _goal,
+        }.get(command.kind)
+        if handler is None:
+            raise Refused(f"command {command.kind!r}", "unknown command")
+        handler(draft, command)
+
+    def policy(self, state: Encounter, actor: Combatant) -> Command:
+        if state.options.get("method") == "simple":
+            due = [g for g, v in state.extra.get("goals", {}).items() if v.get("choice_due")]
+            if due:
+                return Command(kind="goal", params={"group": due[0], "choice": "bonus"}, by="policy")
+            return Command(kind="exchange", by="policy")
+        return _policy(self, state, actor)
+
+    def ruling_policy(self, state: Encounter) -> Command | None:
+        if state.extra.get("awaiting") == "resolve combat":
+            return Command(kind="conclude", params={"decision": "continue"}, by="policy")
+        return None
+
+    def summary(self, state: Encounter) -> list[str]:
+        out = []
+        now = csi(state)
+        first = state.extra.get("csi_initial")
+        out.append(
+            "CSI: "
+            + ", ".join(f"{s} {v}" + (f" (of {first[s]})" if first and s in first else "") for s, v in now.items())
+        )
+        if state.options.get("grid", "none") == "none":
+            ranges = state.extra.get("ranges", {})
+            if ranges:
+                out.append("Ranges to target: " + ", ".join(f"{cid} {r}" for cid, r in ranges.items()))
+        else:
+            placed = [f"{c.id} at {c.position}" for c in state.active() if c.position]
+            if placed:
+                out.append("Positions: " + ", ".join(placed))
+        with_shields = [
+            f"{c.id} {shields(state, c)}/{c.stats['shields']}" for c in state.active() if "shields" in c.stats
+        ]
+        if with_shields:
+            out.append("Shields: " + ", ".join(with_shields))
+        if state.extra.get("awaiting"):
+            out.append(
+                f"Waiting for the game master: {state.extra['awaiting']} (conclude continue|victory SIDE|draw)"
+                if state.extra["awaiting"] == "resolve combat"
+                else f"Waiting for: {state.extra['awaiting']}"
+            )
+        return out
+
+    def narrate(self, state: Encounter, event: Any, dice: bool = False) -> str | None:
+        def name(cid: str) -> str:
+            return state.combatants[cid].name if cid in state.combatants else cid
+
+        t = type(event)
+        if t is StrengthTotalled:
+            values = ", ".join(f"{s} {v}" for s, v in event.csi.items())
+            return f"Composite strength ({event.reason or 'now'}): {values}."
+        if t is RangeSet:
+            return f"  {name(event.combatant)}: range to target {event.range} ({event.how})."
+        if t is Placed:
+            if event.how == "moved":
+                return None  # the move's own line says where
+            facing = f", facing {event.facing}" if event.facing else ""
+            return f"  {name(event.combatant)} stands at {_num(event.x)},{_num(event.y)}{facing} ({event.how})."
+        if t is ShieldsSet and event.reason == "regenerated":
+            return f"  {name(event.combatant)}'s shields regenerate to {event.shields}."
+        if t is MarchingOrder:
+            return f"Marching order of {event.side}: {', '.join(name(c) for c in event.order)}."
+        if t is Awaiting:
+            return f"The game master rules: {event.topic}." if event.topic else None
+        if t is SimpleCombatStarted:
+            return (
+                "Simple Combat: "
+                + "; ".join(f"{g} ({', '.join(name(c) for c in ids)})" for g, ids in event.groups.items())
+                + "."
+            )
+        if t is GroupsRanked:
+            rolls = ", ".join(
+                f"{g} {r}" + (f" ({event.modifiers[g]:+d})" if event.modifiers.get(g) else "")
+                for g, r in sorted(event.results.items(), key=lambda x: -x[1])
+            )
+            lost = ", ".join(f"{g} {n}" for g, n in event.losses.items() if n)
+            return f"Group rolls: {rolls}." + (f" Losses: {lost}." if lost else "")
+        if t is HitsTaken:
+            return f"  {name(event.combatant)} takes {event.hits} hit{'s' if event.hits != 1 else ''}."
+        if t is GoalEvent:
+            said = {
+                "primary": "reaches its primary goal",
+                "primary lost": "can no longer reach its primary goal",
+                "choice due": "rolled 18 and chooses: a secondary goal or +1",
+                "secondary": "takes a secondary goal",
+                "bonus": "takes +1 on its future rolls",
+            }
+            return f"  {event.group} {said.get(event.what, event.what)}" + (
+                f" (roll {event.roll})." if event.roll is not None else "."
+            )
+        return None
+
+    def describe(self, state: Encounter, pending: Pending) -> str:
+        actor = state.combatants[pending.actor]
+        init = f" (initiative {actor.initiative})" if actor.initiative is not None else ""
+        if pending.action in ("shoot", "melee"):
+            target = state.combatants[pending.targets[0]]
+            w = weapon(actor, pending.params.get("weapon"), pending.action == "melee")
+            wname = w["name"] if w else "a weapon"
+            verb = "fires" if pending.action == "shoot" else "strikes with"
+            prep = "at" if pending.action == "shoot" else "at"
+            return f"{actor.name}{init} {verb} the {wname} {prep} {target.name}"
+        if pending.action == "move":
+            return f"{actor.name}{init} moves to {_num(float(pending.params['x']))},{_num(float(pending.params['y']))}"
+        if pending.action == "heal":
+            return f"{actor.name}{init} tends to {state.combatants[pending.targets[0]].name}"
+        return super().describe(state, pending)
+
+
+STARFLIGHT = Starflight()
+
+
+_registry.register(STARFLIGHT)

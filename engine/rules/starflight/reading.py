@@ -1,0 +1,170 @@
+"""Reading a Starflight encounter: the composite strength index, shields, positions, ranges,
+weapons, the automatic target."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any, Generic, TypeVar
+
+from combatlog.engine.dice import DiceError
+from combatlog.engine.dice import parse as parse_dice
+from combatlog.engine.errors import Refused
+from combatlog.engine.rules.starflight.model import NEAR_DEATH
+from combatlog.projections import Combatant, Encounter
+
+
+def csi(state: Encounter) -> dict[str, int]:
+    """Each side's composite strength index now: the strength of its combatants still fighting."""
+    # one pass, sides in the order their first combatant was added (as Encounter.sides):
+    # a step's end asks for it at least once, an audit a million times
+    out: dict[str, int] = {}
+    for c in state.combatants.values():
+        if c.removed:
+            continue
+        if c.defeated is None:
+            out[c.side] = out.get(c.side, 0) + int(c.stats.get("strength", 0))
+        elif c.side not in out:
+            out[c.side] = 0
+    return out
+
+
+def shields(state: Encounter, c: Combatant) -> int:
+    """The combatant's shield points now."""
+    return int(state.extra.get("shields", {}).get(c.id, c.stats.get("shields", 0)))
+
+
+def position(c: Combatant) -> tuple[float, float] | None:
+    """Where `c` stands on the grid, or None if it hasn't been placed."""
+    if not c.position or "," not in c.position:
+        return None
+    x, y = c.position.split(",", 1)
+    return float(x), float(y)
+
+
+def distance(state: Encounter, a: tuple[float, float], b: tuple[float, float]) -> int:
+    """Range in increments between two points: the larger axis on a physical grid, measured on an abstract one."""
+    dx, dy = abs(a[0] - b[0]), abs(a[1] - b[1])
+    if state.options.get("grid") == "physical":
+        return int(max(dx, dy))
+    return int(math.floor(math.hypot(dx, dy) + 0.5))
+
+
+def targeted(state: Encounter, attacker: str, target: str) -> bool:
+    """True when `attacker` has targeted `target` this round (declared or resolved)."""
+    if state.extra.get("targeted", {}).get(f"{attacker}>{target}") == state.round:
+        return True
+    return any(p.actor == attacker and target in p.targets and p.action in ("shoot", "melee") for p in state.pending)
+
+
+def range_between(state: Encounter, a: Combatant, b: Combatant, range_from: str = "own") -> int | None:
+    """The range from `a` to its target `b` in increments, or None if it isn't known yet."""
+    if state.options.get("grid", "none") == "none":
+        ranges = state.extra.get("ranges", {})
+        found = ranges.get(b.id if range_from == "theirs" else a.id)
+        return None if found is None else int(found)
+    pa, pb = position(a), position(b)  # where they stand now: a declared move counts once it resolves
+    if pa is None or pb is None:
+        return None
+    return distance(state, pa, pb)
+
+
+def planned_position(state: Encounter, c: Combatant) -> tuple[float, float] | None:
+    """Where `c` will stand once its declared moves resolve."""
+    pos = position(c)
+    for p in state.pending:
+        if p.actor == c.id and p.action == "move":
+            pos = (float(p.params["x"]), float(p.params["y"]))
+    return pos
+
+
+T = TypeVar("T")
+
+
+class _ByIdentity(Generic[T]):
+    """A small cache of values derived from mappings that are never changed once made (a
+    combatant's stats, an encounter's options), keyed by the mapping itself."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.table: dict[int, tuple[Any, T]] = {}
+
+    def get(self, key: Any, make: Callable[[], T]) -> T:
+        hit = self.table.get(id(key))
+        if hit is not None and hit[0] is key:
+            return hit[1]
+        value = make()
+        if len(self.table) > self.limit:
+            self.table.clear()
+        self.table[id(key)] = (key, value)  # holding `key` keeps its id from being reused
+        return value
+
+
+_WEAPONS: _ByIdentity[list[dict[str, Any]]] = _ByIdentity(4096)
+
+
+_CHEAPEST: _ByIdentity[tuple[int | None, int | None]] = _ByIdentity(4096)
+
+
+def weapons(c: Combatant) -> list[dict[str, Any]]:
+    """The combatant's weapons, as given in its stats (read once per stats mapping)."""
+    return _WEAPONS.get(c.stats, lambda: [w for w in c.stats.get("weapons", ()) if isinstance(w, dict)])
+
+
+def cheapest(c: Combatant) -> tuple[int | None, int | None]:
+    """The fewest actions a shot and a melee attack cost `c` (None: it has no such weapon)."""
+
+    def make() -> tuple[int | None, int | None]:
+        ws = weapons(c)
+        ranged = [2 if w.get("full_round") else 1 for w in ws if int(w.get("range", 0)) >= 1]
+        melee = [2 if w.get("full_round") else 1 for w in ws if w.get("melee")]
+        return (min(ranged) if ranged else None, min(melee) if melee else None)
+
+    return _CHEAPEST.get(c.stats, make)
+
+
+def weapon(c: Combatant, name: str | None, melee: bool) -> dict[str, Any] | None:
+    """The weapon `name` (or the first fit for melee/shooting) of `c`, or None."""
+    for w in weapons(c):
+        fit = bool(w.get("melee")) if melee else int(w.get("range", 0)) >= 1
+        if fit and (name is None or w.get("name") == name):
+            return w
+    return None
+
+
+def near_death(c: Combatant) -> bool:
+    """True when the combatant may take one standard action only."""
+    return c.has(NEAR_DEATH) or int(c.stats["hp"]) - c.damage <= int(c.stats.get("near_death", 0))
+
+
+def auto_target(state: Encounter, actor: Combatant) -> Combatant | None:
+    """The text's automatic target: the enemy with the next lowest initiative check value, else the highest."""
+    ranked = target_preference(state, actor)
+    return ranked[0] if ranked else None
+
+
+def target_preference(state: Encounter, actor: Combatant) -> list[Combatant]:
+    """Enemies in the automatic schema's order: the next lowest initiative check value down, then the
+    highest down (so the first is the text's target; the rest are who comes next when it can't be reached)."""
+    rank = {cid: i for i, cid in enumerate(state.flat_order())}
+    enemies = [c for c in state.active() if c.side != actor.side]
+    mine = actor.initiative if actor.initiative is not None else 0
+    enemies.sort(key=lambda c: (-(c.initiative or 0), rank.get(c.id, len(rank))))
+    lower = [c for c in enemies if (c.initiative or 0) < mine]
+    return lower + [c for c in enemies if c not in lower]
+
+
+def group_key(state: Encounter, c: Combatant) -> str:
+    """A combatant's group: its `group` (as `side/group` when another side uses that name too), else its side."""
+    if not c.group:
+        return c.side
+    if any(o.group == c.group and o.side != c.side for o in state.combatants.values()):
+        return f"{c.side}/{c.group}"
+    return c.group
+
+
+def _dice(expr: Any, what: str) -> None:
+    try:
+        parse_dice(str(expr))
+    except DiceError as exc:
+        raise Refused(what, str(exc)) from None
