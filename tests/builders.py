@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+import pytest
+
 from combatlog.engine import ScriptedDice, Session
 from combatlog.events import Command
 from combatlog.replays import MemoryLog
@@ -66,6 +68,99 @@ def act(
 ) -> list[Any]:
     """`actor` takes `action` at `targets` with forced `faces`; returns the step's events."""
     return forced(session, "act", faces, actor=actor, action=action, targets=tuple(targets), params=params)
+
+
+# --- the skirmish test system: a party against goblins, every order and timing ----------
+
+PARTY = [
+    {
+        "id": "ayla",
+        "name": "Ayla",
+        "side": "party",
+        "kind": "pc",
+        "stats": {"hp": 14, "init": 3, "attack": 4, "defense": 12, "damage": "1d8", "ap": 7},
+    },
+    {
+        "id": "bo",
+        "name": "Bo",
+        "side": "party",
+        "kind": "pc",
+        "stats": {"hp": 11, "init": 1, "attack": 2, "defense": 11, "damage": "1d6", "ap": 6},
+    },
+    {
+        "id": "g1",
+        "name": "Goblin 1",
+        "side": "goblins",
+        "group": "goblins",
+        "stats": {"hp": 7, "init": 2, "attack": 1, "defense": 10, "damage": "1d6", "ap": 5},
+    },
+    {
+        "id": "g2",
+        "name": "Goblin 2",
+        "side": "goblins",
+        "group": "goblins",
+        "stats": {"hp": 7, "init": 2, "attack": 1, "defense": 10, "damage": "1d6", "ap": 5},
+    },
+]
+
+ORDERS = ("ranked", "reverse", "action-points")
+TIMINGS = ("turn", "simultaneous", "mixed")
+
+
+def new_session(seed: int | None = 7, combatants=PARTY, begin: bool = False, log=None, **options) -> Session:
+    """A skirmish encounter with `combatants` on `log` (a memory log if None), begun if asked."""
+    session = Session(MemoryLog() if log is None else log)
+    params = {"rules": "skirmish", "options": options}
+    if seed is not None:
+        params["seed"] = seed
+    session.do("create", **params)
+    for c in combatants:
+        session.do("add", **c)
+    if begin:
+        session.do("begin")
+    return session
+
+
+def fight(log) -> Session:
+    """A begun skirmish fight (seed 3) on `log`: the stores' tests play it on each store."""
+    return new_session(seed=3, begin=True, log=log)
+
+
+def one_more_step(path) -> tuple[bytes, int, bytes]:
+    """A begun fight (seed 3) in the JSON-lines file `path`, then one more step: (the file's
+    bytes before that step, its event count then, the step's own bytes)."""
+    from combatlog.replays import open_log
+
+    s = fight(open_log(path))
+    whole = path.read_bytes()
+    count = s.log.head()[0]
+    s.auto()
+    return whole, count, path.read_bytes()[len(whole) :]
+
+
+def two_writers(open_log) -> None:
+    """Two sessions on one store (`open_log()` opens it afresh each time, as another process
+    would): the one that hadn't seen the other's step gets ConcurrencyError, nothing is lost
+    or doubled, and the loser, reloaded, goes on."""
+    from combatlog.events import ConcurrencyError
+
+    first = fight(open_log())
+    second = Session(open_log())
+    first.do("note", text="the first writer")
+    with pytest.raises(ConcurrencyError, match="expected to write seq"):
+        second.do("note", text="the second writer, who had not seen it")
+    final = list(open_log().lines())
+    notes = [line for line in final if b'"type":"Note"' in line]
+    assert sum(b"the first writer" in line for line in notes) == 1
+    assert not any(b"the second writer" in line for line in final)
+    assert second.state == first.state  # the loser reloaded and can go on
+    second.do("note", text="the second writer, again")
+    assert Session(open_log()).state == second.state
+
+
+def lines(session: Session) -> list[bytes]:
+    """Every line of the session's log."""
+    return list(session.log.lines())
 
 
 def of(events: Iterable[Any], cls: type) -> list[Any]:

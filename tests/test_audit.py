@@ -8,8 +8,7 @@ from combatlog.events import decode_line, seal
 from combatlog.replays import MemoryLog
 from combatlog.replays.audit import Report, audit
 from combatlog.replays.cursor import Cursor, diff_states, replay
-
-from .conftest import lines, new_session
+from tests.builders import lines, new_session
 
 
 def finished(**options):

@@ -20,8 +20,7 @@ from combatlog.events import (
 )
 from combatlog.projections import replay
 from combatlog.replays import MemoryLog
-
-from .conftest import ORDERS, PARTY, TIMINGS, lines, new_session
+from tests.builders import ORDERS, PARTY, TIMINGS, lines, new_session
 
 AYLA, BO, G1, G2 = PARTY
 

@@ -75,7 +75,7 @@ def verify_like_the_readme(path: Path) -> int:
 
 
 def test_a_log_verifies_with_nothing_but_the_readme_and_the_standard_library(tmp_path):
-    from .conftest import new_session
+    from tests.builders import new_session
 
     session = new_session(begin=True)
     session.play_out()

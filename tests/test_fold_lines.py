@@ -16,8 +16,7 @@ from combatlog.events.envelope import seal
 from combatlog.projections import Projection
 from combatlog.projections.bulk import fold_lines
 from combatlog.projections.fold import register_fold
-
-from .conftest import new_session
+from tests.builders import new_session
 
 
 def _played():

@@ -14,8 +14,7 @@ from combatlog.engine.encounter_file import read_encounter
 from combatlog.replays import open_log
 from combatlog.replays.follow import follow_envelopes, follow_lines
 from combatlog.replays.transcript import tell, transcript
-
-from .conftest import fight, new_session, one_more_step
+from tests.builders import fight, new_session, one_more_step
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 

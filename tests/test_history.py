@@ -8,7 +8,7 @@ from combatlog.engine import Session
 from combatlog.projections import Projection, replay
 from combatlog.replays.audit import audit
 from combatlog.replays.cursor import Cursor
-from tests.conftest import new_session
+from tests.builders import new_session
 
 
 def _play(session: Session, steps: int) -> list:

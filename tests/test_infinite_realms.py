@@ -11,27 +11,24 @@ from combatlog.engine.encounter_file import read_encounter
 from combatlog.engine.rules.infinite_realms.reading import damage_percent
 from combatlog.events import ActionResolved, Command, TurnStarted
 from combatlog.projections import replay
-from combatlog.replays import JsonlLog, MemoryLog
+from combatlog.replays import JsonlLog
 from combatlog.replays.audit import audit
-from tests.conftest import run_forced
+from tests import builders
 
-run = run_forced
+run = builders.forced
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "infinite-realms-road.toml"
 SWORD = {"name": "sword", "kind": "melee", "ap": 3, "damage": 20, "critical": 10, "reach": 4}
 
 
+BASE = {"hp": 200, "ap": 10, "init": 0, "offense": 100, "defense": 0, "weapons": [SWORD]}
+
+
 def fighter(cid: str, side: str, kind: str = "npc", **stats) -> dict:
-    base = {"hp": 200, "ap": 10, "init": 0, "offense": 100, "defense": 0, "weapons": [SWORD]}
-    base.update(stats)
-    return {"id": cid, "name": cid.upper(), "side": side, "kind": kind, "stats": base}
+    return builders.fighter(cid, side, kind=kind, defaults=BASE, **stats)
 
 
 def ir(*combatants: dict, **options) -> Session:
-    s = Session(MemoryLog())
-    s.do("create", rules="infinite-realms", options=options)
-    for c in combatants:
-        s.do("add", **c)
-    return s
+    return builders.encounter("infinite-realms", *combatants, **options)
 
 
 def act(s: Session, actor: str, action: str, target: str | None = None, faces=(), **params):

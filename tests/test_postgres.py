@@ -21,8 +21,7 @@ from combatlog.projections.replay import replay  # noqa: E402
 from combatlog.replays import MemoryLog, copy_log, open_log  # noqa: E402
 from combatlog.replays.audit import audit  # noqa: E402
 from combatlog.replays.postgres import TABLE, PostgresLog, parse_url  # noqa: E402
-
-from .conftest import fight, two_writers  # noqa: E402
+from tests.builders import fight, two_writers  # noqa: E402
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 SERVER = os.environ.get("COMBATLOG_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/test")
@@ -340,7 +339,7 @@ def test_an_export_that_loses_a_race_leaves_the_other_writers_events_alone(url, 
     from click.testing import CliRunner
 
     import combatlog.cli.main as cli
-    from tests.conftest import new_session
+    from tests.builders import new_session
 
     source = played()
     theirs = list(new_session(seed=9, begin=True).log.lines())

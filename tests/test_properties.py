@@ -20,8 +20,7 @@ from combatlog.projections.bulk import fold_lines
 from combatlog.replays import MemoryLog
 from combatlog.replays.audit import audit
 from combatlog.replays.cursor import Cursor, envelopes, replay
-
-from .conftest import ORDERS, TIMINGS, lines, new_session
+from tests.builders import ORDERS, TIMINGS, lines, new_session
 
 ACTIONS = ("strike", "shoot", "move", "guard", "fireball")
 IDS = ("ayla", "bo", "g1", "g2", "nobody")

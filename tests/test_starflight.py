@@ -24,30 +24,24 @@ from combatlog.events import (
 from combatlog.projections import Combatant, Encounter, replay
 from combatlog.replays import JsonlLog, MemoryLog
 from combatlog.replays.audit import audit
-from tests.conftest import run_forced
+from tests import builders
 
-run = run_forced
+run = builders.forced
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "starflight-patrol.toml"
 BLASTER = {"name": "blaster", "attack": 1, "damage": "2d6", "range": 12}
 KNIFE = {"name": "knife", "damage": "1d4", "melee": True}
 
 
+BASE = {"hp": 10, "initiative": 0, "hd": 10, "strength": 2, "weapons": [BLASTER, KNIFE]}
+
+
 def fighter(cid: str, side: str, kind: str = "npc", init: int = 0, group: str | None = None, **stats) -> dict:
-    base = {"hp": 10, "initiative": init, "hd": 10, "strength": 2, "weapons": [BLASTER, KNIFE]}
-    base.update(stats)
-    out = {"id": cid, "name": cid.upper(), "side": side, "kind": kind, "stats": base}
-    if group:
-        out["group"] = group
-    return out
+    return builders.fighter(cid, side, kind=kind, group=group, defaults=BASE, initiative=init, **stats)
 
 
 def sf(*combatants: dict, **options) -> Session:
     """A Starflight encounter with no seed: every die is forced by the test."""
-    s = Session(MemoryLog())
-    s.do("create", rules="starflight", options=options)
-    for c in combatants:
-        s.do("add", **c)
-    return s
+    return builders.encounter("starflight", *combatants, **options)
 
 
 def act(s: Session, actor: str, action: str, target: str | None = None, faces=(), **params):

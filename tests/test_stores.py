@@ -10,8 +10,7 @@ import pytest
 from combatlog.engine import Session
 from combatlog.events import LogError
 from combatlog.replays import JsonlLog, MemoryLog, SqliteLog, copy_log, open_log
-
-from .conftest import fight, one_more_step, two_writers
+from tests.builders import fight, one_more_step, two_writers
 
 
 @pytest.mark.parametrize("suffix", [".jsonl", ".db"])

@@ -18,27 +18,24 @@ from combatlog.engine.rules.swords_of_infinity.numbers import (
 )
 from combatlog.events import ActionResolved, DiceRolled
 from combatlog.projections import replay
-from combatlog.replays import JsonlLog, MemoryLog
+from combatlog.replays import JsonlLog
 from combatlog.replays.audit import audit
-from tests.conftest import run_forced
+from tests import builders
 
-run = run_forced
+run = builders.forced
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "swords-of-infinity-ambush.toml"
 AXE = {"name": "axe", "skill": 10, "weight": 0, "power": 70}
 
 
+BASE = {"vitality": 30, "dexterity": 40, "awareness": 30, "weapons": [AXE]}
+
+
 def fighter(cid: str, side: str, **stats) -> dict:
-    base = {"vitality": 30, "dexterity": 40, "awareness": 30, "weapons": [AXE]}
-    base.update(stats)
-    return {"id": cid, "name": cid.capitalize(), "side": side, "stats": base}
+    return builders.fighter(cid, side, name=cid.capitalize(), defaults=BASE, **stats)
 
 
 def soi(*combatants: dict, **options) -> Session:
-    s = Session(MemoryLog())
-    s.do("create", rules="swords-of-infinity", options=options)
-    for c in combatants:
-        s.do("add", **c)
-    return s
+    return builders.encounter("swords-of-infinity", *combatants, **options)
 
 
 def attack(s: Session, actor: str, target: str, faces, **params) -> str:
