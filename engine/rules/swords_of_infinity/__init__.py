@@ -24,7 +24,7 @@ from combatlog.engine.rules.swords_of_infinity.events import (
     SpiritSpent,
     TurnMark,
 )
-from combatlog.engine.rules.swords_of_infinity.model import UNTIL_NEXT_TURN, VITAL
+from combatlog.engine.rules.swords_of_infinity.model import UNTIL_NEXT_TURN, VITAL, stats_of
 from combatlog.engine.rules.swords_of_infinity.model import Stats as SoIStats
 from combatlog.engine.rules.swords_of_infinity.numbers import power_of
 from combatlog.engine.rules.swords_of_infinity.policy import policy
@@ -89,7 +89,7 @@ class SwordsOfInfinity(RuleSystem):
         return _TURN
 
     def initiative(self, draft: Draft, combatant: Combatant, ids: tuple[str, ...]) -> int:
-        tn = int(combatant.stats["dexterity"]) + int(combatant.stats["awareness"]) + penalty(draft.state, combatant)
+        tn = stats_of(combatant).dexterity + stats_of(combatant).awareness + penalty(draft.state, combatant)
         roll = draft.roll("d%", f"initiative (Power, TN {tn})", by=combatant.id).total
         if roll <= tn or draft.state.options.get("failed_initiative") == "roll":
             return roll
@@ -200,7 +200,7 @@ class SwordsOfInfinity(RuleSystem):
                 "without a day of rest one damage target heals: name it",
                 f"target=... ({', '.join(hurt)})",
             )
-        tn = int(c.stats.get("physical_resistance", 0))
+        tn = stats_of(c).physical_resistance
         roll = draft.roll("d%", f"recovery (Power on Physical Resistance, TN {tn})", by=c.id).total
         points = power_of(roll, tn) // 10 % 10
         draft.emit(Recovered(combatant=c.id, healed={str(t): points for t in (hurt if rested else [where])}))
@@ -214,7 +214,7 @@ class SwordsOfInfinity(RuleSystem):
             w = weapon(state, actor, pending.params.get("weapon"))
             tech = pending.params.get("technique")
             how = f" ({tech})" if tech else ""
-            return f"{actor.name} attacks {state.combatants[pending.targets[0]].name} with the {w['name']}{how}"
+            return f"{actor.name} attacks {state.combatants[pending.targets[0]].name} with the {w.name}{how}"
         return super().describe(state, pending)
 
     def narrate(self, state: Encounter, event: Any, dice: bool = False) -> str | None:

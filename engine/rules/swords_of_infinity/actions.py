@@ -17,7 +17,7 @@ from combatlog.engine.rules.swords_of_infinity.events import (
     TurnMark,
     WeaponDropped,
 )
-from combatlog.engine.rules.swords_of_infinity.model import ATTACKED, RESISTED
+from combatlog.engine.rules.swords_of_infinity.model import ATTACKED, RESISTED, Weapon, stats_of
 from combatlog.engine.rules.swords_of_infinity.movement import _check_move, _check_resisted, _move, _resisted
 from combatlog.engine.rules.swords_of_infinity.reading import (
     _v2,
@@ -75,7 +75,7 @@ def _check_attack(state: Encounter, actor: Combatant, targets: tuple[str, ...], 
         return f"defense={defense!r}: use none, block or dodge"
     target = state.combatants[targets[0]]
     w = weapon(state, actor, params.get("weapon"))
-    if params.get("weapon") and w["name"] != params["weapon"]:
+    if params.get("weapon") and w.name != params["weapon"]:
         return f"{actor.name} has no {params['weapon']!r} in hand"
     bt = params.get("block_target")
     if bt is not None and bt not in composition(target):
@@ -93,7 +93,7 @@ def _check_attack(state: Encounter, actor: Combatant, targets: tuple[str, ...], 
         return d_ok(state, actor, target, w)  # a special ability may use any weapon
     if tech == "pin" and not is_melee(w):
         return "a pin takes a melee or unarmed attack"
-    if tech == "trip" and w["name"] != "unarmed":
+    if tech == "trip" and w.name != "unarmed":
         return "a trip without a special ability is an unarmed attack"
     if tech == "knockback" and not is_melee(w):
         return "a knockback takes an unarmed, melee or shield attack"
@@ -111,14 +111,14 @@ def _check_attack(state: Encounter, actor: Combatant, targets: tuple[str, ...], 
     return None
 
 
-def d_ok(state: Encounter, actor: Combatant, target: Combatant, w: dict[str, Any]) -> str | None:
+def d_ok(state: Encounter, actor: Combatant, target: Combatant, w: Weapon) -> str | None:
     """Why `w` can't reach `target` from where `actor` stands (None: it can, or they aren't placed)."""
     d = feet(actor, target)
     if d is not None:
-        reach = int(w.get("range", w.get("reach", 5)))
+        reach = int(w.range if w.range is not None else w.reach)
         if d > reach:
-            kind = "range" if "range" in w else "reach"
-            return f"{target.name} is {d} ft away, beyond the {w['name']}'s {kind} of {reach} ft"
+            kind = "range" if w.range is not None else "reach"
+            return f"{target.name} is {d} ft away, beyond the {w.name}'s {kind} of {reach} ft"
     return None
 
 
@@ -134,13 +134,13 @@ def _square(value: Any) -> bool:
 def _dual(draft: Draft, p: Pending) -> str:
     me = draft.state.combatants[p.actor]
     dropped = draft.state.extra.get("dropped", {}).get(me.id, ())
-    held = [w for w in me.stats.get("weapons", ()) if isinstance(w, dict) and w.get("name") not in dropped]
-    first = weapon(draft.state, me, p.params.get("main") or held[0]["name"])
-    second = weapon(draft.state, me, p.params.get("off") or held[1]["name"])
+    held = [w for w in stats_of(me).weapons if w.name not in dropped]
+    first = weapon(draft.state, me, p.params.get("main") or held[0].name)
+    second = weapon(draft.state, me, p.params.get("off") or held[1].name)
     targets = list(p.targets) + [p.targets[-1]] * (2 - len(p.targets))
-    said = [f"{first['name']}: " + strike(draft, me.id, targets[0], first, p.params)]
+    said = [f"{first.name}: " + strike(draft, me.id, targets[0], first, p.params)]
     if draft.state.combatants[me.id].active:
-        said.append(f"{second['name']} (off hand): " + strike(draft, me.id, targets[1], second, p.params, offhand=True))
+        said.append(f"{second.name} (off hand): " + strike(draft, me.id, targets[1], second, p.params, offhand=True))
     draft.emit(ConditionApplied(target=me.id, condition="vulnerable (dual wielding)", source=me.id))
     _attacked(draft, me.id)
     return "; ".join(said)
@@ -150,22 +150,18 @@ def _check_dual(state: Encounter, actor: Combatant, targets: tuple[str, ...], pa
     forgone = _forgone(state, actor)
     if forgone:
         return forgone
-    held = [
-        w
-        for w in actor.stats.get("weapons", ())
-        if isinstance(w, dict) and w.get("name") not in state.extra.get("dropped", {}).get(actor.id, ())
-    ]
+    held = [w for w in stats_of(actor).weapons if w.name not in state.extra.get("dropped", {}).get(actor.id, ())]
     names = [
-        params.get("main") or (held[0]["name"] if held else None),
-        params.get("off") or (held[1]["name"] if len(held) > 1 else None),
+        params.get("main") or (held[0].name if held else None),
+        params.get("off") or (held[1].name if len(held) > 1 else None),
     ]
-    chosen = [w for n in names for w in held if w["name"] == n]
-    if len(chosen) < 2 or names[0] == names[1] or any(w.get("two_handed") for w in chosen):
+    chosen = [w for n in names for w in held if w.name == n]
+    if len(chosen) < 2 or names[0] == names[1] or any(w.two_handed for w in chosen):
         return f"{actor.name} needs two different one-handed weapons in hand (params main, off)"
     for w, t in zip(chosen, list(targets) + [targets[-1]] * (2 - len(targets))):
-        why = _check_attack(state, actor, (t,), {**params, "weapon": w["name"]})
+        why = _check_attack(state, actor, (t,), {**params, "weapon": w.name})
         if why:
-            return f"{w['name']}: {why}"
+            return f"{w.name}: {why}"
     return None
 
 
@@ -178,7 +174,7 @@ def _condition_action(name: str, text: str) -> Callable[[Draft, Pending], str]:
 
 
 def _check_fortify(state: Encounter, actor: Combatant, targets: tuple[str, ...], params: dict[str, Any]) -> str | None:
-    return None if actor.stats.get("shield") else f"{actor.name} has no shield to fortify with"
+    return None if stats_of(actor).shield else f"{actor.name} has no shield to fortify with"
 
 
 def _prone(draft: Draft, p: Pending) -> str:
@@ -200,7 +196,7 @@ def _stealth(draft: Draft, p: Pending) -> str:
     target = draft.state.combatants[p.targets[0]]
     stn = skill(me, "stealth") + penalty(draft.state, me)
     roll = draft.roll("d%", f"stealth (TN {stn})", by=me.id).total
-    ptn = skill(target, "spot") + penalty(draft.state, target) + 10 * max(0, int(target.stats.get("size", 0)) * -1)
+    ptn = skill(target, "spot") + penalty(draft.state, target) + 10 * max(0, stats_of(target).size * -1)
     spot = draft.roll("d%", f"spot (TN {ptn})", by=target.id).total
     if roll <= stn and (spot > ptn or roll <= spot):  # an opposed check: the lower roll wins, as in the dodge
         draft.emit(ConditionApplied(target=target.id, condition=f"unaware of {me.id}", source=me.id))
@@ -212,7 +208,7 @@ def _first_aid(draft: Draft, p: Pending) -> str:
     me = draft.state.combatants[p.actor]
     patient = draft.state.combatants[p.targets[0]]
     where = str(p.params.get("target", ""))
-    tn = int(me.stats.get("intelligence", 0)) + skill(me, "first_aid") + penalty(draft.state, me)
+    tn = stats_of(me).intelligence + skill(me, "first_aid") + penalty(draft.state, me)
     roll = draft.roll("d%", f"first aid on {patient.id}'s {where} (TN {tn})", by=me.id).total
     if roll <= tn:
         draft.emit(Impairment(combatant=patient.id, target=where, what="aided", level=1))
@@ -284,15 +280,15 @@ def _check_pick_up(state: Encounter, actor: Combatant, targets: tuple[str, ...],
 
 def _drop(draft: Draft, p: Pending) -> str:
     w = weapon(draft.state, draft.state.combatants[p.actor], p.params.get("weapon"))
-    if w["name"] == "unarmed":
+    if w.name == "unarmed":
         return "has nothing to drop"
-    draft.emit(WeaponDropped(combatant=p.actor, weapon=w["name"], lands="at its feet"))
-    return f"drops the {w['name']}"
+    draft.emit(WeaponDropped(combatant=p.actor, weapon=w.name, lands="at its feet"))
+    return f"drops the {w.name}"
 
 
 def _notice(draft: Draft, p: Pending) -> str:
     me = draft.state.combatants[p.actor]
-    tn = int(me.stats["awareness"]) + penalty(draft.state, me) + 10 * max(0, -int(me.stats.get("size", 0)))
+    tn = stats_of(me).awareness + penalty(draft.state, me) + 10 * max(0, -stats_of(me).size)
     roll = draft.roll("d%", f"awareness (TN {tn})", by=me.id).total
     return f"awareness {roll} against {tn}: " + ("notices" if roll <= tn else "notices nothing")
 

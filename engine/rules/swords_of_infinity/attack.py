@@ -7,6 +7,7 @@ from typing import Any
 
 from combatlog.engine.draft import Draft
 from combatlog.engine.rules.swords_of_infinity.events import Maintained, Pinned, Retreated, SpiritSpent, WeaponDropped
+from combatlog.engine.rules.swords_of_infinity.model import Weapon, stats_of
 from combatlog.engine.rules.swords_of_infinity.numbers import (
     block_damage,
     critical,
@@ -36,7 +37,7 @@ def strike(
     draft: Draft,
     attacker_id: str,
     target_id: str,
-    w: dict[str, Any],
+    w: Weapon,
     params: dict[str, Any],
     free: bool = False,
     offhand: bool = False,
@@ -63,22 +64,16 @@ def strike(
         target = state.combatants[target_id]
         said.append(f"{target.name} retreats a step")
         d = feet(attacker, target)
-        if melee and d is not None and d > int(w.get("reach", 5)):
+        if melee and d is not None and d > w.reach:
             return "; ".join(said + ["out of reach"])
-    size_gap = int(target.stats.get("size", 0)) - int(attacker.stats.get("size", 0))
-    tn = (
-        int(attacker.stats["dexterity"])
-        + int(w.get("skill", 0))
-        + int(w.get("weight", 0))
-        + penalty(state, attacker)
-        + 10 * max(0, size_gap)
-    )
+    size_gap = stats_of(target).size - stats_of(attacker).size
+    tn = stats_of(attacker).dexterity + w.skill + w.weight + penalty(state, attacker) + 10 * max(0, size_gap)
     if offhand:
         tn -= int(state.options.get("offhand_penalty", 10))
     d = feet(attacker, target)
     if d is not None and not melee:
-        tn -= (5 if w.get("improvised") else 1) * (d // 5)
-    hit = draft.roll("d%", f"{w['name']} at {target.id} (hit TN {tn})", by=attacker.id).total
+        tn -= (5 if w.improvised else 1) * (d // 5)
+    hit = draft.roll("d%", f"{w.name} at {target.id} (hit TN {tn})", by=attacker.id).total
     if hit > tn:
         return "; ".join(said + [f"hit roll {hit} against {tn}: a miss"])
     said.append(f"hit roll {hit} against {tn}: a hit")
@@ -111,20 +106,20 @@ def strike(
     if defense in ("block", "dodge"):
         bonus = 10 * max(0, -size_gap) + 10 * cover(target, not melee) + penalty(draft.state, target)
         if defense == "dodge":
-            dtn = int(target.stats["dexterity"]) + int(target.stats.get("dodge", 0)) + bonus
+            dtn = stats_of(target).dexterity + stats_of(target).dodge + bonus
             roll = draft.roll("d%", f"dodge (TN {dtn}, at or under {hit})", by=target.id).total
             ok = dodged(roll, hit, dtn) and (choice != "undefendable" or critical(roll, dtn))
             said.append(f"dodge {roll} against {dtn} and {hit}: " + ("dodged" if ok else "fails"))
             if ok:
                 return "; ".join(said + _critical_defense(draft, target.id, attacker.id, roll, dtn, params))
         else:
-            btn = int(target.stats["awareness"]) + int(target.stats.get("block", 0)) + bonus
+            btn = stats_of(target).awareness + stats_of(target).block + bonus
             roll = draft.roll("d%", f"block (TN {btn})", by=target.id).total
             ok = roll <= btn and (choice != "undefendable" or critical(roll, btn))
             if ok:
                 where = str(params.get("block_target") or where)
-                shield = target.stats.get("shield") or weapon(draft.state, target, None)
-                shield_class = int(shield.get("size_class", 0))
+                shield = stats_of(target).shield or weapon(draft.state, target, None)
+                shield_class = shield.size_class
                 said.append(f"block {roll} against {btn}: the {where} takes it")
                 said += _critical_defense(draft, target.id, attacker.id, roll, btn, params)
                 area = True  # a blocked attack is untargeted
@@ -134,12 +129,12 @@ def strike(
     if not draft.state.combatants[attacker.id].active or not draft.state.combatants[target.id].active:
         return "; ".join(said)
     # the power
-    ptn = int(w.get("power", 0)) + penalty(draft.state, attacker) + 10 * max(0, -size_gap)
+    ptn = w.power + penalty(draft.state, attacker) + 10 * max(0, -size_gap)
     if choice == "full":
         power = max(0, ptn)
         said.append(f"full power {power}")
     else:
-        roll = draft.roll("d%", f"{w['name']} power (TN {ptn})", by=attacker.id).total
+        roll = draft.roll("d%", f"{w.name} power (TN {ptn})", by=attacker.id).total
         power = power_of(roll, ptn)
         said.append(f"power {roll} against {ptn}" + ("" if power else ": no power"))
     if power and params.get("charge"):
@@ -157,7 +152,7 @@ def strike(
             return "; ".join(said)
     if area and params.get("area") and not blocked:  # blocking stands in lieu of Physical Resistance
         prt = (
-            int(target.stats.get("physical_resistance", 0))
+            stats_of(target).physical_resistance
             + penalty(draft.state, target)
             + 10 * max(0, size_gap)
             + 10 * cover(target, not melee)
@@ -167,11 +162,11 @@ def strike(
             return "; ".join(said + [f"physical resistance {roll} against {prt}: no damage"])
         said.append(f"physical resistance {roll} against {prt}: fails")
     target = draft.state.combatants[target.id]
-    armor = int((target.stats.get("armor") or {}).get(where, 0))
+    armor = int(stats_of(target).armor.get(where, 0))
     dmg = block_damage(power, armor, shield_class)
     dmg = min(dmg, cap(target) - target.wounds.get(where, 0))
     if dmg > 0:
-        draft.damage(target.id, dmg, location=where, kind=w["name"], source=attacker.id)
+        draft.damage(target.id, dmg, location=where, kind=w.name, source=attacker.id)
     said.append(f"{dmg} damage to the {where}" + (f" (armour {armor + shield_class})" if armor + shield_class else ""))
     return "; ".join(said)
 
@@ -195,8 +190,8 @@ def _critical_defense(
         d_ = draft.state.combatants[defender]
         w = weapon(draft.state, d_, None)
         d = feet(d_, draft.state.combatants[attacker])
-        if d is not None and d > int(w.get("range", w.get("reach", 5))):
-            return [f"a critical defense, but the {w['name']} can't reach {d} ft for a counter-attack"]
+        if d is not None and d > int(w.range if w.range is not None else w.reach):
+            return [f"a critical defense, but the {w.name} can't reach {d} ft for a counter-attack"]
         return ["a critical defense: a counter-attack: " + strike(draft, defender, attacker, w, {}, free=True)]
     if choice == "narrative":
         draft.emit(ConditionApplied(target=attacker, condition=f"narrative effect from {defender}", source=defender))
@@ -211,11 +206,7 @@ def _technique(draft: Draft, attacker: str, target: str, technique: str, power: 
     state = draft.state
     t = state.combatants[target]
     a = state.combatants[attacker]
-    prt = (
-        int(t.stats.get("physical_resistance", 0))
-        + penalty(state, t)
-        + 10 * max(0, int(t.stats.get("size", 0)) - int(a.stats.get("size", 0)))
-    )
+    prt = stats_of(t).physical_resistance + penalty(state, t) + 10 * max(0, stats_of(t).size - stats_of(a).size)
     roll = draft.roll("d%", f"physical resistance (TN {prt}) against {technique} {power}", by=target).total
     if power_of(roll, prt) > power or not power:
         return f"{technique}: resisted ({roll} against {prt})"
@@ -230,12 +221,12 @@ def _technique(draft: Draft, attacker: str, target: str, technique: str, power: 
         return said + ": pinned"
     if technique == "disarm":
         w = weapon(state, t, None)
-        if w["name"] == "unarmed":
+        if w.name == "unarmed":
             return said + ": nothing to disarm"
         lands = str(params.get("lands", ""))
-        draft.emit(GmRuling(topic="disarm", decision=lands or "where it falls", text=f"{t.name}'s {w['name']}"))
-        draft.emit(WeaponDropped(combatant=target, weapon=w["name"], lands=lands))
-        return said + f": the {w['name']} drops" + (f" ({lands})" if lands else "")
+        draft.emit(GmRuling(topic="disarm", decision=lands or "where it falls", text=f"{t.name}'s {w.name}"))
+        draft.emit(WeaponDropped(combatant=target, weapon=w.name, lands=lands))
+        return said + f": the {w.name} drops" + (f" ({lands})" if lands else "")
     if technique == "trip":
         draft.emit(ConditionApplied(target=target, condition="prone", source=attacker))
         return said + ": prone"

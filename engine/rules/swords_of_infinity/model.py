@@ -3,10 +3,12 @@ is added (`Stats`: a bad stat is refused naming the combatant and the path)."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 import msgspec
 from msgspec import Meta
+
+from combatlog.projections import Combatant
 
 Score = Annotated[int, Meta(ge=0, le=1000)]
 
@@ -107,3 +109,37 @@ UNTIL_NEXT_TURN = (
 
 
 LIFTED_BY_RETREAT = ("vulnerable (casting)", "vulnerable (ranged attack)", "rough terrain")
+
+
+_STATS: dict[int, tuple[Any, Stats]] = {}
+
+
+def stats_of(c: Combatant) -> Stats:
+    """`c`'s stats as the typed model, converted once per stats mapping (a state's mappings are
+    never changed once made). Stats of a log recorded before the model existed may hold keys it
+    doesn't know: they are left out, as the rules never read them."""
+    mapping = c.stats
+    hit = _STATS.get(id(mapping))
+    if hit is not None and hit[0] is mapping:
+        return hit[1]
+    try:
+        value = msgspec.convert(mapping, Stats, strict=False)
+    except msgspec.ValidationError:
+        value = msgspec.convert(_known(mapping), Stats, strict=False)
+    if len(_STATS) >= 4096:
+        _STATS.clear()
+    _STATS[id(mapping)] = (mapping, value)  # holding the mapping keeps its id from being reused
+    return value
+
+
+def _known(raw: dict[str, Any]) -> dict[str, Any]:
+    fields = {f.name for f in msgspec.structs.fields(Stats)}
+    weapon_fields = {f.name for f in msgspec.structs.fields(Weapon)}
+    out = {k: v for k, v in raw.items() if k in fields}
+    if isinstance(out.get("weapons"), list):
+        out["weapons"] = [
+            {k: v for k, v in w.items() if k in weapon_fields} for w in out["weapons"] if isinstance(w, dict)
+        ]
+    if isinstance(out.get("shield"), dict):
+        out["shield"] = {k: v for k, v in out["shield"].items() if k in ("name", "size_class")}
+    return out

@@ -8,7 +8,7 @@ from typing import Any
 from combatlog.engine.draft import Draft
 from combatlog.engine.rules.swords_of_infinity.attack import strike
 from combatlog.engine.rules.swords_of_infinity.events import SpiritSpent, TurnMark
-from combatlog.engine.rules.swords_of_infinity.model import RESISTED
+from combatlog.engine.rules.swords_of_infinity.model import RESISTED, stats_of
 from combatlog.engine.rules.swords_of_infinity.numbers import moved_squares, power_of
 from combatlog.engine.rules.swords_of_infinity.reading import (
     _v2,
@@ -55,7 +55,7 @@ def _retaliations(draft: Draft, mover: str, through: bool, params: dict[str, Any
             continue
         w = weapon(draft.state, c, None)
         d = feet(c, m)
-        if d is not None and is_melee(w) and d <= int(w.get("reach", 5)):
+        if d is not None and is_melee(w) and d <= w.reach:
             draft.emit(ConditionRemoved(target=c.id, condition="retaliating", reason="used"))
             # version 2: "whenever a combat participant is successfully attacked they get a chance
             # to defend themselves": the mover blocks or dodges the Retaliate
@@ -76,7 +76,7 @@ def _check_move(state: Encounter, actor: Combatant, targets: tuple[str, ...], pa
         return f"{actor.name} is prone; stand up first (one action)"
     if actor.position:
         squares = _squares(actor, x, y)
-        most = int(actor.stats.get("move", 7))
+        most = stats_of(actor).move
         if squares > most:
             return f"{squares} squares is more than {actor.name}'s move of {most}"
     return None
@@ -101,7 +101,7 @@ def _resisted(draft: Draft, p: Pending) -> str:
     tn = skill(me, kind) + penalty(draft.state, me)
     roll = draft.roll("d%", f"{kind} (Power, TN {tn})", by=me.id).total
     power = power_of(roll, tn)
-    squares = moved_squares(kind, power, int(me.stats.get("move", 7)), me.has("rough terrain"))
+    squares = moved_squares(kind, power, stats_of(me).move, me.has("rough terrain"))
     here = at(me)
     tx, ty = int(p.params["x"]), int(p.params["y"])
     if here is None:
@@ -112,7 +112,7 @@ def _resisted(draft: Draft, p: Pending) -> str:
         to = (here[0] + int(round((tx - here[0]) * f)), here[1] + int(round((ty - here[1]) * f)))
     draft.emit(Moved(combatant=me.id, to=f"{to[0]},{to[1]}", distance=5 * squares))
     draft.emit(TurnMark(combatant=me.id, last=kind))
-    if kind == "climb" or (kind == "swim" and not me.stats.get("swim_speed")):
+    if kind == "climb" or (kind == "swim" and not stats_of(me).swim_speed):
         draft.emit(
             ConditionApplied(
                 target=me.id, condition=f"vulnerable ({'climbing' if kind == 'climb' else 'swimming'})", source=me.id

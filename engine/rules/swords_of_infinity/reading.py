@@ -4,25 +4,26 @@ weapons, positions and distances, cover, vulnerability."""
 from __future__ import annotations
 
 import contextlib
-from typing import Any
+
+import msgspec
 
 from combatlog.engine.rules.base import RuleSystem
-from combatlog.engine.rules.swords_of_infinity.model import HUMAN, LIFTED_BY_RETREAT
+from combatlog.engine.rules.swords_of_infinity.model import HUMAN, LIFTED_BY_RETREAT, Weapon, stats_of
 from combatlog.projections import Combatant, Encounter
 
 
-def composition(c: Combatant) -> dict[str, Any]:
-    comp = c.stats.get("composition")
-    return {k: tuple(v) for k, v in comp.items()} if isinstance(comp, dict) and comp else HUMAN
+def composition(c: Combatant) -> dict[str, tuple[int, int]]:
+    comp = stats_of(c).composition
+    return dict(comp) if comp else HUMAN
 
 
 def cap(c: Combatant) -> int:
-    return max(100, 2 * int(c.stats["vitality"]))
+    return max(100, 2 * stats_of(c).vitality)
 
 
 def raw_level(c: Combatant, d: int) -> int:
     """0 whole, 1 Wounded (above Vitality), 2 Disabled (above twice Vitality, or at the cap when that is the cap)."""
-    v = int(c.stats["vitality"])
+    v = stats_of(c).vitality
     if d > 2 * v or (d >= cap(c) and 2 * v >= cap(c)):
         return 2
     return 1 if d > v else 0
@@ -59,24 +60,25 @@ def penalty(state: Encounter, c: Combatant) -> int:
 
 
 def skill(c: Combatant, name: str) -> int:
-    return int((c.stats.get("skills") or {}).get(name, 0))
+    return int(stats_of(c).skills.get(name, 0))
 
 
 def spirit_left(state: Encounter, c: Combatant) -> int:
     spent = int(state.extra.get("spirit_spent", {}).get(c.id, 0))
-    return min(int(c.stats.get("spirit", 0)), int(c.stats.get("spirit_limit", c.stats.get("spirit", 0)))) - spent
+    mine = stats_of(c)
+    return min(mine.spirit, mine.spirit if mine.spirit_limit is None else mine.spirit_limit) - spent
 
 
-UNARMED = {"name": "unarmed", "skill": 0, "weight": 0, "size_class": 0}
+UNARMED = Weapon(name="unarmed")
 
 
-def weapon(state: Encounter, c: Combatant, name: str | None) -> dict[str, Any]:
+def weapon(state: Encounter, c: Combatant, name: str | None) -> Weapon:
     """The weapon `name` of `c` (its first one in hand if None); unarmed (class 0, Strength power) otherwise."""
     dropped = state.extra.get("dropped", {}).get(c.id, ())
-    for w in c.stats.get("weapons", ()):
-        if isinstance(w, dict) and w.get("name") not in dropped and (name is None or w.get("name") == name):
+    for w in stats_of(c).weapons:
+        if w.name not in dropped and (name is None or w.name == name):
             return w
-    return {**UNARMED, "power": int(c.stats.get("strength", 0))}
+    return msgspec.structs.replace(UNARMED, power=stats_of(c).strength)
 
 
 def at(c: Combatant) -> tuple[int, int] | None:
@@ -102,7 +104,8 @@ def cover(c: Combatant, ranged: bool = False) -> int:
             with contextlib.suppress(ValueError):  # a cover condition without a number
                 n = max(n, int(cond.name.split()[1]))
     if c.has("fortify"):
-        n = max(n, int((c.stats.get("shield") or {}).get("size_class", 0)))
+        shield = stats_of(c).shield
+        n = max(n, shield.size_class if shield is not None else 0)
     if ranged and c.has("prone"):
         n = max(n, 3)
     return n
@@ -127,13 +130,13 @@ def vulnerability(state: Encounter, target: Combatant, attacker: Combatant | Non
     return n
 
 
-def exploit(attacker: Combatant, w: dict[str, Any], melee: bool) -> int:
+def exploit(attacker: Combatant, w: Weapon, melee: bool) -> int:
     """Exploit: the weapon's, and 1 per size category below 0 for a small creature attacking in melee."""
-    return int(w.get("exploit", 0)) + (max(0, -int(attacker.stats.get("size", 0))) if melee else 0)
+    return w.exploit + (max(0, -stats_of(attacker).size) if melee else 0)
 
 
-def is_melee(w: dict[str, Any]) -> bool:
-    return "range" not in w
+def is_melee(w: Weapon) -> bool:
+    return w.range is None
 
 
 def _v2(state: Encounter) -> bool:
