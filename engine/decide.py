@@ -152,7 +152,14 @@ def _add(draft: Draft, command: Command) -> None:
     raw = p.get("stats", {})
     if not isinstance(raw, dict):
         raise Refused(f"add {cid}", f"stats must be a table of names and values, not {type(raw).__name__}")
-    stats = draft.rules.check_combatant(dict(raw), cid)
+    try:
+        stats = draft.rules.check_combatant(dict(raw), cid)
+    except Refused as exc:
+        if exc.what.startswith(f"combatant {cid}"):
+            raise
+        # a system's own check that didn't say who: the refusal names the combatant all the same
+        what = f"combatant {cid}" if exc.what == "combatant" else f"combatant {cid}: {exc.what}"
+        raise Refused(what, exc.why, exc.allowed) from None
     draft.emit(
         CombatantAdded(
             id=cid, name=str(p.get("name", cid)), side=str(side), kind=kind, group=p.get("group"), stats=stats

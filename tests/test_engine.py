@@ -327,3 +327,21 @@ def test_an_event_that_would_not_read_back_is_refused_and_nothing_is_appended():
     with pytest.raises(Refused, match="can't be stored as given"):
         s.do("override", reason="a typo", damage={"target": "ayla", "amount": 2, "location": 5})
     assert list(s.log.lines()) == before and replay(s.log).state == s.state
+
+
+@pytest.mark.parametrize(
+    "rules, stats",
+    [
+        ("starflight", {"hp": 3, "initiative": 1, "hd": "x", "strength": 1}),
+        ("infinite-realms", {"hp": "x", "ap": 3, "init": 1, "defense": 2}),
+        ("swords-of-infinity", {"vitality": 3, "dexterity": "x", "awareness": 2}),
+        ("straalara", {"wits": 2, "dexterity": "x", "stamina": 2}),
+        ("skirmish", {"hp": "x"}),
+    ],
+)
+def test_every_rule_system_names_the_combatant_whose_stat_it_refuses(rules, stats):
+    s = Session(MemoryLog())
+    s.do("create", rules=rules, seed=1)
+    with pytest.raises(Refused, match=r"^combatant g2\b"):
+        s.do("add", id="g2", side="x", stats=stats)
+    assert s.log.head()[0] == 2

@@ -98,7 +98,7 @@ class InfiniteRealms(RuleSystem):
         return out
 
     def check_combatant(self, stats: dict[str, Any], who: str = "") -> dict[str, Any]:
-        stats = super().check_combatant(stats)
+        stats = super().check_combatant(stats, who)
         for key in (
             "hp",
             "ap",
