@@ -22,7 +22,13 @@ import collections
 import itertools
 import operator
 import os
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - not on POSIX: no lock, the seq check alone
+    fcntl = None  # type: ignore[assignment]
 import sqlite3
+import stat
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -179,19 +185,22 @@ class JsonlLog:
                 return
 
     def append(self, lines: Sequence[bytes], expected_seq: int) -> None:
-        if self.torn is not None:
-            raise LogError(str(self.torn) + "; nothing was appended")
-        # another process may have written since we looked
-        size = self.path.stat().st_size
-        if size != self._good_bytes:
-            self._scan()
-        if expected_seq != self._count + 1:
-            raise ConcurrencyError(
-                f"{self.path}: expected to write seq {expected_seq}, but the log's next seq is {self._count + 1}"
-            )
         payload = b"".join(line + b"\n" for line in lines)
         fd = os.open(self.path, os.O_WRONLY | os.O_APPEND)
         try:
+            # Checking the expected seq and writing are one act under an exclusive lock: a second
+            # writer waits, then sees the first one's step and is refused; nothing of its own is
+            # written. (Closing the descriptor releases the lock.)
+            if fcntl is not None:
+                fcntl.flock(fd, fcntl.LOCK_EX)
+            if os.fstat(fd).st_size != self._good_bytes:
+                self._scan()  # another process wrote since we looked
+            if self.torn is not None:
+                raise LogError(str(self.torn) + "; nothing was appended")
+            if expected_seq != self._count + 1:
+                raise ConcurrencyError(
+                    f"{self.path}: expected to write seq {expected_seq}, but the log's next seq is {self._count + 1}"
+                )
             os.write(fd, payload)
             os.fsync(fd)
         finally:
@@ -254,10 +263,23 @@ class JsonlLog:
         if torn is None:
             return None
         data = self.path.read_bytes()
-        with open(str(self.path) + ".torn", "ab") as side:
-            side.write(data[self._good_bytes :])
-            side.flush()
-            os.fsync(side.fileno())
+        side_path = str(self.path) + ".torn"
+        # never through a link planted there (it could point at any file the user can write),
+        # and only into a regular file: created if missing, appended to after an earlier repair
+        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
+        try:
+            fd = os.open(side_path, flags, 0o600)
+        except OSError as exc:
+            raise LogError(
+                f"{side_path}: can't put the torn tail there ({exc.strerror}); nothing was changed"
+            ) from None
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise LogError(f"{side_path}: not a regular file; nothing was changed")
+            os.write(fd, data[self._good_bytes :])
+            os.fsync(fd)
+        finally:
+            os.close(fd)
         with open(self.path, "r+b") as fh:
             fh.truncate(self._good_bytes)
             fh.flush()

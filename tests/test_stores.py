@@ -112,6 +112,33 @@ def test_a_torn_last_line_is_left_out_and_repair_keeps_the_bytes_aside(tmp_path)
     assert resumed.log.head()[0] > count
 
 
+def test_repair_never_writes_through_a_link_planted_at_the_torn_file(tmp_path):
+    path = tmp_path / "fight.jsonl"
+    s = fight(open_log(path))
+    count = s.log.head()[0]
+    torn_bytes = path.read_bytes() + b'{"seq":' + str(count + 1).encode() + b',"step":9'
+    path.write_bytes(torn_bytes)
+    victim = tmp_path / "someone-elses-file"
+    victim.write_bytes(b"precious\n")
+    (tmp_path / "fight.jsonl.torn").symlink_to(victim)
+    log = JsonlLog(path)
+    with pytest.raises(LogError, match=r"fight\.jsonl\.torn: can't put the torn tail there .*nothing was changed"):
+        log.repair()
+    assert victim.read_bytes() == b"precious\n"
+    assert path.read_bytes() == torn_bytes and log.torn is not None
+
+
+def test_a_second_repair_appends_to_the_torn_file_it_made(tmp_path):
+    path = tmp_path / "fight.jsonl"
+    s = fight(open_log(path))
+    count = s.log.head()[0]
+    good = path.read_bytes()
+    for tail in (b'{"seq":' + str(count + 1).encode(), b'{"seq":' + str(count + 1).encode() + b',"st'):
+        path.write_bytes(good + tail)
+        JsonlLog(path).repair()
+    assert (tmp_path / "fight.jsonl.torn").read_bytes().count(b'{"seq":') == 2
+
+
 def test_a_whole_log_reads_with_no_torn_report(tmp_path):
     path = tmp_path / "fight.jsonl"
     fight(open_log(path)).play_out()
