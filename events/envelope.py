@@ -169,6 +169,12 @@ def line_decoder() -> Any:
             cls = current[2].get(tag)
         if cls is None:
             raise msgspec.ValidationError(f"unknown event type {tag!r}")
+        if loose.v > cls.version:
+            # a shape from a later release: read as today's it could mean something else
+            raise msgspec.ValidationError(
+                f"{tag} version {loose.v} is newer than this release reads (version {cls.version}); "
+                "upgrade combatlog to read this log"
+            )
         data = upcast(str(tag), loose.v, cls.version, loose.event)
         event = msgspec.convert(data, cls)
         return Envelope(seq=loose.seq, step=loose.step, at=loose.at, v=loose.v, event=event, digest=loose.digest)

@@ -149,3 +149,19 @@ def test_the_version_1_core_fixture_still_replays_and_audits_clean():
     assert projection.state.winner == "party"
     report = audit(log)
     assert report.clean, [str(f) for f in report.findings]
+
+
+def test_an_event_version_from_a_later_release_is_refused_not_read_as_todays(tmp_path):
+    from combatlog.events import CorruptLog
+    from combatlog.projections import replay
+    from combatlog.replays import JsonlLog
+    from tests.builders import new_session
+
+    s = new_session(begin=True)
+    lines = list(s.log.lines())
+    with pytest.raises(Exception, match=r"CombatantAdded version 7 is newer than this release reads \(version 1\)"):
+        decode_line(lines[3].replace(b'"v":1', b'"v":7', 1))
+    path = tmp_path / "future.jsonl"
+    path.write_bytes(b"".join(line + b"\n" for line in lines[:3] + [lines[3].replace(b'"v":1', b'"v":7', 1)]))
+    with pytest.raises(CorruptLog, match=r"seq 4: .*newer than this release reads"):
+        replay(JsonlLog(path, create=False))

@@ -9,11 +9,12 @@ setting a phase the table doesn't, and a history larger than the window.
 from __future__ import annotations
 
 import msgspec
+import pytest
 
 from combatlog.events import Command, line_decoder
 from combatlog.events import catalogue as ev
 from combatlog.events.envelope import seal
-from combatlog.projections import Projection
+from combatlog.projections import FoldError, Projection
 from combatlog.projections.bulk import fold_lines
 from combatlog.projections.fold import register_fold
 from tests.builders import new_session
@@ -173,3 +174,49 @@ def test_a_line_of_an_older_shape_is_upcast_in_bulk_as_one_by_one():
     p = Projection()
     fold_lines(p, old, line_decoder())
     assert p.state.extra["pushed"] == {"g1": 10, "g2": 15}  # in feet: upcast, both
+
+
+def _folded(n: int):
+    from combatlog.projections import envelopes
+    from tests.builders import new_session
+
+    s = new_session(begin=True)
+    s.auto()
+    s.auto()
+    envs = list(envelopes(s.log))
+    p = Projection()
+    for env in envs[:n]:
+        p.apply(env)
+    return p, envs
+
+
+def test_the_replay_refuses_a_seq_that_goes_backwards():
+    p, envs = _folded(12)
+    with pytest.raises(FoldError, match="seq 5: expected seq 13, found 5"):
+        p.apply(envs[4])
+
+
+def test_the_replay_refuses_a_step_that_goes_backwards():
+    import msgspec
+
+    p, envs = _folded(len(_folded(0)[1]))
+    last = envs[-1]
+    earlier = msgspec.structs.replace(envs[-1], seq=last.seq + 1, step=last.step - 1)
+    with pytest.raises(FoldError, match=f"step {last.step - 1} comes after step {last.step}"):
+        p.apply(earlier)
+
+
+def test_the_replay_refuses_an_undo_or_redo_of_a_step_that_is_not_next():
+    import msgspec
+
+    from combatlog.events import StepRedone, StepUndone
+
+    p, envs = _folded(len(_folded(0)[1]))
+    last = envs[-1]
+    wrong = p.undo[-2]
+    undo = msgspec.structs.replace(last, seq=last.seq + 1, step=last.step + 1, event=StepUndone(step=wrong))
+    with pytest.raises(FoldError, match=f"step {wrong} can't be undone now \\(the last live step is {p.undo[-1]}\\)"):
+        p.apply(undo)
+    redo = msgspec.structs.replace(last, seq=last.seq + 1, step=last.step + 1, event=StepRedone(step=wrong))
+    with pytest.raises(FoldError, match=f"step {wrong} can't be redone now"):
+        p.apply(redo)
