@@ -655,3 +655,12 @@ def test_a_log_recorded_under_version_1_still_audits_clean():
     log = JsonlLog(Path(__file__).parent / "fixtures" / "before-rule-packages" / "infinite-realms.jsonl", create=False)
     report = audit(log)
     assert report.clean and report.notes == ["recorded under infinite-realms 1, audited with 2"]
+
+
+def test_the_light_option_accepts_exactly_the_light_table():
+    from combatlog.engine.rules.infinite_realms import INFINITE_REALMS
+    from combatlog.engine.rules.infinite_realms.model import LIGHT
+
+    assert set(INFINITE_REALMS.option_specs["light"].choices) == set(LIGHT)
+    with pytest.raises(Refused, match=r"option start_distance: Expected int >= 0; yards between enemies"):
+        ir(light="day", start_distance=-1)

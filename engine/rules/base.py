@@ -103,7 +103,13 @@ class RuleSystem:
                         "not an accepted value",
                         "use one of " + ", ".join(repr(c) for c in spec.choices),
                     )
-            model = typed.convert(given, self.options_type, "options", f"{self.name}'s options: {known}")
+            try:
+                model = msgspec.convert(given, self.options_type, strict=True)
+            except msgspec.ValidationError as exc:
+                where, _, why = typed.validation_message(exc).partition(": ")
+                key = where.removeprefix("$.").split("[", 1)[0].split(".", 1)[0]
+                spec = self.option_specs.get(key)
+                raise Refused(f"option {where.removeprefix('$.')}", why, spec.help if spec else "") from None
             return typed.to_plain(model)  # type: ignore[no-any-return]
         out: dict[str, Any] = {}
         for key in given:

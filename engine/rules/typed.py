@@ -78,6 +78,11 @@ def choices(model: type[msgspec.Struct], field: str) -> tuple[Any, ...] | None:
         hint = typing.get_args(hint)[0]
     if typing.get_origin(hint) is typing.Literal:
         return typing.get_args(hint)
+    args = typing.get_args(hint)
+    if type(None) in args and len(args) == 2:  # an optional choice: None or one of a Literal's values
+        (inner,) = [a for a in args if a is not type(None)]
+        if typing.get_origin(inner) is typing.Literal:
+            return (None, *typing.get_args(inner))
     if hint is bool:
         return (False, True)
     return None
@@ -86,10 +91,11 @@ def choices(model: type[msgspec.Struct], field: str) -> tuple[Any, ...] | None:
 def description(model: type[msgspec.Struct], field: str) -> str:
     """A field's `Meta(description=...)`, or ''."""
     hint = typing.get_type_hints(model, include_extras=True)[field]
-    if typing.get_origin(hint) is typing.Annotated:
-        for meta in typing.get_args(hint)[1:]:
-            if isinstance(meta, msgspec.Meta) and meta.description:
-                return meta.description
+    for part in (hint, *typing.get_args(hint)):  # a union's members may carry it (int | float)
+        if typing.get_origin(part) is typing.Annotated:
+            for meta in typing.get_args(part)[1:]:
+                if isinstance(meta, msgspec.Meta) and meta.description:
+                    return meta.description
     return ""
 
 

@@ -17,7 +17,7 @@ from combatlog.engine.dice import parse as parse_dice
 from combatlog.engine.draft import Draft
 from combatlog.engine.errors import Refused
 from combatlog.engine.order import ActionPointOrder
-from combatlog.engine.rules.base import ActionSpec, OptionSpec, RuleSystem
+from combatlog.engine.rules.base import ActionSpec, RuleSystem
 from combatlog.engine.rules.infinite_realms.actions import (
     AIM,
     ATTACK,
@@ -45,12 +45,12 @@ from combatlog.engine.rules.infinite_realms.events import (
 from combatlog.engine.rules.infinite_realms.model import (
     BLEEDING,
     HALF_AP,
-    LIGHT,
     MOVES,
     STUNNED,
     WOUNDED_25,
     WOUNDED_50,
 )
+from combatlog.engine.rules.infinite_realms.model import Options as IROptions
 from combatlog.engine.rules.infinite_realms.movement import _engage, _reach_bonus
 from combatlog.engine.rules.infinite_realms.policy import policy
 from combatlog.engine.rules.infinite_realms.reading import factor
@@ -68,34 +68,13 @@ class InfiniteRealms(RuleSystem):
     version = "2"
     events = EVENTS
     required_stats = ("hp", "ap", "init", "defense")
-    option_specs = {
-        "critical_miss": OptionSpec(
-            "chapter", ("chapter", "attacks"), "chapter: 96+ (91+ flail); attacks: 91+ (81+ flail), 96+ hand to hand"
-        ),
-        "defense_changes": OptionSpec(
-            "protect",
-            ("protect", "literal"),
-            "protect: bought defense and cover make a hit harder; literal: as printed",
-        ),
-        "light": OptionSpec("day", tuple(LIGHT), "light and weather, against thrown and missile weapons"),
-        "start_distance": OptionSpec(20, None, "yards between enemies when no distance is given"),
-        "first_aid_ap": OptionSpec(5, None, "AP that first aid costs"),
-        "pursuit_base": OptionSpec(50, None, "pursuit: running - their running + this"),
-    }
+    options_type = IROptions
     commands = {
         "distance": "set the distance between two combatants in yards (params a, b, yards)",
         "engage": "two or more combatants start fighting hand to hand (params combatants = ids)",
         "defend": "at the round's start, before anyone acts: a combatant spends AP on defense (actor; params ap)",
     }
     command_words = {"distance": ("a", "b", "yards"), "engage": ("*combatants",), "defend": ("actor", "ap")}
-
-    def options(self, given: dict[str, Any]) -> dict[str, Any]:
-        out = super().options(given)
-        for key in ("start_distance", "first_aid_ap", "pursuit_base"):
-            v = out[key]
-            if isinstance(v, bool) or not isinstance(v, int) or v < 0:
-                raise Refused(f"option {key}={v!r}", "not a whole number of at least 0")
-        return out
 
     def check_combatant(self, stats: dict[str, Any], who: str = "") -> dict[str, Any]:
         stats = super().check_combatant(stats, who)

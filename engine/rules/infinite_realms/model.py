@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Annotated, Literal
+
 import msgspec
+from msgspec import Meta
 
 replace = msgspec.structs.replace
 
@@ -47,3 +50,23 @@ PUNCH = {"name": "punch", "kind": "melee", "damage_ps": 5, "critical": 3, "type"
 
 
 KICK = {"name": "kick", "kind": "melee", "damage_ps": 10, "critical": 5, "type": "crushing", "hand": True}
+
+
+class Options(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """The encounter's options."""
+
+    critical_miss: Annotated[
+        Literal["chapter", "attacks"],
+        Meta(description="chapter: 96+ (91+ flail); attacks: 91+ (81+ flail), 96+ hand to hand"),
+    ] = "chapter"
+    defense_changes: Annotated[
+        Literal["protect", "literal"],
+        Meta(description="protect: bought defense and cover make a hit harder; literal: as printed"),
+    ] = "protect"
+    light: Annotated[
+        Literal["day", "overcast", "night", "fog", "pitch black"],
+        Meta(description="light and weather, against thrown and missile weapons"),
+    ] = "day"
+    start_distance: Annotated[int, Meta(ge=0, description="yards between enemies when no distance is given")] = 20
+    first_aid_ap: Annotated[int, Meta(ge=0, description="AP that first aid costs")] = 5
+    pursuit_base: Annotated[int, Meta(ge=0, description="pursuit: running - their running + this")] = 50

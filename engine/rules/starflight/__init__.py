@@ -15,7 +15,7 @@ from combatlog.engine import rules as _registry
 from combatlog.engine.draft import Draft
 from combatlog.engine.errors import Refused
 from combatlog.engine.order import RankedOrder
-from combatlog.engine.rules.base import ActionSpec, OptionSpec, RuleSystem
+from combatlog.engine.rules.base import ActionSpec, RuleSystem
 from combatlog.engine.rules.starflight.actions import HEAL, MELEE, MOVE, SHOOT, _move_distance
 from combatlog.engine.rules.starflight.commands import _conclude, _marching_cmd, _place_cmd, _range_cmd
 from combatlog.engine.rules.starflight.events import (
@@ -32,6 +32,7 @@ from combatlog.engine.rules.starflight.events import (
     StrengthTotalled,
 )
 from combatlog.engine.rules.starflight.model import NEAR_DEATH, NO_RECOVERY, UNCONSCIOUS, _num, timing_of
+from combatlog.engine.rules.starflight.model import Options as SFOptions
 from combatlog.engine.rules.starflight.order import SimpleOrder, StarflightOrder
 from combatlog.engine.rules.starflight.placement import _place_all
 from combatlog.engine.rules.starflight.policy import _policy
@@ -60,34 +61,7 @@ class Starflight(RuleSystem):
     version = "1"
     events = EVENTS
     required_stats = ("hp", "initiative", "hd", "strength")
-    option_specs = {
-        "method": OptionSpec("standard", ("standard", "simple"), "standard rounds, or Simple Combat"),
-        "scale": OptionSpec("character", ("character", "vehicle", "starship"), "the scale of combat"),
-        "grid": OptionSpec("none", ("none", "physical", "abstract"), "how ranges are kept"),
-        "ranges": OptionSpec("rolled", ("rolled", "given"), "ranges rolled, or given by the game master"),
-        "movement": OptionSpec("initiative", ("initiative", "speed"), "movement points: Initiative + 1, or speed"),
-        "increment_m": OptionSpec(10, None, "metres per range increment (speed-based movement)"),
-        "timing": OptionSpec(
-            "turn",
-            ("turn", "simultaneous", "mixed"),
-            "all categories turn-based or simultaneous; mixed: movement and melee simultaneous, "
-            "shooting turn-based (the text's example)",
-        ),
-        "movement_timing": OptionSpec(None, (None, *_MODES), "movement: turn or simultaneous (overrides timing)"),
-        "shooting_timing": OptionSpec(None, (None, *_MODES), "shooting: turn or simultaneous (overrides timing)"),
-        "melee_timing": OptionSpec(None, (None, *_MODES), "melee: turn or simultaneous (overrides timing)"),
-        "group_initiative": OptionSpec(False, (False, True), "a group of like NPCs rolls once and acts together"),
-        "blast_hd": OptionSpec("auto", ("auto", "bhd", "thd"), "surprise-round defence against blast weapons"),
-        "victory": OptionSpec(
-            "csi",
-            ("csi", "ruling"),
-            "csi: go on until a side's CSI is 0; ruling: the game master rules at every round's end",
-        ),
-        "simple_goals": OptionSpec(False, (False, True), "Simple Combat: goals on 18 and 0"),
-        "simple_size_modifier": OptionSpec(False, (False, True), "Simple Combat: the group size modifier"),
-        "simple_experience": OptionSpec({}, None, "Simple Combat: {group: experience bonus, at most 5}"),
-        "simple_hits": OptionSpec(3, None, "Simple Combat: hits that incapacitate a PC without a hits stat"),
-    }
+    options_type = SFOptions
     commands = {
         "place": "place a combatant on the grid (actor; params x, y, facing 1-8)",
         "range": "give a combatant's range to its target without a grid (actor; params range; none: roll 2d10)",
@@ -120,21 +94,6 @@ class Starflight(RuleSystem):
                 "starship-scale combat uses initiative-based movement only",
                 "use movement='initiative'",
             )
-        inc = out["increment_m"]
-        if isinstance(inc, bool) or not isinstance(inc, (int, float)) or inc <= 0:
-            raise Refused(f"option increment_m={inc!r}", "not a positive number of metres")
-        exp = out["simple_experience"]
-        if not isinstance(exp, dict) or any(
-            isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= 5 for v in exp.values()
-        ):
-            raise Refused(
-                f"option simple_experience={exp!r}",
-                "give {group: bonus} with bonuses 0 to 5",
-                "the text recommends at most +5",
-            )
-        hits = out["simple_hits"]
-        if isinstance(hits, bool) or not isinstance(hits, int) or hits < 1:
-            raise Refused(f"option simple_hits={hits!r}", "not a whole number of hits of at least 1")
         return out
 
     def check_combatant(self, stats: dict[str, Any], who: str = "") -> dict[str, Any]:

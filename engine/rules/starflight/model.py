@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any, Literal
 
 import msgspec
+from msgspec import Meta
 
 from combatlog.engine.timing import Timing
 
@@ -42,3 +43,55 @@ DIRECTIONS = {1: (0, 1), 2: (1, 1), 3: (1, 0), 4: (1, -1), 5: (0, -1), 6: (-1, -
 
 
 _DIAG = 0.7071067811865476  # one increment along a diagonal, on an abstract grid
+
+
+Mode = Literal["turn", "simultaneous"]
+
+
+class Options(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """The encounter's options (each checked when the encounter is created)."""
+
+    method: Annotated[Literal["standard", "simple"], Meta(description="standard rounds, or Simple Combat")] = "standard"
+    scale: Annotated[Literal["character", "vehicle", "starship"], Meta(description="the scale of combat")] = "character"
+    grid: Annotated[Literal["none", "physical", "abstract"], Meta(description="how ranges are kept")] = "none"
+    ranges: Annotated[Literal["rolled", "given"], Meta(description="ranges rolled, or given by the game master")] = (
+        "rolled"
+    )
+    movement: Annotated[
+        Literal["initiative", "speed"], Meta(description="movement points: Initiative + 1, or speed")
+    ] = "initiative"
+    increment_m: (
+        Annotated[int, Meta(gt=0, description="metres per range increment (speed-based movement)")]
+        | Annotated[float, Meta(gt=0)]
+    ) = 10
+    timing: Annotated[
+        Literal["turn", "simultaneous", "mixed"],
+        Meta(
+            description="all categories turn-based or simultaneous; mixed: movement and melee simultaneous, "
+            "shooting turn-based (the text's example)"
+        ),
+    ] = "turn"
+    movement_timing: Annotated[Mode | None, Meta(description="movement: turn or simultaneous (overrides timing)")] = (
+        None
+    )
+    shooting_timing: Annotated[Mode | None, Meta(description="shooting: turn or simultaneous (overrides timing)")] = (
+        None
+    )
+    melee_timing: Annotated[Mode | None, Meta(description="melee: turn or simultaneous (overrides timing)")] = None
+    group_initiative: Annotated[bool, Meta(description="a group of like NPCs rolls once and acts together")] = False
+    blast_hd: Annotated[
+        Literal["auto", "bhd", "thd"], Meta(description="surprise-round defence against blast weapons")
+    ] = "auto"
+    victory: Annotated[
+        Literal["csi", "ruling"],
+        Meta(description="csi: go on until a side's CSI is 0; ruling: the game master rules at every round's end"),
+    ] = "csi"
+    simple_goals: Annotated[bool, Meta(description="Simple Combat: goals on 18 and 0")] = False
+    simple_size_modifier: Annotated[bool, Meta(description="Simple Combat: the group size modifier")] = False
+    simple_experience: Annotated[
+        dict[str, Annotated[int, Meta(ge=0, le=5)]],
+        Meta(description="Simple Combat: {group: experience bonus, at most 5}"),
+    ] = {}
+    simple_hits: Annotated[
+        int, Meta(ge=1, description="Simple Combat: hits that incapacitate a PC without a hits stat")
+    ] = 3

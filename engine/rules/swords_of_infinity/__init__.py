@@ -14,7 +14,7 @@ from combatlog.engine import rules as _registry
 from combatlog.engine.draft import Draft
 from combatlog.engine.errors import Refused
 from combatlog.engine.order import RankedOrder
-from combatlog.engine.rules.base import ActionSpec, OptionSpec, RuleSystem
+from combatlog.engine.rules.base import ActionSpec, RuleSystem
 from combatlog.engine.rules.swords_of_infinity.actions import ACTIONS, MAJOR_WHILE_PINNED
 from combatlog.engine.rules.swords_of_infinity.events import (
     EVENTS,
@@ -25,6 +25,7 @@ from combatlog.engine.rules.swords_of_infinity.events import (
     TurnMark,
 )
 from combatlog.engine.rules.swords_of_infinity.model import UNTIL_NEXT_TURN, VITAL, stats_of
+from combatlog.engine.rules.swords_of_infinity.model import Options as SoIOptions
 from combatlog.engine.rules.swords_of_infinity.model import Stats as SoIStats
 from combatlog.engine.rules.swords_of_infinity.numbers import power_of
 from combatlog.engine.rules.swords_of_infinity.policy import policy
@@ -53,23 +54,10 @@ class SwordsOfInfinity(RuleSystem):
     version = "2"
     events = EVENTS
     required_stats = ("vitality", "dexterity", "awareness")
-    option_specs = {
-        "failed_initiative": OptionSpec("last", ("last", "roll"), "where a failed initiative roll ranks"),
-        "vital_destroyed": OptionSpec(
-            "dies", ("dies", "ruling"), "a destroyed head or torso kills, or the Storyteller rules"
-        ),
-        "offhand_penalty": OptionSpec(10, None, "the off hand's skill penalty when dual wielding (a tier lesser)"),
-    }
+    options_type = SoIOptions
     commands = {"recover": "a day's recovery (actor; params rested = true|false, target = a damage target)"}
     command_words = {"recover": ("actor", "target")}
     after_end = ("recover",)
-
-    def options(self, given: dict[str, Any]) -> dict[str, Any]:
-        out = super().options(given)
-        v = out["offhand_penalty"]
-        if isinstance(v, bool) or not isinstance(v, int) or v < 0:
-            raise Refused(f"option offhand_penalty={v!r}", "a whole number, 0 or more")
-        return out
 
     def check_combatant(self, stats: dict[str, Any], who: str = "") -> dict[str, Any]:
         """The stats as given, checked against the typed model (`swords_of_infinity_model.Stats`)."""

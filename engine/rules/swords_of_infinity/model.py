@@ -3,7 +3,7 @@ is added (`Stats`: a bad stat is refused naming the combatant and the path)."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import msgspec
 from msgspec import Meta
@@ -143,3 +143,17 @@ def _known(raw: dict[str, Any]) -> dict[str, Any]:
     if isinstance(out.get("shield"), dict):
         out["shield"] = {k: v for k, v in out["shield"].items() if k in ("name", "size_class")}
     return out
+
+
+class Options(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """The encounter's options."""
+
+    failed_initiative: Annotated[Literal["last", "roll"], Meta(description="where a failed initiative roll ranks")] = (
+        "last"
+    )
+    vital_destroyed: Annotated[
+        Literal["dies", "ruling"], Meta(description="a destroyed head or torso kills, or the Storyteller rules")
+    ] = "dies"
+    offhand_penalty: Annotated[
+        int, Meta(ge=0, description="the off hand's skill penalty when dual wielding (a tier lesser)")
+    ] = 10
