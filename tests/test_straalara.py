@@ -422,3 +422,22 @@ def test_the_bundled_bridge_fight_plays_to_the_end_replays_audits_clean_and_repe
         assert audit(log).clean
         logs.append((tmp_path / f"{n}.jsonl").read_bytes())
     assert logs[0] == logs[1]
+
+
+def test_the_systems_own_state_survives_a_snapshot_and_a_cursor_seeks_it_exactly(tmp_path):
+    from combatlog.projections import dump_snapshot, load_snapshot
+    from combatlog.replays import MemoryLog
+    from combatlog.replays.cursor import Cursor
+
+    s = st(f("a", "x"), f("b", "y"), seed=3)
+    s.do("begin")
+    s.play_out()
+    whole = replay(s.log)
+    restored = load_snapshot(dump_snapshot(whole))
+    assert restored.state == whole.state and type(restored.state.extra).__name__ == "State"
+    cursor = Cursor(s.log, every=7)
+    for seq in (5, 20, cursor.last // 2, cursor.last):
+        prefix = MemoryLog()
+        for line in s.log.lines(1, seq):
+            prefix._lines.append(line)
+        assert cursor.state(seq) == replay(prefix).state
