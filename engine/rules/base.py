@@ -172,10 +172,6 @@ class RuleSystem:
             cache = self.__dict__["_options_cache"] = typed.PerMapping(self.options_type, limit=64)
         return cache.get(state.options)
 
-    def own(self, state: Encounter) -> Any:
-        """The system's own per-encounter state (its `state_type`, held in `state.extra`)."""
-        return state.extra
-
     # --- order and timing -------------------------------------------------------------
 
     def order(self, options: dict[str, Any]) -> Order:

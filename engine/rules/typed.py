@@ -104,9 +104,10 @@ class PerMapping:
     an encounter's options), converted once per mapping: keyed by the mapping's identity,
     holding the mapping so its id is never reused while the entry lives."""
 
-    def __init__(self, model: type[Any], limit: int = 4096) -> None:
+    def __init__(self, model: type[Any], limit: int = 4096, known: typing.Callable[[Any], Any] | None = None) -> None:
         self.model = model
         self.limit = limit
+        self.known = known  # drops keys an older log may hold that the model doesn't know
         self.table: dict[int, tuple[Any, Any]] = {}
 
     def get(self, mapping: Any) -> Any:
@@ -114,7 +115,12 @@ class PerMapping:
         hit = self.table.get(id(mapping))
         if hit is not None and hit[0] is mapping:
             return hit[1]
-        value = msgspec.convert(mapping, self.model, strict=False, dec_hook=_dec_hook)
+        try:
+            value = msgspec.convert(mapping, self.model, strict=False, dec_hook=_dec_hook)
+        except msgspec.ValidationError:
+            if self.known is None:
+                raise
+            value = msgspec.convert(self.known(mapping), self.model, strict=False, dec_hook=_dec_hook)
         if len(self.table) >= self.limit:
             self.table.clear()
         self.table[id(mapping)] = (mapping, value)

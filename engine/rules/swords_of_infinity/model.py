@@ -8,6 +8,7 @@ from typing import Annotated, Any, Literal
 import msgspec
 from msgspec import Meta
 
+from combatlog.engine.rules.typed import PerMapping
 from combatlog.projections import Combatant
 
 Score = Annotated[int, Meta(ge=0, le=1000)]
@@ -111,25 +112,11 @@ UNTIL_NEXT_TURN = (
 LIFTED_BY_RETREAT = ("vulnerable (casting)", "vulnerable (ranged attack)", "rough terrain")
 
 
-_STATS: dict[int, tuple[Any, Stats]] = {}
-
-
 def stats_of(c: Combatant) -> Stats:
     """`c`'s stats as the typed model, converted once per stats mapping (a state's mappings are
     never changed once made). Stats of a log recorded before the model existed may hold keys it
     doesn't know: they are left out, as the rules never read them."""
-    mapping = c.stats
-    hit = _STATS.get(id(mapping))
-    if hit is not None and hit[0] is mapping:
-        return hit[1]
-    try:
-        value = msgspec.convert(mapping, Stats, strict=False)
-    except msgspec.ValidationError:
-        value = msgspec.convert(_known(mapping), Stats, strict=False)
-    if len(_STATS) >= 4096:
-        _STATS.clear()
-    _STATS[id(mapping)] = (mapping, value)  # holding the mapping keeps its id from being reused
-    return value
+    return _STATS.get(c.stats)  # type: ignore[no-any-return]
 
 
 def _known(raw: dict[str, Any]) -> dict[str, Any]:
@@ -157,3 +144,6 @@ class Options(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     offhand_penalty: Annotated[
         int, Meta(ge=0, description="the off hand's skill penalty when dual wielding (a tier lesser)")
     ] = 10
+
+
+_STATS = PerMapping(Stats, known=_known)
