@@ -51,6 +51,7 @@ from combatlog.engine.rules.infinite_realms.model import (
     WOUNDED_50,
 )
 from combatlog.engine.rules.infinite_realms.model import Options as IROptions
+from combatlog.engine.rules.infinite_realms.model import Stats as IRStats
 from combatlog.engine.rules.infinite_realms.movement import _engage, _reach_bonus
 from combatlog.engine.rules.infinite_realms.policy import policy
 from combatlog.engine.rules.infinite_realms.reading import factor
@@ -69,6 +70,7 @@ class InfiniteRealms(RuleSystem):
     events = EVENTS
     required_stats = ("hp", "ap", "init", "defense")
     options_type = IROptions
+    stats_type = IRStats
     commands = {
         "distance": "set the distance between two combatants in yards (params a, b, yards)",
         "engage": "two or more combatants start fighting hand to hand (params combatants = ids)",
@@ -78,58 +80,25 @@ class InfiniteRealms(RuleSystem):
 
     def check_combatant(self, stats: dict[str, Any], who: str = "") -> dict[str, Any]:
         stats = super().check_combatant(stats, who)
-        for key in (
-            "hp",
-            "ap",
-            "init",
-            "offense",
-            "dodge",
-            "ps",
-            "adjusted_pd",
-            "punch_ap",
-            "kick_ap",
-            "running",
-            "first_aid",
-        ):
-            if key in stats and (isinstance(stats[key], bool) or not isinstance(stats[key], int)):
-                raise Refused(f"stat {key}={stats[key]!r}", "not a whole number")
-        if stats["hp"] < 1:
-            raise Refused("stat hp", "at least 1")
         for key in ("defense", "protection"):
-            v = stats.get(key, 0)
-            if isinstance(v, dict):
-                if not v or not all(isinstance(x, int) and not isinstance(x, bool) for x in v.values()):
-                    raise Refused(f"stat {key}", "give whole numbers by attack kind or damage type")
-            elif isinstance(v, bool) or not isinstance(v, int):
-                raise Refused(f"stat {key}={v!r}", "a whole number, or a table of them")
-        ws = stats.get("weapons", [])
-        if not isinstance(ws, list):
-            raise Refused("stat weapons", "give a list of weapons")
+            if stats.get(key) == {}:
+                raise Refused(f"combatant {who}" if who else "combatant", f"$.{key}: give at least one entry")
         names = set()
-        for i, w in enumerate(ws):
-            if not isinstance(w, dict) or not w.get("name"):
-                raise Refused(f"weapons[{i}]", "a weapon needs a name")
+        for i, w in enumerate(stats.get("weapons", [])):
             if w["name"] in names or w["name"] in ("punch", "kick"):
-                raise Refused(f"weapons[{i}]", f"the name {w['name']!r} is taken")
+                raise Refused(f"$.weapons[{i}]", f"the name {w['name']!r} is taken")
             names.add(w["name"])
-            if w.get("kind", "melee") not in ("melee", "thrown", "missile"):
-                raise Refused(f"weapons[{i}].kind", "melee, thrown or missile")
-            if not isinstance(w.get("ap"), int) or w["ap"] < 1:
-                raise Refused(f"weapons[{i}].ap", "the AP the attack uses, a whole number of at least 1")
             dmg = w.get("damage", 0)
             if not isinstance(dmg, int):
                 try:
                     parse_dice(str(dmg))
                 except DiceError as exc:
-                    raise Refused(f"weapons[{i}].damage", str(exc)) from None
-            for key in ("reach", "critical", "offense", "short", "medium", "long"):
-                if key in w and (isinstance(w[key], bool) or not isinstance(w[key], int)):
-                    raise Refused(f"weapons[{i}].{key}={w[key]!r}", "not a whole number")
+                    raise Refused(f"$.weapons[{i}].damage", str(exc)) from None
             if w.get("kind", "melee") != "melee":
                 ranges = [w.get(k) for k in ("short", "medium", "long")]
                 ints = [r for r in ranges if isinstance(r, int)]
                 if len(ints) != 3 or not ints[0] <= ints[1] <= ints[2]:
-                    raise Refused(f"weapons[{i}]", "a thrown or missile weapon needs short <= medium <= long, in yards")
+                    raise Refused(f"$.weapons[{i}]", "a thrown or missile weapon needs short <= medium <= long, in yards")
         return stats
 
     def order(self, options: dict[str, Any]) -> ActionPointOrder:

@@ -70,3 +70,44 @@ class Options(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     start_distance: Annotated[int, Meta(ge=0, description="yards between enemies when no distance is given")] = 20
     first_aid_ap: Annotated[int, Meta(ge=0, description="AP that first aid costs")] = 5
     pursuit_base: Annotated[int, Meta(ge=0, description="pursuit: running - their running + this")] = 50
+
+
+class Weapon(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """A weapon as the encounter file gives it (the text's weapon tables are inputs)."""
+
+    name: Annotated[str, Meta(min_length=1)]
+    kind: Literal["melee", "thrown", "missile"] = "melee"
+    ap: Annotated[int, Meta(ge=1, description="the AP the attack uses")]
+    damage: int | str = 0  # a number, or a dice expression (checked when the combatant is added)
+    damage_ps: int | None = None  # a percentage of PS (punch, kick)
+    critical: int = 0
+    reach: int = 0
+    short: int | None = None
+    medium: int | None = None
+    long: int | None = None
+    offense: int | None = None
+    type: str | None = None
+    bow: bool = False
+    sling: bool = False
+    flail: bool = False
+    hand: bool = False
+    quality: bool = False
+
+
+class Stats(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """An Infinite Realms combatant as the encounter file gives it."""
+
+    hp: Annotated[int, Meta(ge=1)]
+    ap: Annotated[int, Meta(ge=0)]
+    init: int
+    defense: int | dict[str, int]  # a number, or one by the kind of attack the defender uses
+    offense: int = 0
+    dodge: int | None = None
+    ps: int = 0
+    adjusted_pd: int | None = None
+    punch_ap: int | None = None
+    kick_ap: int | None = None
+    running: int = 0
+    first_aid: int = 0
+    protection: int | dict[str, int] = 0  # a number, or one by damage type
+    weapons: tuple[Weapon, ...] = ()

@@ -127,16 +127,16 @@ class Starflight(RuleSystem):
         names = set()
         for i, w in enumerate(ws):
             if not isinstance(w, dict) or not w.get("name") or "damage" not in w:
-                raise Refused(f"weapons[{i}]", "a weapon needs at least a name and damage dice")
+                raise Refused(f"$.weapons[{i}]", "a weapon needs at least a name and damage dice")
             if w["name"] in names:
-                raise Refused(f"weapons[{i}]", f"two weapons named {w['name']!r}")
+                raise Refused(f"$.weapons[{i}]", f"two weapons named {w['name']!r}")
             names.add(w["name"])
             _dice(w["damage"], f"weapons[{i}].damage")
             for key in ("range", "attack"):
                 if key in w and (isinstance(w[key], bool) or not isinstance(w[key], int)):
-                    raise Refused(f"weapons[{i}].{key}={w[key]!r}", "not a whole number")
+                    raise Refused(f"$.weapons[{i}].{key}={w[key]!r}", "not a whole number")
             if not w.get("melee") and int(w.get("range", 0)) < 1:
-                raise Refused(f"weapons[{i}]", "a weapon needs range >= 1 (shooting) or melee = true")
+                raise Refused(f"$.weapons[{i}]", "a weapon needs range >= 1 (shooting) or melee = true")
         return stats
 
     # --- order and timing ---
