@@ -98,7 +98,9 @@ class InfiniteRealms(RuleSystem):
                 ranges = [w.get(k) for k in ("short", "medium", "long")]
                 ints = [r for r in ranges if isinstance(r, int)]
                 if len(ints) != 3 or not ints[0] <= ints[1] <= ints[2]:
-                    raise Refused(f"$.weapons[{i}]", "a thrown or missile weapon needs short <= medium <= long, in yards")
+                    raise Refused(
+                        f"$.weapons[{i}]", "a thrown or missile weapon needs short <= medium <= long, in yards"
+                    )
         return stats
 
     def order(self, options: dict[str, Any]) -> ActionPointOrder:

@@ -33,6 +33,7 @@ from combatlog.engine.rules.starflight.events import (
 )
 from combatlog.engine.rules.starflight.model import NEAR_DEATH, NO_RECOVERY, UNCONSCIOUS, _num, timing_of
 from combatlog.engine.rules.starflight.model import Options as SFOptions
+from combatlog.engine.rules.starflight.model import Stats as SFStats
 from combatlog.engine.rules.starflight.order import SimpleOrder, StarflightOrder
 from combatlog.engine.rules.starflight.placement import _place_all
 from combatlog.engine.rules.starflight.policy import _policy
@@ -62,6 +63,7 @@ class Starflight(RuleSystem):
     events = EVENTS
     required_stats = ("hp", "initiative", "hd", "strength")
     options_type = SFOptions
+    stats_type = SFStats
     commands = {
         "place": "place a combatant on the grid (actor; params x, y, facing 1-8)",
         "range": "give a combatant's range to its target without a grid (actor; params range; none: roll 2d10)",
@@ -98,43 +100,14 @@ class Starflight(RuleSystem):
 
     def check_combatant(self, stats: dict[str, Any], who: str = "") -> dict[str, Any]:
         stats = super().check_combatant(stats, who)
-        for key in (
-            "hp",
-            "initiative",
-            "hd",
-            "strength",
-            "fhd",
-            "bhd",
-            "thd",
-            "attack",
-            "shields",
-            "shield_regen",
-            "near_death",
-            "unconscious_at",
-            "hits",
-        ):
-            if key in stats and (isinstance(stats[key], bool) or not isinstance(stats[key], int)):
-                raise Refused(f"stat {key}={stats[key]!r}", "not a whole number")
-        if stats["hp"] < 1 or stats["strength"] < 1:
-            raise Refused("stats", "hp and strength must be at least 1")
-        if "speed" in stats and (isinstance(stats["speed"], bool) or not isinstance(stats["speed"], (int, float))):
-            raise Refused(f"stat speed={stats['speed']!r}", "not a number of kph")
         if "heal" in stats:
             _dice(stats["heal"], "stat heal")
-        ws = stats.get("weapons", [])
-        if not isinstance(ws, list):
-            raise Refused("stat weapons", "give a list of {name, damage, range, attack, melee, blast, full_round}")
         names = set()
-        for i, w in enumerate(ws):
-            if not isinstance(w, dict) or not w.get("name") or "damage" not in w:
-                raise Refused(f"$.weapons[{i}]", "a weapon needs at least a name and damage dice")
+        for i, w in enumerate(stats.get("weapons", [])):
             if w["name"] in names:
                 raise Refused(f"$.weapons[{i}]", f"two weapons named {w['name']!r}")
             names.add(w["name"])
             _dice(w["damage"], f"weapons[{i}].damage")
-            for key in ("range", "attack"):
-                if key in w and (isinstance(w[key], bool) or not isinstance(w[key], int)):
-                    raise Refused(f"$.weapons[{i}].{key}={w[key]!r}", "not a whole number")
             if not w.get("melee") and int(w.get("range", 0)) < 1:
                 raise Refused(f"$.weapons[{i}]", "a weapon needs range >= 1 (shooting) or melee = true")
         return stats

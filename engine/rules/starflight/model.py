@@ -95,3 +95,37 @@ class Options(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     simple_hits: Annotated[
         int, Meta(ge=1, description="Simple Combat: hits that incapacitate a PC without a hits stat")
     ] = 3
+
+
+class Weapon(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """A weapon as the encounter file gives it."""
+
+    name: Annotated[str, Meta(min_length=1)]
+    damage: str | int  # dice (checked when the combatant is added)
+    range: Annotated[int, Meta(ge=0)] = 0  # in increments; a ranged weapon has at least 1
+    attack: int = 0
+    melee: bool = False
+    blast: bool = False
+    full_round: bool = False
+
+
+class Stats(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """A Starflight combatant as the encounter file gives it (the text leaves these numbers to
+    other chapters: they are inputs)."""
+
+    hp: Annotated[int, Meta(ge=1)]
+    initiative: int
+    hd: int
+    strength: Annotated[int, Meta(ge=1)]
+    fhd: int | None = None
+    bhd: int | None = None
+    thd: int | None = None
+    attack: int = 0
+    shields: Annotated[int, Meta(ge=0)] | None = None
+    shield_regen: Annotated[int, Meta(ge=0)] | None = None
+    near_death: int | None = None
+    unconscious_at: int | None = None
+    hits: Annotated[int, Meta(ge=1)] | None = None
+    speed: Annotated[int, Meta(ge=0)] | Annotated[float, Meta(ge=0)] | None = None  # kph
+    heal: str | None = None  # dice (checked when the combatant is added)
+    weapons: tuple[Weapon, ...] = ()
