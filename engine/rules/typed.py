@@ -54,7 +54,7 @@ def validation_message(exc: msgspec.ValidationError) -> str:
     text = str(exc)
     m = _AT.match(text)
     if m is None:
-        return text.replace("`", "")
+        return "$: " + text.replace("`", "")
     return f"{m['path']}: {m['msg'].replace('`', '')}"
 
 
