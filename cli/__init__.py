@@ -1,1 +1,5 @@
 """combatlog.cli: the `combatlog` command line."""
+
+# the commands that live in modules of their own register on the app when the package loads
+from combatlog.cli import main as _main  # noqa: F401
+from combatlog.cli import simulate as _simulate  # noqa: F401

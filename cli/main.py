@@ -19,7 +19,6 @@ from typing import Any, NoReturn
 
 import click
 import msgspec
-from rich.markup import escape as escape_markup
 
 from combatlog.engine import Refused, RuleSystem, Session, get_rules, rule_names
 from combatlog.engine.dice import DiceError
@@ -798,127 +797,6 @@ def rulesets() -> None:
 def schema() -> None:
     """The JSON Schema of a log line."""
     click.echo(json.dumps(json_schema(), indent=2, sort_keys=True))
-
-
-@app.command()
-@click.argument("encounter", type=click.Path(dir_okay=False))
-@click.option("--runs", type=int, default=10_000, show_default=True, help="How many fights.")
-@click.option(
-    "--seed", type=int, default=0, show_default=True, help="The study's seed (run i is seeded from it and i)."
-)
-@click.option("--workers", type=int, default=None, help="Processes (default: one per core, up to 8).")
-@click.option("--option", "options", multiple=True, help="K=V: an encounter option changed for every run.")
-@click.option("--json", "json_out", type=click.Path(dir_okay=False), help="Write the report as JSON here.")
-@click.option(
-    "--keep", "keep_dir", type=click.Path(file_okay=False), help="Write the representative fights' logs here."
-)
-@click.option("--compare", "other", type=click.Path(dir_okay=False), help="Another encounter, run on the same seeds.")
-def simulate(
-    encounter: str,
-    runs: int,
-    seed: int,
-    workers: int | None,
-    options: tuple[str, ...],
-    json_out: str | None,
-    keep_dir: str | None,
-    other: str | None,
-) -> None:
-    """Play an encounter many times with the automatic policy; print the odds."""
-    from combatlog.simulate import keep
-    from combatlog.simulate import simulate as run_study
-
-    if runs < 1:
-        fail(f"--runs {runs}: give at least 1 run", 2)
-    if workers is not None and workers < 1:
-        fail(f"--workers {workers}: give at least 1", 2)
-    changed = {}
-    for item in options:
-        key, sep, value = item.partition("=")
-        if not sep or not key:
-            fail(f"--option {item!r}: give KEY=VALUE", 2)
-        changed[key] = _value(value)
-    studies = []
-    for path in (encounter, other) if other else (encounter,):
-        try:
-            commands = read_encounter(path)
-        except EncounterFileError as exc:
-            fail(str(exc))
-        try:
-            report = _with_progress(
-                runs,
-                lambda tick, commands=commands: run_study(
-                    commands, runs, seed, options=changed, workers=workers, progress=tick
-                ),
-            )
-        except (Refused, DiceError) as exc:
-            fail(f"{path}: {exc}")
-        studies.append((path, commands, report))
-    for path, _, report in studies:
-        _print_report(path, report)
-    if other:
-        _print_comparison(studies[0][2], studies[1][2])
-    if keep_dir:
-        path, commands, report = studies[0]
-        report.representative = keep(commands, report, keep_dir)
-        for r in report.representative:
-            click.echo(
-                f"kept the {r.percentile}th percentile fight (run {r.run}, party losses {r.party_losses}): {r.log}"
-            )
-    if json_out:
-        data = [msgspec.to_builtins(report) | {"encounter": path} for path, _, report in studies]
-        for item in data:
-            del item["winners"]  # run by run: for comparing, not for reading
-        Path(json_out).write_text(json.dumps(data[0] if len(data) == 1 else data, indent=2, sort_keys=True) + "\n")
-
-
-def _with_progress(total: int, work: Any) -> Any:
-    if not sys.stderr.isatty():
-        return work(lambda n: None)
-    from rich.progress import Progress
-
-    with Progress(transient=True) as bar:
-        task = bar.add_task("fights", total=total)
-        return work(lambda n: bar.update(task, completed=n))
-
-
-def _pct(odds: Any) -> str:
-    return f"{odds.p:6.1%} ({odds.low:.1%}-{odds.high:.1%})"
-
-
-def _print_report(path: str, report: Any) -> None:
-    from rich.console import Console
-    from rich.table import Table
-
-    console = Console(highlight=False)
-    console.print(f"{path}: {report.runs:,} fights, seed {report.seed}; the party is {report.party}")
-    for side, s in report.sides.items():
-        console.print(f"  {side} wins {_pct(s.win)}")
-    console.print(f"  draw      {_pct(report.draw)}")
-    r = report.rounds
-    console.print(f"  rounds: mean {r.mean:.1f}, 5th {r.p5:g}, median {r.p50:g}, 95th {r.p95:g}")
-    peak = max(report.rounds_histogram.values())
-    for rounds, count in report.rounds_histogram.items():
-        bar = "█" * max(1, round(30 * count / peak))
-        console.print(f"  {rounds:>3} {bar} {count / report.runs:.1%}")
-    table = Table("combatant", "side", "defeated", "damage taken (mean, 5/50/95)", "dealt (mean, 5/50/95)")
-    for c in report.combatants.values():
-        table.add_row(
-            escape_markup(c.name),
-            escape_markup(c.side),
-            _pct(c.defeated),
-            f"{c.taken.mean:.1f} ({c.taken.p5:g}/{c.taken.p50:g}/{c.taken.p95:g})",
-            f"{c.dealt.mean:.1f} ({c.dealt.p5:g}/{c.dealt.p50:g}/{c.dealt.p95:g})",
-        )
-    console.print(table)
-
-
-def _print_comparison(a: Any, b: Any) -> None:
-    from combatlog.simulate import compare
-
-    for side in a.sides:
-        if side in b.sides:
-            mean, low, high = compare(a, b, side)
-            click.echo(f"{side} wins: {mean:+.1%} ({low:+.1%} to {high:+.1%}) in the second encounter, same seeds")
 
 
 def main() -> None:
