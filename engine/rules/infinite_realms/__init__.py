@@ -11,6 +11,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import msgspec
+
 from combatlog.engine import rules as _registry
 from combatlog.engine.dice import DiceError
 from combatlog.engine.dice import parse as parse_dice
@@ -49,6 +51,7 @@ from combatlog.engine.rules.infinite_realms.model import (
     STUNNED,
     WOUNDED_25,
     WOUNDED_50,
+    stats_of,
 )
 from combatlog.engine.rules.infinite_realms.model import Options as IROptions
 from combatlog.engine.rules.infinite_realms.model import Stats as IRStats
@@ -84,23 +87,19 @@ class InfiniteRealms(RuleSystem):
             if stats.get(key) == {}:
                 raise Refused(f"combatant {who}" if who else "combatant", f"$.{key}: give at least one entry")
         names = set()
-        for i, w in enumerate(stats.get("weapons", [])):
-            if w["name"] in names or w["name"] in ("punch", "kick"):
-                raise Refused(f"$.weapons[{i}]", f"the name {w['name']!r} is taken")
-            names.add(w["name"])
-            dmg = w.get("damage", 0)
-            if not isinstance(dmg, int):
+        for i, w in enumerate(msgspec.convert(stats, IRStats).weapons):  # as checked by the base
+            if w.name in names or w.name in ("punch", "kick"):
+                raise Refused(f"$.weapons[{i}]", f"the name {w.name!r} is taken")
+            names.add(w.name)
+            if isinstance(w.damage, str):
                 try:
-                    parse_dice(str(dmg))
+                    parse_dice(w.damage)
                 except DiceError as exc:
                     raise Refused(f"$.weapons[{i}].damage", str(exc)) from None
-            if w.get("kind", "melee") != "melee":
-                ranges = [w.get(k) for k in ("short", "medium", "long")]
-                ints = [r for r in ranges if isinstance(r, int)]
-                if len(ints) != 3 or not ints[0] <= ints[1] <= ints[2]:
-                    raise Refused(
-                        f"$.weapons[{i}]", "a thrown or missile weapon needs short <= medium <= long, in yards"
-                    )
+            if w.kind != "melee" and not (
+                w.short is not None and w.medium is not None and w.long is not None and w.short <= w.medium <= w.long
+            ):
+                raise Refused(f"$.weapons[{i}]", "a thrown or missile weapon needs short <= medium <= long, in yards")
         return stats
 
     def order(self, options: dict[str, Any]) -> ActionPointOrder:
@@ -110,22 +109,22 @@ class InfiniteRealms(RuleSystem):
         return _TURN
 
     def initiative(self, draft: Draft, combatant: Combatant, ids: tuple[str, ...]) -> int:
-        init = int(combatant.stats.get("init", 0))
+        init = stats_of(combatant).init
         return draft.roll(f"1d10{init:+d}" if init else "1d10", "AP tie-break (d10 + Init)", by=combatant.id).total
 
     def budget(self, state: Encounter, combatant: Combatant) -> dict[str, int]:
         if combatant.has(STUNNED):
             return {"ap": 0}
-        ap = int(combatant.stats["ap"]) * factor(combatant, "ap")
+        ap = stats_of(combatant).ap * factor(combatant, "ap")
         if combatant.has(HALF_AP):
             ap /= 2
         return {"ap": int(ap)}
 
     def actions(self, state: Encounter, actor: Combatant) -> list[ActionSpec]:
         out = [ATTACK]
-        if "punch_ap" in actor.stats:
+        if stats_of(actor).punch_ap is not None:
             out.append(PUNCH_A)
-        if "kick_ap" in actor.stats:
+        if stats_of(actor).kick_ap is not None:
             out.append(KICK_A)
         out += [AIM, *MOVE_SPECS, DEFEND, STAND, PURSUE]
         if "first_aid" in actor.stats:
@@ -135,14 +134,15 @@ class InfiniteRealms(RuleSystem):
     def cost(self, state: Encounter, actor: Combatant, spec: ActionSpec, params: dict[str, Any]) -> dict[str, int]:
         if spec.name == "attack":
             w = _weapon_of(state, actor, params)
-            ap = int(w["ap"]) if w else 1
+            ap = w.ap if w else 1
             if params.get("rapid"):
                 ap = math.ceil(ap / 2)
             return {"ap": ap}
-        if spec.name == "punch":
-            return {"ap": int(actor.stats["punch_ap"])}
-        if spec.name == "kick":
-            return {"ap": int(actor.stats["kick_ap"])}
+        if spec.name in ("punch", "kick"):
+            hand = stats_of(actor).punch_ap if spec.name == "punch" else stats_of(actor).kick_ap
+            if hand is None:  # offered only to those with the stat
+                raise Refused(f"{actor.name}: {spec.name}", f"no {spec.name}_ap stat", "give it in the stats")
+            return {"ap": hand}
         if spec.name in MOVES or spec.name == "pursue":
             legs = actor.has("crippled right leg") or actor.has("crippled left leg")
             return {"ap": 2 if legs else 1}
@@ -179,7 +179,7 @@ class InfiniteRealms(RuleSystem):
 
     def after_damage(self, draft: Draft, target: str) -> None:
         c = draft.state.combatants[target]
-        hp = int(c.stats["hp"])
+        hp = stats_of(c).hp
         left = hp - c.damage
         if c.defeated == "dead":
             return
@@ -257,7 +257,7 @@ class InfiniteRealms(RuleSystem):
         who = f"{actor.name} ({ap} AP)"
         if pending.action == "attack":
             w = _weapon_of(state, actor, pending.params)
-            return f"{who} attacks {state.combatants[pending.targets[0]].name} with the {w['name'] if w else 'weapon'}"
+            return f"{who} attacks {state.combatants[pending.targets[0]].name} with the {w.name if w else 'weapon'}"
         if pending.action in ("punch", "kick"):
             return f"{who} {pending.action}s {state.combatants[pending.targets[0]].name}"
         if pending.action in MOVES:

@@ -9,14 +9,14 @@ from combatlog.engine.draft import Draft
 from combatlog.engine.rules.base import ActionSpec
 from combatlog.engine.rules.infinite_realms.attack import strike
 from combatlog.engine.rules.infinite_realms.events import Aimed, BleedingStarted, DefenseBought
-from combatlog.engine.rules.infinite_realms.model import AIM_MAX, BLEEDING, DOWN, KICK, MOVES, PUNCH
+from combatlog.engine.rules.infinite_realms.model import AIM_MAX, BLEEDING, DOWN, KICK, MOVES, PUNCH, Weapon, stats_of
 from combatlog.engine.rules.infinite_realms.movement import _check_move, _check_pursue, _move, _pursue
 from combatlog.engine.rules.infinite_realms.reading import distance, engaged_with, weapon, weapons
 from combatlog.events import ConditionRemoved
 from combatlog.projections import Combatant, Encounter, Pending
 
 
-def _weapon_of(state: Encounter, actor: Combatant, p: dict[str, Any]) -> dict[str, Any] | None:
+def _weapon_of(state: Encounter, actor: Combatant, p: dict[str, Any]) -> Weapon | None:
     return weapon(state, actor, p.get("weapon"))
 
 
@@ -32,18 +32,16 @@ def _attack(draft: Draft, p: Pending) -> str:
 def _check_attack(state: Encounter, actor: Combatant, targets: tuple[str, ...], params: dict[str, Any]) -> str | None:
     w = _weapon_of(state, actor, params)
     if w is None:
-        have = ", ".join(x["name"] for x in weapons(actor)) or "none"
+        have = ", ".join(x.name for x in weapons(actor)) or "none"
         return f"no usable weapon {params.get('weapon', '')!r} (weapons: {have}; broken ones can't be used)"
     target = targets[0]
-    kind = w.get("kind", "melee")
+    kind = w.kind
     d = distance(state, actor.id, target)
     if kind == "melee":
         if target not in engaged_with(state, actor.id):
             return f"{state.combatants[target].name} is {d} yards away; melee needs engaging first (move toward them)"
-    elif d > int(w.get("long", 0)):
-        return (
-            f"{state.combatants[target].name} is {d} yards away, beyond the {w['name']}'s long range {w.get('long', 0)}"
-        )
+    elif d > (w.long or 0):
+        return f"{state.combatants[target].name} is {d} yards away, beyond the {w.name}'s long range {w.long or 0}"
     if params.get("rapid"):
         if kind != "missile":
             return "rapid fire is for missile weapons"
@@ -84,7 +82,7 @@ def _aim(draft: Draft, p: Pending) -> str:
 
 def _check_aim(state: Encounter, actor: Combatant, targets: tuple[str, ...], params: dict[str, Any]) -> str | None:
     w = _weapon_of(state, actor, params)
-    kind = w.get("kind", "melee") if w else "melee"
+    kind = w.kind if w else "melee"
     now = int(state.extra.get("aim", {}).get(actor.id, 0))
     if now >= AIM_MAX.get(kind, 2):
         return f"aiming is at most {AIM_MAX.get(kind, 2)} AP with a {kind} weapon"
@@ -127,7 +125,7 @@ def _check_stand(state: Encounter, actor: Combatant, targets: tuple[str, ...], p
 def _first_aid(draft: Draft, p: Pending) -> str:
     me = draft.state.combatants[p.actor]
     target = draft.state.combatants[p.targets[0]]
-    skill = int(me.stats.get("first_aid", 0))
+    skill = stats_of(me).first_aid
     roll = draft.roll("d%", f"first aid on {target.id} (need {skill} or less)", by=me.id).total
     if roll <= skill:
         draft.emit(ConditionRemoved(target=target.id, condition=BLEEDING, reason="first aid"))

@@ -3,13 +3,20 @@ the damage chart by margin, and the critical charts it leads to."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from combatlog.engine.draft import Draft
 from combatlog.engine.rules.infinite_realms.criticals import critical_hit, critical_miss
 from combatlog.engine.rules.infinite_realms.effects import _hurt
 from combatlog.engine.rules.infinite_realms.events import Aimed, Using
-from combatlog.engine.rules.infinite_realms.model import AIM_MAX, COVER, LIGHT, OFFENSE_MODS, SURPRISED, UNAWARE
+from combatlog.engine.rules.infinite_realms.model import (
+    AIM_MAX,
+    COVER,
+    LIGHT,
+    OFFENSE_MODS,
+    SURPRISED,
+    UNAWARE,
+    Weapon,
+    stats_of,
+)
 from combatlog.engine.rules.infinite_realms.reading import (
     _half_up,
     base_defense,
@@ -24,15 +31,16 @@ from combatlog.projections import Combatant, Encounter
 
 
 def target_number(
-    state: Encounter, attacker: Combatant, target: Combatant, w: dict[str, Any], free: bool = False, dodge: bool = False
+    state: Encounter, attacker: Combatant, target: Combatant, w: Weapon, free: bool = False, dodge: bool = False
 ) -> tuple[int, list[str]]:
     """The number the d% roll must not exceed, and what went into it."""
-    kind = w.get("kind", "melee")
+    kind = w.kind
     why = []
-    if w.get("hand"):
-        offense = int(attacker.stats.get("adjusted_pd", attacker.stats.get("offense", 0)))
+    mine = stats_of(attacker)
+    if w.hand:
+        offense = mine.adjusted_pd if mine.adjusted_pd is not None else mine.offense
     else:
-        offense = int(w.get("offense", attacker.stats.get("offense", 0)))
+        offense = w.offense if w.offense is not None else mine.offense
     offense = int(offense * factor(attacker, "offense")) - wound_shift(attacker)
     aim = 0 if free else min(int(state.extra.get("aim", {}).get(attacker.id, 0)), AIM_MAX.get(kind, 2))
     offense += 5 * aim
@@ -44,33 +52,30 @@ def target_number(
             why.append(f"{cond} +{bonus}")
     if kind in ("thrown", "missile"):
         d = distance(state, attacker.id, target.id)
-        if d > int(w.get("medium", w.get("long", 0))):
+        if d > (w.medium if w.medium is not None else (w.long or 0)):
             offense -= 20
             why.append("long range -20")
     if dodge:
-        defense = int(
-            target.stats.get(
-                "dodge",
-                target.stats["defense"]
-                if not isinstance(target.stats["defense"], dict)
-                else min(target.stats["defense"].values()),
-            )
-        )
+        theirs = stats_of(target)
+        if theirs.dodge is not None:
+            defense = theirs.dodge
+        else:
+            defense = theirs.defense if isinstance(theirs.defense, int) else min(theirs.defense.values())
         why.append("against dodge")
     elif free:
-        d0 = target.stats["defense"]
-        defense = int(d0) if not isinstance(d0, dict) else min(int(v) for v in d0.values())
+        d0 = stats_of(target).defense
+        defense = d0 if isinstance(d0, int) else min(d0.values())
     else:
         defense = base_defense(state, target)
     changes = -2 * int(state.extra.get("defense_ap", {}).get(target.id, 0)) + wound_shift(target)
-    if (w.get("bow") or w.get("sling")) and target.has(UNAWARE) and w.get("bow"):
+    if (w.bow or w.sling) and target.has(UNAWARE) and w.bow:
         changes += 10
         why.append("unaware of the bow")
-    elif w.get("bow") or w.get("sling"):
+    elif w.bow or w.sling:
         changes += 4
     elif kind == "thrown":
         changes += 2
-    if w.get("flail"):
+    if w.flail:
         changes += 4
     if kind in ("thrown", "missile"):
         for cond, value in COVER.items():
@@ -86,17 +91,17 @@ def target_number(
     return offense - defense + changes, why
 
 
-def critical_miss_at(state: Encounter, w: dict[str, Any]) -> int:
+def critical_miss_at(state: Encounter, w: Weapon) -> int:
     """The lowest roll that may be a critical miss with weapon `w`."""
     if state.options.get("critical_miss", "chapter") == "attacks":
-        if w.get("hand"):
+        if w.hand:
             return 96
-        return 81 if w.get("flail") else 91
-    return 91 if w.get("flail") else 96
+        return 81 if w.flail else 91
+    return 91 if w.flail else 96
 
 
 def strike(
-    draft: Draft, attacker_id: str, target_id: str, w: dict[str, Any], *, free: bool = False, dodge: bool = False
+    draft: Draft, attacker_id: str, target_id: str, w: Weapon, *, free: bool = False, dodge: bool = False
 ) -> str:
     """One attack roll with everything that follows; returns the outcome."""
     state = draft.state
@@ -104,7 +109,7 @@ def strike(
     target = state.combatants[target_id]
     if not target.active:
         return f"{target.name} is already {target.defeated}"
-    kind = w.get("kind", "melee")
+    kind = w.kind
     if not free:
         aim = int(state.extra.get("aim", {}).get(attacker.id, 0))
         if aim:
@@ -112,31 +117,33 @@ def strike(
         draft.emit(
             Using(
                 combatant=attacker.id,
-                kind="kick" if w["name"] == "kick" and w.get("hand") else "punch" if w.get("hand") else kind,
+                kind="kick" if w.name == "kick" and w.hand else "punch" if w.hand else kind,
             )
         )
     number, why = target_number(state, attacker, target, w, free=free, dodge=dodge)
-    roll = draft.roll("d%", f"{w['name']} at {target.id} (need {number} or less)", by=attacker.id).total
+    roll = draft.roll("d%", f"{w.name} at {target.id} (need {number} or less)", by=attacker.id).total
     said = f"d% {roll} against {number}" + (f" ({', '.join(why)})" if why else "")
     if roll <= number:
         made_by = number - roll
         pct = damage_percent(made_by)
-        base = damage_of(draft, attacker, w, f"{w['name']} damage")
+        base = damage_of(draft, attacker, w, f"{w.name} damage")
         amount = base * pct / 100
-        if kind in ("thrown", "missile") and distance(draft.state, attacker.id, target.id) <= int(w.get("short", -1)):
+        if kind in ("thrown", "missile") and distance(draft.state, attacker.id, target.id) <= (
+            w.short if w.short is not None else -1
+        ):
             amount *= 1.25
             said += ", short range"
         amount = _half_up(amount * factor(attacker, "damage"))
-        taken = max(0, amount - protection(target, w.get("type")))
+        taken = max(0, amount - protection(target, w.type))
         if int(draft.state.extra.get("aim", {}).get(target.id, 0)):
             draft.emit(Aimed(combatant=target.id, aim=0, reason="hit before attacking"))
         said += f": a hit by {made_by}, {pct}% of {base} = {amount}"
         if taken != amount:
             said += f", {taken} through armour"
-        _hurt(draft, target.id, taken, w.get("type"), attacker.id)
-        if roll <= int(w.get("critical", 0)) and draft.state.combatants[target.id].defeated != "dead":
+        _hurt(draft, target.id, taken, w.type, attacker.id)
+        if roll <= w.critical and draft.state.combatants[target.id].defeated != "dead":
             again = draft.roll(
-                "d%", f"critical hit? {w['name']} at {target.id} (need {number} or less)", by=attacker.id
+                "d%", f"critical hit? {w.name} at {target.id} (need {number} or less)", by=attacker.id
             ).total
             if again <= number:
                 said += "; " + critical_hit(draft, target.id, number - again, base, attacker.id)
@@ -146,7 +153,7 @@ def strike(
     missed_by = roll - number
     said += f": a miss by {missed_by}"
     if roll >= critical_miss_at(state, w) and not free:
-        again = draft.roll("d%", f"critical miss? {w['name']} (a miss above {number})", by=attacker.id).total
+        again = draft.roll("d%", f"critical miss? {w.name} (a miss above {number})", by=attacker.id).total
         if again > number:
             said += "; " + critical_miss(draft, attacker.id, w, again - number, number)
         else:

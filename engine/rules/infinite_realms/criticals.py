@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from combatlog.engine.draft import Draft
 from combatlog.engine.rules.infinite_realms.effects import _bleed, _hurt, _stun
 from combatlog.engine.rules.infinite_realms.events import WeaponBroken
-from combatlog.engine.rules.infinite_realms.model import CRIPPLED, DOWN, HALF_AP
+from combatlog.engine.rules.infinite_realms.model import CRIPPLED, DOWN, HALF_AP, Weapon
 from combatlog.engine.rules.infinite_realms.reading import _half_up, damage_of, factor, protection
 from combatlog.events import CombatantDefeated, ConditionApplied
 
@@ -84,17 +82,17 @@ CRITICAL_MISSES = [
 ]
 
 
-def critical_miss(draft: Draft, attacker: str, w: dict[str, Any], missed_by: int, number: int) -> str:
+def critical_miss(draft: Draft, attacker: str, w: Weapon, missed_by: int, number: int) -> str:
     """The critical miss chart, by how much the second roll missed."""
     band = next(i for i, (top, _) in enumerate(CRITICAL_MISSES) if missed_by <= top)
     said = f"critical miss by {missed_by}: {CRITICAL_MISSES[band][1]}"
     me = draft.state.combatants[attacker]
 
     def wound(pct: int) -> int:
-        base = damage_of(draft, me, w, f"{w['name']} wound on oneself")
+        base = damage_of(draft, me, w, f"{w.name} wound on oneself")
         scale = factor(me, "damage") if draft.rules.since(draft.state, 2) else 1.0  # one's own wounded factor
-        amount = max(0, _half_up(base * pct / 100 * scale) - protection(me, w.get("type")))
-        _hurt(draft, attacker, amount, w.get("type"), attacker)
+        amount = max(0, _half_up(base * pct / 100 * scale) - protection(me, w.type))
+        _hurt(draft, attacker, amount, w.type, attacker)
         return base
 
     if band == 0:
@@ -104,17 +102,17 @@ def critical_miss(draft: Draft, attacker: str, w: dict[str, Any], missed_by: int
     elif band == 2:
         wound(25)
     elif band == 3:
-        if w.get("quality"):
+        if w.quality:
             said += " (a quality weapon: it holds)"
-        elif not w.get("hand"):
-            draft.emit(WeaponBroken(combatant=attacker, weapon=w["name"]))
+        elif not w.hand:
+            draft.emit(WeaponBroken(combatant=attacker, weapon=w.name))
     elif band in (4, 5):
         wound(50 if band == 4 else 100)
         if draft.state.combatants[attacker].active:
             _stun(draft, attacker, 1 if band == 4 else 2)
     elif band == 6:
-        if not w.get("hand"):
-            draft.emit(WeaponBroken(combatant=attacker, weapon=w["name"]))
+        if not w.hand:
+            draft.emit(WeaponBroken(combatant=attacker, weapon=w.name))
     else:
         base = wound(100)
         if draft.state.combatants[attacker].active:

@@ -7,6 +7,9 @@ from typing import Annotated, Literal
 import msgspec
 from msgspec import Meta
 
+from combatlog.engine.rules.typed import PerMapping
+from combatlog.projections import Combatant
+
 replace = msgspec.structs.replace
 
 
@@ -44,12 +47,6 @@ COVER = {"cover 50": -10, "cover 75": -15, "cover 90": -25}
 
 
 LIGHT = {"day": 0, "overcast": -5, "night": -25, "fog": -25, "pitch black": -50}
-
-
-PUNCH = {"name": "punch", "kind": "melee", "damage_ps": 5, "critical": 3, "type": "crushing", "hand": True}
-
-
-KICK = {"name": "kick", "kind": "melee", "damage_ps": 10, "critical": 5, "type": "crushing", "hand": True}
 
 
 class Options(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -111,3 +108,15 @@ class Stats(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tru
     first_aid: int = 0
     protection: int | dict[str, int] = 0  # a number, or one by damage type
     weapons: tuple[Weapon, ...] = ()
+
+
+# bare hands: their AP come from the combatant's punch_ap and kick_ap (0 here: never read)
+PUNCH = Weapon(name="punch", ap=0, damage_ps=5, critical=3, type="crushing", hand=True)
+KICK = Weapon(name="kick", ap=0, damage_ps=10, critical=5, type="crushing", hand=True)
+
+_STATS = PerMapping(Stats)
+
+
+def stats_of(c: Combatant) -> Stats:
+    """`c`'s stats as the typed model (converted once per stats mapping; checked when added)."""
+    return _STATS.get(c.stats)  # type: ignore[no-any-return]

@@ -7,7 +7,7 @@ from typing import Any
 from combatlog.engine.draft import Draft
 from combatlog.engine.rules.infinite_realms.attack import strike
 from combatlog.engine.rules.infinite_realms.events import Disengaged, DistanceSet, Engaged, Fled, Rushing
-from combatlog.engine.rules.infinite_realms.model import DOWN, MOVES, PUNCH, STUNNED
+from combatlog.engine.rules.infinite_realms.model import DOWN, MOVES, PUNCH, STUNNED, Weapon, stats_of
 from combatlog.engine.rules.infinite_realms.reading import distance, engaged_with, reach, weapons
 from combatlog.events import CombatantDefeated, ResourcesSet
 from combatlog.projections import Combatant, Encounter, Pending
@@ -59,11 +59,11 @@ def _move(draft: Draft, p: Pending) -> str:
     return "; ".join(said)
 
 
-def melee_weapon(state: Encounter, c: Combatant) -> dict[str, Any]:
+def melee_weapon(state: Encounter, c: Combatant) -> Weapon:
     """The first unbroken melee weapon of `c`, else a punch."""
     broken = state.extra.get("broken", {}).get(c.id, ())
     for w in weapons(c):
-        if w.get("kind", "melee") == "melee" and w["name"] not in broken:
+        if w.kind == "melee" and w.name not in broken:
             return w
     return PUNCH
 
@@ -86,11 +86,7 @@ def _pursue(draft: Draft, p: Pending) -> str:
     target = state.combatants[p.targets[0]]
     if not target.active:
         return f"{target.name} is {target.defeated}"
-    need = (
-        int(me.stats.get("running", 0))
-        - int(target.stats.get("running", 0))
-        + int(state.options.get("pursuit_base", 50))
-    )
+    need = stats_of(me).running - stats_of(target).running + int(state.options.get("pursuit_base", 50))
     roll = draft.roll("d%", f"running after {target.id} (need {need} or less)", by=me.id).total
     if roll <= need:
         _engage(draft, (me.id, target.id))

@@ -7,7 +7,7 @@ from typing import Any
 
 from combatlog.engine.rules.base import RuleSystem
 from combatlog.engine.rules.infinite_realms.actions import MOVE_SPECS
-from combatlog.engine.rules.infinite_realms.model import DOWN
+from combatlog.engine.rules.infinite_realms.model import DOWN, stats_of
 from combatlog.engine.rules.infinite_realms.reading import distance, engaged_with, weapon, weapons
 from combatlog.events import Command
 from combatlog.projections import Combatant, Encounter
@@ -29,21 +29,22 @@ def policy(rules: RuleSystem, state: Encounter, actor: Combatant) -> Command:
     if not foes:
         return end
     close = [f for f in foes if f.id in engaged_with(state, actor.id)]
-    usable = [w for w in weapons(actor) if weapon(state, actor, w["name"]) is not None]
+    usable = [w for w in weapons(actor) if weapon(state, actor, w.name) is not None]
     if close:
         engaged = close[0].id
         for w in usable:
-            if w.get("kind", "melee") == "melee" and int(w["ap"]) <= ap:
-                return act("attack", engaged, weapon=w["name"])
-        if "punch_ap" in actor.stats and int(actor.stats["punch_ap"]) <= ap:
+            if w.kind == "melee" and w.ap <= ap:
+                return act("attack", engaged, weapon=w.name)
+        punch_ap = stats_of(actor).punch_ap
+        if punch_ap is not None and punch_ap <= ap:
             return act("punch", engaged)
         return end
     foes.sort(key=lambda f: (distance(state, actor.id, f.id), list(state.combatants).index(f.id)))
     target = foes[0]
     d = distance(state, actor.id, target.id)
     for w in usable:
-        if w.get("kind", "melee") != "melee" and d <= int(w.get("long", 0)) and int(w["ap"]) <= ap:
-            return act("attack", target.id, weapon=w["name"])
+        if w.kind != "melee" and d <= (w.long or 0) and w.ap <= ap:
+            return act("attack", target.id, weapon=w.name)
     move_cost = rules.cost(state, actor, MOVE_SPECS[0], {})["ap"]
     if ap >= move_cost:
         return act("run", toward=target.id)

@@ -4,11 +4,10 @@ crippling factors, defense ratings, damage and protection."""
 from __future__ import annotations
 
 import math
-from typing import Any
 
 from combatlog.engine.draft import Draft
 from combatlog.engine.rules.infinite_realms.events import pair
-from combatlog.engine.rules.infinite_realms.model import WOUNDED_25, WOUNDED_50
+from combatlog.engine.rules.infinite_realms.model import WOUNDED_25, WOUNDED_50, Weapon, stats_of
 from combatlog.projections import Combatant, Encounter
 
 
@@ -26,18 +25,18 @@ def engaged_with(state: Encounter, a: str) -> list[str]:
     return [b for b in state.extra.get("engaged", {}).get(a, ()) if state.combatants[b].active]
 
 
-def weapons(c: Combatant) -> list[dict[str, Any]]:
+def weapons(c: Combatant) -> tuple[Weapon, ...]:
     """The combatant's weapons as given in its stats."""
-    return [w for w in c.stats.get("weapons", ()) if isinstance(w, dict)]
+    return stats_of(c).weapons
 
 
-def weapon(state: Encounter, c: Combatant, name: str | None) -> dict[str, Any] | None:
+def weapon(state: Encounter, c: Combatant, name: str | None) -> Weapon | None:
     """The weapon `name` of `c` (its first unbroken one if None), or None."""
     broken = state.extra.get("broken", {}).get(c.id, ())
     for w in weapons(c):
-        if w["name"] in broken:
+        if w.name in broken:
             continue
-        if name is None or w["name"] == name:
+        if name is None or w.name == name:
             return w
     return None
 
@@ -46,8 +45,8 @@ def reach(state: Encounter, c: Combatant) -> int:
     """The reach in feet of `c`'s first melee weapon (0 bare-handed)."""
     broken = state.extra.get("broken", {}).get(c.id, ())
     for w in weapons(c):
-        if w.get("kind", "melee") == "melee" and w["name"] not in broken:
-            return int(w.get("reach", 0))
+        if w.kind == "melee" and w.name not in broken:
+            return w.reach
     return 0
 
 
@@ -73,12 +72,12 @@ def wound_shift(c: Combatant) -> int:
 
 def base_defense(state: Encounter, c: Combatant) -> int:
     """The defense rating for the attacks `c` uses this round (the lowest of them)."""
-    d = c.stats["defense"]
+    d = stats_of(c).defense
     if isinstance(d, dict):
         kinds = state.extra.get("using", {}).get(c.id) or [_first_kind(c)]
-        value = min(int(d.get(k, min(d.values()))) for k in kinds)
+        value = min(d.get(k, min(d.values())) for k in kinds)
     else:
-        value = int(d)
+        value = d
     if "kick" in state.extra.get("using", {}).get(c.id, ()):
         value = value * 3 // 4
     return int(value * factor(c, "defense"))
@@ -86,14 +85,14 @@ def base_defense(state: Encounter, c: Combatant) -> int:
 
 def _first_kind(c: Combatant) -> str:
     ws = weapons(c)
-    return str(ws[0].get("kind", "melee")) if ws else "punch"
+    return ws[0].kind if ws else "punch"
 
 
-def damage_of(draft: Draft, attacker: Combatant, w: dict[str, Any], purpose: str) -> int:
+def damage_of(draft: Draft, attacker: Combatant, w: Weapon, purpose: str) -> int:
     """The weapon's full damage: its dice rolled, a number, or a percentage of PS (punch, kick)."""
-    if "damage_ps" in w:
-        return _half_up(int(attacker.stats.get("ps", 0)) * w["damage_ps"] / 100)
-    dmg = w.get("damage", 0)
+    if w.damage_ps is not None:
+        return _half_up(stats_of(attacker).ps * w.damage_ps / 100)
+    dmg = w.damage
     if isinstance(dmg, int):
         return dmg
     return draft.roll(str(dmg), purpose, by=attacker.id).total
@@ -115,7 +114,7 @@ def damage_percent(made_by: int) -> int:
 
 
 def protection(c: Combatant, kind: str | None) -> int:
-    p = c.stats.get("protection", 0)
+    p = stats_of(c).protection
     if isinstance(p, dict):
-        return int(p.get(kind or "", p.get("default", 0)) or 0)
-    return int(p)
+        return p.get(kind or "", p.get("default", 0))
+    return p
