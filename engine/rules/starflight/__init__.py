@@ -31,7 +31,7 @@ from combatlog.engine.rules.starflight.events import (
     SimpleCombatStarted,
     StrengthTotalled,
 )
-from combatlog.engine.rules.starflight.model import NEAR_DEATH, NO_RECOVERY, UNCONSCIOUS, _num, timing_of
+from combatlog.engine.rules.starflight.model import NEAR_DEATH, NO_RECOVERY, UNCONSCIOUS, _num, stats_of, timing_of
 from combatlog.engine.rules.starflight.model import Options as SFOptions
 from combatlog.engine.rules.starflight.model import Stats as SFStats
 from combatlog.engine.rules.starflight.order import SimpleOrder, StarflightOrder
@@ -131,7 +131,7 @@ class Starflight(RuleSystem):
         return timing_of(options)
 
     def initiative(self, draft: Draft, combatant: Combatant, ids: tuple[str, ...]) -> int:
-        init = int(combatant.stats.get("initiative", 0))
+        init = stats_of(combatant).initiative
         expr = f"2d10z{init:+d}" if init else "2d10z"
         return draft.roll(expr, "initiative check", by=combatant.id).total
 
@@ -147,9 +147,9 @@ class Starflight(RuleSystem):
     def movement_points(self, state: Encounter, c: Combatant) -> int:
         """Movement points a round: Initiative + 1, or speed (kph x 5/3 m) over the increment's metres."""
         if state.options.get("movement") == "speed":
-            metres = float(c.stats.get("speed", 0)) * 5 / 3
+            metres = float(stats_of(c).speed) * 5 / 3
             return int(metres // float(state.options.get("increment_m", 10)))
-        return max(0, int(c.stats.get("initiative", 0)) + 1)
+        return max(0, stats_of(c).initiative + 1)
 
     def budget(self, state: Encounter, combatant: Combatant) -> dict[str, int]:
         if state.options.get("method") == "simple":
@@ -183,7 +183,7 @@ class Starflight(RuleSystem):
     def cost(self, state: Encounter, actor: Combatant, spec: ActionSpec, params: dict[str, Any]) -> dict[str, int]:
         if spec.name in ("shoot", "melee"):
             w = weapon(actor, params.get("weapon"), spec.name == "melee")
-            return {"actions": 2 if w is not None and w.get("full_round") else 1}
+            return {"actions": 2 if w is not None and w.full_round else 1}
         if spec.name == "move":
             return {"actions": 1, "mp": max(1, _move_distance(state, actor, params))}
         return dict(spec.cost)
@@ -223,8 +223,8 @@ class Starflight(RuleSystem):
 
     def round_ending(self, draft: Draft) -> None:
         for c in draft.state.active():
-            regen = int(c.stats.get("shield_regen", 0))
-            top = int(c.stats.get("shields", 0))
+            regen = stats_of(c).shield_regen
+            top = stats_of(c).shields or 0
             now = shields(draft.state, c)
             if regen > 0 and now < top and not c.has(NO_RECOVERY):
                 draft.emit(ShieldsSet(combatant=c.id, shields=min(top, now + regen), reason="regenerated"))
@@ -249,10 +249,10 @@ class Starflight(RuleSystem):
         c = draft.state.combatants[target]
         if c.defeated is not None:
             return
-        left = int(c.stats["hp"]) - c.damage
-        if left <= int(c.stats.get("unconscious_at", -1)):
+        left = stats_of(c).hp - c.damage
+        if left <= stats_of(c).unconscious_at:
             draft.emit(CombatantDefeated(combatant=target, how=UNCONSCIOUS))
-        elif left <= int(c.stats.get("near_death", 0)):
+        elif left <= stats_of(c).near_death:
             if not c.has(NEAR_DEATH):
                 draft.emit(ConditionApplied(target=target, condition=NEAR_DEATH, source="hit points"))
         elif c.has(NEAR_DEATH):
@@ -319,7 +319,9 @@ class Starflight(RuleSystem):
             if placed:
                 out.append("Positions: " + ", ".join(placed))
         with_shields = [
-            f"{c.id} {shields(state, c)}/{c.stats['shields']}" for c in state.active() if "shields" in c.stats
+            f"{c.id} {shields(state, c)}/{stats_of(c).shields}"
+            for c in state.active()
+            if stats_of(c).shields is not None
         ]
         if with_shields:
             out.append("Shields: " + ", ".join(with_shields))
@@ -386,7 +388,7 @@ class Starflight(RuleSystem):
         if pending.action in ("shoot", "melee"):
             target = state.combatants[pending.targets[0]]
             w = weapon(actor, pending.params.get("weapon"), pending.action == "melee")
-            wname = w["name"] if w else "a weapon"
+            wname = w.name if w else "a weapon"
             verb = "fires" if pending.action == "shoot" else "strikes with"
             prep = "at" if pending.action == "shoot" else "at"
             return f"{actor.name}{init} {verb} the {wname} {prep} {target.name}"

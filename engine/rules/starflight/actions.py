@@ -10,23 +10,24 @@ from typing import Any
 from combatlog.engine.draft import Draft
 from combatlog.engine.rules.base import ActionSpec
 from combatlog.engine.rules.starflight.events import Placed, ShieldsSet, TargetChosen
-from combatlog.engine.rules.starflight.model import NO_RECOVERY, _num, timing_of
+from combatlog.engine.rules.starflight.model import NO_RECOVERY, Weapon, _num, stats_of, timing_of
 from combatlog.engine.rules.starflight.reading import position, range_between, shields, targeted, weapon, weapons
 from combatlog.events import ConditionApplied
 from combatlog.projections import Combatant, Encounter, Pending
 
 
-def _hd(state: Encounter, target: Combatant, w: dict[str, Any]) -> tuple[str, int]:
+def _hd(state: Encounter, target: Combatant, w: Weapon) -> tuple[str, int]:
     """Which hit difficulty the target defends with, and its value."""
-    stats = target.stats
+    stats = stats_of(target)
     if state.surprise_round:
-        if w.get("blast"):
+        if w.blast:
             which = state.options.get("blast_hd", "auto")
             if which == "auto":
                 which = "thd" if state.options.get("scale", "character") == "character" else "bhd"
-            return which.upper(), int(stats.get(which, stats["hd"]))
-        return "FHD", int(stats.get("fhd", stats["hd"]))
-    return "HD", int(stats["hd"])
+            value = stats.thd if which == "thd" else stats.bhd
+            return which.upper(), stats.hd if value is None else value
+        return "FHD", stats.hd if stats.fhd is None else stats.fhd
+    return "HD", stats.hd
 
 
 def _attack(draft: Draft, p: Pending) -> str:
@@ -44,14 +45,12 @@ def _attack(draft: Draft, p: Pending) -> str:
     if why:
         return f"no attack: {why}"
     draft.emit(TargetChosen(actor=actor.id, target=target.id, round=state.round))
-    bonus = int(actor.stats.get("attack", 0)) + int(w.get("attack", 0))
+    bonus = stats_of(actor).attack + w.attack
     hd_name, hd = _hd(state, target, w)
-    roll = draft.roll(
-        f"2d10z{bonus:+d}" if bonus else "2d10z", f"{p.action} at {target.id} with {w['name']}", by=actor.id
-    )
+    roll = draft.roll(f"2d10z{bonus:+d}" if bonus else "2d10z", f"{p.action} at {target.id} with {w.name}", by=actor.id)
     if roll.total < hd:
         return f"{roll.total} against {hd_name} {hd}, a miss"
-    dmg = draft.roll(str(w["damage"]), f"{w['name']} damage to {target.id}", by=actor.id)
+    dmg = draft.roll(str(w.damage), f"{w.name} damage to {target.id}", by=actor.id)
     amount = max(0, dmg.total)
     absorbed = min(amount, shields(draft.state, target))
     if absorbed:
@@ -63,20 +62,20 @@ def _attack(draft: Draft, p: Pending) -> str:
     if draft.state.surprise_round and amount and not target.has(NO_RECOVERY):
         draft.emit(ConditionApplied(target=target.id, condition=NO_RECOVERY, duration=1, source=actor.id))
     if amount - absorbed:
-        draft.damage(target.id, amount - absorbed, kind=w["name"], source=actor.id)
+        draft.damage(target.id, amount - absorbed, kind=w.name, source=actor.id)
     shield_note = f" (shields absorb {absorbed})" if absorbed else ""
     return f"{roll.total} against {hd_name} {hd}, a hit; {dmg.expression} = {dmg.total} damage{shield_note}"
 
 
-def _range_problem(r: int | None, w: dict[str, Any], melee: bool, target: Combatant) -> str | None:
+def _range_problem(r: int | None, w: Weapon, melee: bool, target: Combatant) -> str | None:
     if r is None:
         return f"no range to {target.name} is known yet (place the combatants or give a range)"
     if melee:
         return None if r == 0 else f"{target.name} is at range {r}; melee is at range zero"
     if r == 0:
         return f"{target.name} is at range zero; that is melee"
-    if r > int(w.get("range", 0)):
-        return f"{target.name} is at range {r}, beyond the {w['name']}'s {int(w.get('range', 0))}"
+    if r > w.range:
+        return f"{target.name} is at range {r}, beyond the {w.name}'s {w.range}"
     return None
 
 
@@ -86,7 +85,7 @@ def _check_attack(melee: bool) -> Callable[[Encounter, Combatant, tuple[str, ...
         w = weapon(actor, name, melee)
         if w is None:
             kind = "melee" if melee else "ranged"
-            have = ", ".join(str(x.get("name")) for x in weapons(actor)) or "none"
+            have = ", ".join(x.name for x in weapons(actor)) or "none"
             return f"no {kind} weapon{' ' + repr(name) if name else ''} (weapons: {have})"
         rf = params.get("range_from", "own")
         if rf not in ("own", "theirs"):
@@ -157,7 +156,7 @@ def _heal(draft: Draft, p: Pending) -> str:
         return f"{target.name} is {target.defeated or 'gone'}"
     if target.has(NO_RECOVERY):
         return f"{target.name} can't be healed this round (damaged in the surprise round)"
-    roll = draft.roll(str(actor.stats["heal"]), f"healing {target.id}", by=actor.id)
+    roll = draft.roll(str(stats_of(actor).heal), f"healing {target.id}", by=actor.id)
     amount = min(max(0, roll.total), target.damage)
     if amount:
         draft.damage(target.id, -amount, kind="healing", source=actor.id)

@@ -7,7 +7,9 @@ from typing import Annotated, Any, Literal
 import msgspec
 from msgspec import Meta
 
+from combatlog.engine.rules.typed import PerMapping
 from combatlog.engine.timing import Timing
+from combatlog.projections import Combatant
 
 replace = msgspec.structs.replace
 
@@ -122,10 +124,18 @@ class Stats(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tru
     thd: int | None = None
     attack: int = 0
     shields: Annotated[int, Meta(ge=0)] | None = None
-    shield_regen: Annotated[int, Meta(ge=0)] | None = None
-    near_death: int | None = None
-    unconscious_at: int | None = None
+    shield_regen: Annotated[int, Meta(ge=0)] = 0
+    near_death: int = 0  # near death at this many hit points left or fewer
+    unconscious_at: int = -1  # unconscious at this many hit points left or fewer
     hits: Annotated[int, Meta(ge=1)] | None = None
-    speed: Annotated[int, Meta(ge=0)] | Annotated[float, Meta(ge=0)] | None = None  # kph
+    speed: Annotated[int, Meta(ge=0)] | Annotated[float, Meta(ge=0)] = 0  # kph
     heal: str | None = None  # dice (checked when the combatant is added)
     weapons: tuple[Weapon, ...] = ()
+
+
+_STATS = PerMapping(Stats)
+
+
+def stats_of(c: Combatant) -> Stats:
+    """`c`'s stats as the typed model (converted once per stats mapping; checked when added)."""
+    return _STATS.get(c.stats)  # type: ignore[no-any-return]

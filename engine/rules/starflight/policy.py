@@ -7,6 +7,7 @@ import math
 from typing import Any
 
 from combatlog.engine.rules.base import RuleSystem
+from combatlog.engine.rules.starflight.model import Weapon
 from combatlog.engine.rules.starflight.reading import (
     distance,
     planned_position,
@@ -50,8 +51,8 @@ def _policy(rules: RuleSystem, state: Encounter, actor: Combatant) -> Command:
             return None if here is None or there is None else distance(state, here, there)
         return range_between(state, actor, target, how)
 
-    def fits(w: dict[str, Any]) -> bool:
-        return (2 if w.get("full_round") else 1) <= left
+    def fits(w: Weapon) -> bool:
+        return (2 if w.full_round else 1) <= left
 
     for target in preference:
         hows = ["own"]
@@ -61,19 +62,19 @@ def _policy(rules: RuleSystem, state: Encounter, actor: Combatant) -> Command:
             extra: dict[str, Any] = {"range_from": "theirs"} if how == "theirs" else {}
             if "melee" in can and expected(target, "melee", how) == 0:
                 for w in weapons(actor):
-                    if w.get("melee") and fits(w):
-                        return act("melee", target, weapon=w["name"], **extra)
+                    if w.melee and fits(w):
+                        return act("melee", target, weapon=w.name, **extra)
             r = expected(target, "shooting", how)
             if "shoot" in can and r is not None and r >= 1:
                 for w in weapons(actor):
-                    if int(w.get("range", 0)) >= r and fits(w):
-                        return act("shoot", target, weapon=w["name"], **extra)
+                    if w.range >= r and fits(w):
+                        return act("shoot", target, weapon=w.name, **extra)
     target = preference[0]
     here, there = planned_position(state, actor), position(target)
     if "move" in can and here is not None and there is not None:
         planned = distance(state, here, there)
-        reach = max([int(w.get("range", 0)) for w in weapons(actor)] + [0])
-        melee = any(w.get("melee") for w in weapons(actor))
+        reach = max([w.range for w in weapons(actor)] + [0])
+        melee = any(w.melee for w in weapons(actor))
         if not weapons(actor):
             return end
         if planned == 0 and not melee:

@@ -10,7 +10,7 @@ from typing import Any, Generic, TypeVar
 from combatlog.engine.dice import DiceError
 from combatlog.engine.dice import parse as parse_dice
 from combatlog.engine.errors import Refused
-from combatlog.engine.rules.starflight.model import NEAR_DEATH
+from combatlog.engine.rules.starflight.model import NEAR_DEATH, Weapon, stats_of
 from combatlog.projections import Combatant, Encounter
 
 
@@ -23,7 +23,7 @@ def csi(state: Encounter) -> dict[str, int]:
         if c.removed:
             continue
         if c.defeated is None:
-            out[c.side] = out.get(c.side, 0) + int(c.stats.get("strength", 0))
+            out[c.side] = out.get(c.side, 0) + stats_of(c).strength
         elif c.side not in out:
             out[c.side] = 0
     return out
@@ -31,7 +31,8 @@ def csi(state: Encounter) -> dict[str, int]:
 
 def shields(state: Encounter, c: Combatant) -> int:
     """The combatant's shield points now."""
-    return int(state.extra.get("shields", {}).get(c.id, c.stats.get("shields", 0)))
+    given = stats_of(c).shields
+    return int(state.extra.get("shields", {}).get(c.id, 0 if given is None else given))
 
 
 def position(c: Combatant) -> tuple[float, float] | None:
@@ -100,15 +101,12 @@ class _ByIdentity(Generic[T]):
         return value
 
 
-_WEAPONS: _ByIdentity[list[dict[str, Any]]] = _ByIdentity(4096)
-
-
 _CHEAPEST: _ByIdentity[tuple[int | None, int | None]] = _ByIdentity(4096)
 
 
-def weapons(c: Combatant) -> list[dict[str, Any]]:
-    """The combatant's weapons, as given in its stats (read once per stats mapping)."""
-    return _WEAPONS.get(c.stats, lambda: [w for w in c.stats.get("weapons", ()) if isinstance(w, dict)])
+def weapons(c: Combatant) -> tuple[Weapon, ...]:
+    """The combatant's weapons (its typed stats')."""
+    return stats_of(c).weapons
 
 
 def cheapest(c: Combatant) -> tuple[int | None, int | None]:
@@ -116,25 +114,25 @@ def cheapest(c: Combatant) -> tuple[int | None, int | None]:
 
     def make() -> tuple[int | None, int | None]:
         ws = weapons(c)
-        ranged = [2 if w.get("full_round") else 1 for w in ws if int(w.get("range", 0)) >= 1]
-        melee = [2 if w.get("full_round") else 1 for w in ws if w.get("melee")]
+        ranged = [2 if w.full_round else 1 for w in ws if w.range >= 1]
+        melee = [2 if w.full_round else 1 for w in ws if w.melee]
         return (min(ranged) if ranged else None, min(melee) if melee else None)
 
     return _CHEAPEST.get(c.stats, make)
 
 
-def weapon(c: Combatant, name: str | None, melee: bool) -> dict[str, Any] | None:
+def weapon(c: Combatant, name: str | None, melee: bool) -> Weapon | None:
     """The weapon `name` (or the first fit for melee/shooting) of `c`, or None."""
     for w in weapons(c):
-        fit = bool(w.get("melee")) if melee else int(w.get("range", 0)) >= 1
-        if fit and (name is None or w.get("name") == name):
+        fit = bool(w.melee) if melee else w.range >= 1
+        if fit and (name is None or w.name == name):
             return w
     return None
 
 
 def near_death(c: Combatant) -> bool:
     """True when the combatant may take one standard action only."""
-    return c.has(NEAR_DEATH) or int(c.stats["hp"]) - c.damage <= int(c.stats.get("near_death", 0))
+    return c.has(NEAR_DEATH) or stats_of(c).hp - c.damage <= stats_of(c).near_death
 
 
 def auto_target(state: Encounter, actor: Combatant) -> Combatant | None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from combatlog.engine.draft import Draft
 from combatlog.engine.errors import Refused
 from combatlog.engine.rules.starflight.events import Awaiting, GoalEvent, GroupsRanked, HitsTaken
+from combatlog.engine.rules.starflight.model import stats_of
 from combatlog.engine.rules.starflight.reading import group_key
 from combatlog.events import CombatantDefeated, Command, EncounterEnded, TurnEnded
 from combatlog.projections import Encounter
@@ -126,7 +127,8 @@ def _pc_hits(draft: Draft, pcs: list[str], hits: int) -> None:
         tied = [cid for cid in tied if throws[cid] == low]
     victim = draft.state.combatants[tied[0]]
     draft.emit(HitsTaken(combatant=victim.id, hits=hits))
-    limit = int(victim.stats.get("hits", draft.state.options.get("simple_hits", 3)))
+    own = stats_of(victim).hits
+    limit = int(draft.state.options.get("simple_hits", 3)) if own is None else own
     if int(draft.state.extra.get("hits", {}).get(victim.id, 0)) >= limit:
         draft.emit(CombatantDefeated(combatant=victim.id, how="incapacitated"))
 
