@@ -59,9 +59,12 @@ def rows_in(phase: str) -> dict[type, Row]:
     return rows
 
 
+_LEARNED: set[type] = set()  # types already in the tables (looked at once, not at every general fold)
+
+
 def learn(etype: type) -> None:
     """Put `etype` in the tables of every phase it is legal in (once its phases are declared)."""
-    if etype is _CREATED or etype is ev.StepUndone or etype is ev.StepRedone:
+    if etype in _LEARNED or etype is _CREATED or etype is ev.StepUndone or etype is ev.StepRedone:
         return
     try:
         phases, handler = rows_of(etype)
@@ -73,9 +76,12 @@ def learn(etype: type) -> None:
         version: int = etype.version  # type: ignore[attr-defined]  # an event type's
         row = FastRow(dest, None if handler is _noop else handler, rows_in(dest), version)
         rows_in(src)[etype] = (row.next_phase, row.handler, row.next_rows, row.version)
+    if phases:
+        _LEARNED.add(etype)
 
 
 def _forget(etype: type) -> None:
+    _LEARNED.discard(etype)
     for rows in _FAST.values():
         rows.pop(etype, None)
 
