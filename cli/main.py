@@ -19,6 +19,7 @@ from typing import Any, NoReturn
 
 import click
 import msgspec
+from rich.markup import escape as escape_markup
 
 from combatlog.engine import Refused, RuleSystem, Session, get_rules, rule_names
 from combatlog.engine.dice import DiceError
@@ -579,6 +580,12 @@ def show(log_path: str, at: int | None, as_json: bool) -> None:
     except (LogError, ValueError) as exc:
         fail(str(exc))
     state = projection.state
+    rules = get_rules(state.rules) if state.rules is not None else None
+
+    def health(c: Any) -> dict[str, int] | None:
+        left_max = rules.health(state, c) if rules is not None else None
+        return None if left_max is None else {"left": left_max[0], "max": left_max[1]}
+
     data = {
         "seq": projection.seq,
         "phase": state.phase,
@@ -597,6 +604,8 @@ def show(log_path: str, at: int | None, as_json: bool) -> None:
                 "initiative": c.initiative,
                 "conditions": [x.name for x in c.conditions],
                 "resources": dict(c.resources),
+                "stats": c.stats,
+                "health": health(c),
             }
             for c in state.combatants.values()
         },
@@ -608,28 +617,37 @@ def show(log_path: str, at: int | None, as_json: bool) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    console = Console(no_color=not sys.stdout.isatty(), width=120)
+    console = Console(no_color=not sys.stdout.isatty())  # the terminal's own width
     console.print(
         f"seq {data['seq']}: {state.phase}, round {state.round}"
         + (f"; {state.outcome} ({state.winner})" if state.outcome else "")
     )
-    table = Table("id", "name", "side", "init", "damage", "status", "conditions")
+    table = Table("id", "name", "side", "init", "status", "conditions")
+    table.add_column("health", no_wrap=True)
     order = state.flat_order() + [cid for cid in state.combatants if cid not in state.flat_order()]
     for cid in order:
         c = data["combatants"][cid]
         table.add_row(
-            ("> " if cid in state.acting else "") + cid,
-            c["name"],
-            c["side"],
+            ("> " if cid in state.acting else "") + escape_markup(cid),
+            escape_markup(c["name"]),
+            escape_markup(c["side"]),
             str(c["initiative"] or ""),
-            str(c["damage"]),
             c["status"],
-            ", ".join(c["conditions"]),
+            escape_markup(", ".join(c["conditions"])),
+            _bar(c["health"]) if c["health"] else f"{c['damage']} damage",
         )
     console.print(table)
     if state.rules is not None:
         for line in get_rules(state.rules).summary(state):
             console.print(line, markup=False, highlight=False)
+
+
+def _bar(health: dict[str, int], width: int = 6) -> str:
+    """`█████░ 12/14`: what is left of a track, coloured by how much."""
+    left, most = health["left"], max(health["max"], 1)
+    filled = round(width * left / most)
+    colour = "green" if left * 2 > most else "yellow" if left * 4 > most else "red"
+    return f"[{colour}]{'█' * filled}{'░' * (width - filled)}[/{colour}] {left}/{most}"
 
 
 @app.command()

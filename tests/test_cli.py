@@ -443,3 +443,24 @@ def test_faces_typed_at_the_table_are_checked_against_their_dice_before_anything
     result = run("do", str(log), "act", actor, "strike", target, "--dice", typed)
     assert result.exit_code == 2 and says in result.output and result.output.count("\n") == 1
     assert log.read_bytes() == before
+
+
+def test_show_gives_each_combatants_stats_and_what_is_left_of_its_track(tmp_path):
+    log = tmp_path / "f.jsonl"
+    assert run("new", str(EXAMPLES / "skirmish-ambush.toml"), "--log", str(log)).exit_code == 0
+    run("do", str(log), "begin")
+    run("do", str(log), "override", "--param", "reason=trap", "--param", 'damage={"target":"g1","amount":3}')
+    g1 = json.loads(run("show", str(log), "--json").output)["combatants"]["g1"]
+    assert g1["stats"]["hp"] == 7 and g1["health"] == {"left": 4, "max": 7}
+    shown = run("show", str(log)).output
+    assert "4/7" in shown
+
+
+def test_a_name_with_markup_is_shown_as_written(tmp_path):
+    encounter = tmp_path / "e.toml"
+    encounter.write_text('rules = "skirmish"\n[[combatants]]\nid = "a"\nname = "[/x] Bold [red]"\nside = "x"\n'
+                         'stats = { hp = 4 }\n[[combatants]]\nid = "b"\nside = "y"\nstats = { hp = 4 }\n')
+    log = tmp_path / "f.jsonl"
+    assert run("new", str(encounter), "--log", str(log)).exit_code == 0
+    result = run("show", str(log))
+    assert result.exit_code == 0 and "[/x] Bold [red]" in result.output.replace("\n", "").replace("│", "")

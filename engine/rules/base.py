@@ -286,6 +286,14 @@ class RuleSystem:
         """The game master's command when the fight waits for a ruling and play is automatic (None: none)."""
         return None
 
+    def health(self, state: Encounter, c: Combatant) -> tuple[int, int] | None:
+        """(what is left, the maximum) of `c`'s main track, for views (bars, bots); None when the
+        system has none to show as one number (default: `hp` less damage)."""
+        hp = c.stats.get("hp")
+        if isinstance(hp, int) and not isinstance(hp, bool):
+            return (max(hp - c.damage, 0), hp)
+        return None
+
     def summary(self, state: Encounter) -> list[str]:
         """Lines about this system's own state, shown under the combatants (`combatlog show`)."""
         return []

@@ -126,6 +126,10 @@ class Straalara(RuleSystem):
             return None
         return Command(kind="botch", params={"effect": "nothing lasting: the moment passes"}, by="policy")
 
+    def health(self, state: Encounter, c: Combatant) -> tuple[int, int] | None:
+        levels = len(self.settings(state).health_levels) + 1  # the track, then Incapacitated
+        return (max(levels - c.damage, 0), levels)
+
     def summary(self, state: Encounter) -> list[str]:
         out = []
         for c in state.combatants.values():
