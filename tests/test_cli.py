@@ -458,8 +458,10 @@ def test_show_gives_each_combatants_stats_and_what_is_left_of_its_track(tmp_path
 
 def test_a_name_with_markup_is_shown_as_written(tmp_path):
     encounter = tmp_path / "e.toml"
-    encounter.write_text('rules = "skirmish"\n[[combatants]]\nid = "a"\nname = "[/x] Bold [red]"\nside = "x"\n'
-                         'stats = { hp = 4 }\n[[combatants]]\nid = "b"\nside = "y"\nstats = { hp = 4 }\n')
+    encounter.write_text(
+        'rules = "skirmish"\n[[combatants]]\nid = "a"\nname = "[/x] Bold [red]"\nside = "x"\n'
+        'stats = { hp = 4 }\n[[combatants]]\nid = "b"\nside = "y"\nstats = { hp = 4 }\n'
+    )
     log = tmp_path / "f.jsonl"
     assert run("new", str(encounter), "--log", str(log)).exit_code == 0
     result = run("show", str(log))
