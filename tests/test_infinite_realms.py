@@ -180,7 +180,7 @@ def test_critical_miss_chart(missed_by, effect):
     if effect in ("down", "stunned"):
         assert a.has(effect)
     elif effect == "broken":
-        assert s.state.extra["broken"]["a"] == ["sword"]
+        assert s.state.extra.broken["a"] == ("sword",)
     else:
         assert a.damage == int(effect.split()[1])
         if missed_by >= 46:
@@ -190,7 +190,7 @@ def test_critical_miss_chart(missed_by, effect):
 def test_a_quality_weapon_survives_the_non_quality_break():
     s = duel({"offense": 0, "weapons": [{**SWORD, "quality": True}]})
     act(s, "a", "attack", "b", [97, 43])
-    assert "broken" not in s.state.extra
+    assert s.state.extra.broken == {}
 
 
 @pytest.mark.parametrize(
@@ -274,7 +274,7 @@ def test_moving_away_from_an_enemy_gives_a_free_attack_against_base_defense_or_d
     text = outcome(events)
     assert text.startswith("B's free attack: d% 40 against 40: a hit by 0, 25% of 20 = 5")
     assert s.state.combatants["a"].damage == 5
-    assert "b" not in s.state.extra["engaged"].get("a", [])
+    assert "b" not in s.state.extra.engaged.get("a", [])
     s = duel({"defense": 30, "dodge": 60}, {"offense": 70})
     events = act(s, "a", "dodge_run", faces=[40], away_from="b")  # against dodge 60: need 10
     assert "against 10 (against dodge): a miss" in outcome(events)
@@ -294,13 +294,13 @@ def test_aiming_adds_5_a_point_up_to_the_weapons_limit_and_is_lost_when_hit():
     act(s, "a", "aim")
     with pytest.raises(Refused, match="at most 2"):
         act(s, "a", "aim")
-    assert s.state.extra["aim"]["a"] == 2
+    assert s.state.extra.aim["a"] == 2
     events = act(s, "a", "attack", "b", [95])
     assert "against 50 (aim +10)" in outcome(events)
     act(s, "a", "aim")  # a 4 AP, b 5: b's turn
-    assert s.state.extra["aim"]["a"] == 1
+    assert s.state.extra.aim["a"] == 1
     act(s, "b", "attack", "a", [50])  # a hit: a's aim is lost
-    assert "a" not in s.state.extra["aim"]
+    assert "a" not in s.state.extra.aim
 
 
 def test_defense_is_bought_at_the_start_of_the_round_only():
@@ -449,7 +449,7 @@ def test_moving_toward_an_ally_engages_no_one():
     s = ir(fighter("a", "A", weapons=[PIKE]), fighter("c", "A", weapons=[DAGGER]), fighter("b", "B"))
     run(s, "begin", [1, 1, 1])
     act(s, "a", "walk", toward="c")
-    assert "engaged" not in s.state.extra and s.state.combatants["a"].resources["ap"] == 9
+    assert s.state.extra.engaged == {} and s.state.combatants["a"].resources["ap"] == 9
 
 
 def test_the_free_attack_uses_the_first_melee_weapon():
@@ -477,7 +477,7 @@ def test_a_pursuer_who_makes_the_running_roll_catches_up():
     act(s, "a", "run", faces=[95], away_from="b")
     run(s, "end_turn", actor="a")
     events = act(s, "b", "pursue", "a", [70])  # need 60 - 40 + 50 = 70
-    assert "catches up" in outcome(events) and "a" in s.state.extra["engaged"]["b"]
+    assert "catches up" in outcome(events) and "a" in s.state.extra.engaged["b"]
 
 
 def test_attacks_on_the_surprised_side_get_plus_20_in_the_surprise_round():
@@ -493,10 +493,10 @@ def test_attacks_on_the_surprised_side_get_plus_20_in_the_surprise_round():
 def test_aim_is_lost_to_a_hit_even_when_armour_stops_it_all():
     s = duel({"offense": 100}, {"protection": 50, "ap": 11}, faces=(9, 1))
     act(s, "b", "aim")  # b 10 AP; a 10: a's tie-break 9 beats b's 1
-    assert s.state.extra["aim"]["b"] == 1 and s.state.acting == ("a",)
+    assert s.state.extra.aim["b"] == 1 and s.state.acting == ("a",)
     events = act(s, "a", "attack", "b", [50])  # a hit by 50: 50% of 20 = 10, all of it stopped
     assert "0 through armour" in outcome(events)
-    assert "b" not in s.state.extra["aim"]
+    assert "b" not in s.state.extra.aim
 
 
 def test_a_critical_is_rolled_even_when_the_hit_drops_the_target_and_can_kill():
@@ -597,7 +597,7 @@ def test_critical_miss_band_edges(missed_by, down, stunned, wound, broken):
     faces = [97, missed_by] + ([50] if missed_by >= 66 else [])  # 66+: a critical hit on oneself? 50 > 0: no
     act(s, "a", "attack", "b", faces)
     a = s.state.combatants["a"]
-    assert (a.has("down"), a.has("stunned"), a.damage, "broken" in s.state.extra) == (down, stunned, wound, broken)
+    assert (a.has("down"), a.has("stunned"), a.damage, s.state.extra.broken != {}) == (down, stunned, wound, broken)
 
 
 def test_medium_range_is_plain_and_long_range_starts_past_it():

@@ -166,10 +166,10 @@ def two(**options) -> Session:
 def test_without_a_grid_ranges_are_rolled_2d10_for_every_combatant_every_round():
     s = two()
     run(s, "begin", [5, 5, 0, 0, 3, 4, 9, 9])  # a 19, x 0; ranges a 7, x 18
-    assert s.state.extra["ranges"] == {"a": 7, "x": 18}
+    assert s.state.extra.ranges == {"a": 7, "x": 18}
     run(s, "end_turn", actor="a")
     run(s, "end_turn", [1, 0, 2, 2], actor="x")
-    assert s.state.round == 2 and s.state.extra["ranges"] == {"a": 1, "x": 4}
+    assert s.state.round == 2 and s.state.extra.ranges == {"a": 1, "x": 4}
 
 
 def test_a_target_may_answer_at_the_range_of_the_combatant_that_targeted_it():
@@ -229,9 +229,9 @@ def test_given_ranges_and_marching_order():
     s = two(ranges="given")
     run(s, "range", actor="a", params={"range": 3})
     run(s, "range", actor="x", faces=[4, 5])  # a forgotten range is rolled
-    assert s.state.extra["ranges"] == {"a": 3, "x": 9}
+    assert s.state.extra.ranges == {"a": 3, "x": 9}
     run(s, "marching", params={"side": "party", "order": ["a"]})
-    assert s.state.extra["marching"] == {"party": ["a"]}
+    assert s.state.extra.marching == {"party": ("a",)}
     with pytest.raises(Refused, match="every member"):
         run(s, "marching", params={"side": "patrol", "order": []})
     with pytest.raises(Refused, match="no grid"):
@@ -399,7 +399,7 @@ def test_round_end_csi_and_the_game_masters_ruling():
     run(s, "end_turn", actor="a")
     events = run(s, "end_turn", actor="x")
     assert of(events, StrengthTotalled)[-1].csi == {"party": 5, "patrol": 2}
-    assert s.state.extra["awaiting"] == "resolve combat" and not s.state.acting
+    assert s.state.extra.awaiting == "resolve combat" and not s.state.acting
     with pytest.raises(Refused):
         act(s, "a", "shoot", "x")
     run(s, "conclude", [1, 1, 1, 1], params={"decision": "continue"})
@@ -606,7 +606,7 @@ def test_the_ruling_mode_does_not_stop_after_the_surprise_round():
     run(s, "surprise", params={"sides": ["patrol"]})
     run(s, "begin", [5, 5, 0, 0, 2, 2, 2, 2])
     run(s, "end_turn", [1, 1, 1, 1], actor="a")  # the surprise round ends: round 1 starts at once
-    assert s.state.round == 1 and s.state.acting == ("a",) and "awaiting" not in s.state.extra
+    assert s.state.round == 1 and s.state.acting == ("a",) and s.state.extra.awaiting is None
 
 
 @pytest.mark.parametrize(

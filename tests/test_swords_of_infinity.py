@@ -206,7 +206,7 @@ def test_sprint_on_rough_terrain_is_halved_and_a_second_resisted_move_tires():
     assert said == "sprint 40 against 50: power 40, 20 squares, to 20,0"
     said = outcome_of(act(s, "a", "sprint", [90, 10], x=29, y=0))  # endurance 90 against 20 fails: 1 spirit
     assert said.startswith("endurance 90 against 20 fails: 1 spirit; sprint 10 against 50: power 10, 7 squares")
-    assert s.state.extra["spirit_spent"]["a"] == 1
+    assert s.state.extra.spirit_spent["a"] == 1
 
 
 def outcome_of(events) -> str:
@@ -276,7 +276,7 @@ def test_a_vulnerable_defender_pays_spirit_per_stack_and_exploit_adds_stacks():
     s = duel({"weapons": [dagger], "size": -1}, {"dodge": 30, "spirit": 5})
     run(s, "override", params={"reason": "t", "condition": {"target": "b", "name": "encumbered"}})
     attack(s, "a", "b", [30, 25], defense="dodge")  # 1 stack + exploit 1 (dagger) + 1 (size -1): 3 spirit
-    assert s.state.extra["spirit_spent"]["b"] == 3
+    assert s.state.extra.spirit_spent["b"] == 3
     said = attack(s, "a", "b", [30, 50], defense="dodge")  # 3 more needed, 2 left: no defense
     assert "too vulnerable to defend (3 spirit needed)" in said
 
@@ -372,19 +372,19 @@ def test_techniques_disrupt_pin_disarm_trip_knockback():
     run(s, "end_turn", actor="b")
     said = attack(s, "a", "b", [30, 60, 50], technique="disrupt")  # power 60 against resistance 50 (fails: > 40)
     assert said.endswith("disrupt: not resisted (50 against 40): no spells for a full round")
-    assert s.state.combatants["b"].has("disrupted") and not s.state.extra["maintained"].get("b")
+    assert s.state.combatants["b"].has("disrupted") and not s.state.extra.maintained.get("b")
     s = duel(b={"physical_resistance": 40, "spirit": 2})
     attack(s, "a", "b", [30, 60, 50], technique="pin")
     run(s, "end_turn", actor="a")
     with pytest.raises(Refused, match="pinned"):
         act(s, "b", "attack", target="a")
     act(s, "b", "escape")
-    assert "b" not in s.state.extra.get("pins", {}) and s.state.extra["spirit_spent"]["b"] == 1
+    assert "b" not in s.state.extra.pins and s.state.extra.spirit_spent["b"] == 1
     s = duel(b={"physical_resistance": 40})
     with pytest.raises(Refused, match="special ability"):
         attack(s, "a", "b", [], technique="disarm")
     said = attack(s, "a", "b", [33, 60, 50], technique="disarm", ability=True, lands="in the river")
-    assert s.state.extra["dropped"]["b"] == ["axe"] and said.endswith("60 damage to the torso")  # damage too
+    assert s.state.extra.dropped["b"] == ("axe",) and said.endswith("60 damage to the torso")  # damage too
     s = duel({"weapons": []}, {"physical_resistance": 40})
     armed = duel()
     with pytest.raises(Refused, match="unarmed"):
@@ -457,11 +457,11 @@ def test_only_back_to_back_resisted_moves_tire():
     act(s, "a", "sprint", [10], x=0, y=29)
     act(s, "a", "speak")  # a minor action between: still back to back
     act(s, "a", "sprint", [90, 10], x=0, y=29)  # endurance fails: 1 spirit
-    assert s.state.extra["spirit_spent"]["a"] == 1
+    assert s.state.extra.spirit_spent["a"] == 1
     run(s, "end_turn", actor="b")
     act(s, "a", "move", x=0, y=20)
     act(s, "a", "sprint", [10], x=0, y=29)  # after a walk: no endurance check
-    assert s.state.extra["spirit_spent"]["a"] == 1
+    assert s.state.extra.spirit_spent["a"] == 1
 
 
 def test_a_pin_is_kept_with_an_action_each_round_and_lapses_without():
@@ -472,10 +472,10 @@ def test_a_pin_is_kept_with_an_action_each_round_and_lapses_without():
     act(s, "a", "maintain_pin", target="b")
     run(s, "end_turn", actor="a")
     run(s, "end_turn", actor="b")  # round 3: kept in round 2
-    assert "b" in s.state.extra["pins"]
+    assert "b" in s.state.extra.pins
     run(s, "end_turn", actor="a")
     run(s, "end_turn", actor="b")  # not kept in round 3: it lapses at the round's end
-    assert "b" not in s.state.extra.get("pins", {})
+    assert "b" not in s.state.extra.pins
 
 
 def test_a_disrupted_caster_can_not_cast():
@@ -524,7 +524,7 @@ def test_no_spirit_is_paid_to_dodge_an_attack_that_can_not_be_dodged():
     s = duel(b={"dodge": 30, "spirit": 3, "physical_resistance": 10})
     run(s, "override", params={"reason": "t", "condition": {"target": "b", "name": "encumbered"}})
     attack(s, "a", "b", [30, 50, 90], area=True, defense="dodge", block_target="torso")
-    assert "spirit_spent" not in s.state.extra
+    assert s.state.extra.spirit_spent == {}
 
 
 def test_first_aid_lasts_until_the_target_is_hurt_again_and_is_given_once():
@@ -553,7 +553,7 @@ def test_stealth_is_an_opposed_check_won_by_the_lower_roll():
     )
     act(s, "a", "stealth", [20, 30], target="b")
     attack(s, "a", "b", [30, 25], defense="dodge")
-    assert s.state.extra["spirit_spent"]["b"] == 3
+    assert s.state.extra.spirit_spent["b"] == 3
 
 
 @pytest.mark.parametrize("stats", [{"skills": {"sprint": "fast"}}, {"armor": {"head": "thick"}}])

@@ -23,6 +23,7 @@ import msgspec
 
 from combatlog.engine.dice import DiceError, parse
 from combatlog.engine.errors import Refused
+from combatlog.projections import Encounter
 
 T = TypeVar("T")
 
@@ -128,3 +129,21 @@ class PerMapping:
 
 
 __all__ = ["DiceExpr", "PerMapping", "choices", "convert", "description", "to_plain", "validation_message"]
+
+
+def put_row(state: Encounter, table: str, key: str, value: Any) -> Encounter:
+    """`state` with its rule system's own table `table` (a field of its `State`) holding `value`
+    at `key` (None removes the row); copied on write, never mutated."""
+    mine = state.extra
+    rows = getattr(mine, table)
+    if value is None:
+        if key not in rows:
+            return state
+        rows = dict(rows)
+        del rows[key]
+    else:
+        old = rows.get(key)
+        if old is not None and type(old) is type(value) and old == value:
+            return state
+        rows = {**rows, key: value}
+    return msgspec.structs.replace(state, extra=msgspec.structs.replace(mine, **{table: rows}))

@@ -51,9 +51,11 @@ from combatlog.engine.rules.infinite_realms.model import (
     STUNNED,
     WOUNDED_25,
     WOUNDED_50,
+    own,
     stats_of,
 )
 from combatlog.engine.rules.infinite_realms.model import Options as IROptions
+from combatlog.engine.rules.infinite_realms.model import State as IRState
 from combatlog.engine.rules.infinite_realms.model import Stats as IRStats
 from combatlog.engine.rules.infinite_realms.movement import _engage, _reach_bonus
 from combatlog.engine.rules.infinite_realms.policy import policy
@@ -74,6 +76,7 @@ class InfiniteRealms(RuleSystem):
     required_stats = ("hp", "ap", "init", "defense")
     options_type = IROptions
     stats_type = IRStats
+    state_type = IRState
     commands = {
         "distance": "set the distance between two combatants in yards (params a, b, yards)",
         "engage": "two or more combatants start fighting hand to hand (params combatants = ids)",
@@ -149,7 +152,7 @@ class InfiniteRealms(RuleSystem):
         if spec.name == "defend":
             return {"ap": int(params.get("ap", 1)) if isinstance(params.get("ap", 1), int) else 1}
         if spec.name == "stand":  # 5 AP, or a whole round's AP for one who has fewer
-            return {"ap": min(5, int(state.extra.get("start_ap", {}).get(actor.id, 5)) or 5)}
+            return {"ap": min(5, own(state).start_ap.get(actor.id, 5) or 5)}
         if spec.name == "first_aid":
             return {"ap": int(state.options.get("first_aid_ap", 5))}
         return dict(spec.cost)
@@ -157,7 +160,7 @@ class InfiniteRealms(RuleSystem):
     def round_started(self, draft: Draft) -> None:
         bonus = {
             cid: n
-            for cid, n in draft.state.extra.get("reach_bonus", {}).items()
+            for cid, n in own(draft.state).reach_bonus.items()
             if draft.state.combatants[cid].active and not draft.state.combatants[cid].has(STUNNED)
         }
         for cid in sorted(bonus):
@@ -170,7 +173,7 @@ class InfiniteRealms(RuleSystem):
 
     def round_ending(self, draft: Draft) -> None:
         state = draft.state
-        for cid, since in sorted(state.extra.get("bleeding", {}).items()):
+        for cid, since in sorted(own(state).bleeding.items()):
             c = state.combatants[cid]
             if since < 0 or not c.has(BLEEDING) or c.defeated == "dead":
                 continue
@@ -211,7 +214,7 @@ class InfiniteRealms(RuleSystem):
             elif yards == 0:
                 draft.emit(Engaged(combatants=(a, b), bonus=_reach_bonus(state, (a, b))))
             else:
-                if b in state.extra.get("engaged", {}).get(a, ()):
+                if b in own(state).engaged.get(a, ()):
                     draft.emit(Disengaged(combatants=(a, b)))
                 draft.emit(DistanceSet(a=a, b=b, yards=yards, how="given"))
             _rerank(draft)
@@ -287,7 +290,7 @@ class InfiniteRealms(RuleSystem):
 
     def summary(self, state: Encounter) -> list[str]:
         out = []
-        engaged = {tuple(sorted((a, b))) for a, bs in state.extra.get("engaged", {}).items() for b in bs}
+        engaged = {tuple(sorted((a, b))) for a, bs in own(state).engaged.items() for b in bs}
         if engaged:
             out.append("Engaged: " + ", ".join(f"{a}-{b}" for a, b in sorted(engaged)))
         ap = [f"{c.id} {c.resources.get('ap', 0)}" for c in state.active()]

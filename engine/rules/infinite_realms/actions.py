@@ -9,7 +9,17 @@ from combatlog.engine.draft import Draft
 from combatlog.engine.rules.base import ActionSpec
 from combatlog.engine.rules.infinite_realms.attack import strike
 from combatlog.engine.rules.infinite_realms.events import Aimed, BleedingStarted, DefenseBought
-from combatlog.engine.rules.infinite_realms.model import AIM_MAX, BLEEDING, DOWN, KICK, MOVES, PUNCH, Weapon, stats_of
+from combatlog.engine.rules.infinite_realms.model import (
+    AIM_MAX,
+    BLEEDING,
+    DOWN,
+    KICK,
+    MOVES,
+    PUNCH,
+    Weapon,
+    own,
+    stats_of,
+)
 from combatlog.engine.rules.infinite_realms.movement import _check_move, _check_pursue, _move, _pursue
 from combatlog.engine.rules.infinite_realms.reading import distance, engaged_with, weapon, weapons
 from combatlog.events import ConditionRemoved
@@ -45,8 +55,8 @@ def _check_attack(state: Encounter, actor: Combatant, targets: tuple[str, ...], 
     if params.get("rapid"):
         if kind != "missile":
             return "rapid fire is for missile weapons"
-        rush = state.extra.get("rushing", {}).get(target)
-        if not rush or rush[0] != actor.id or rush[1] != state.round:
+        rush = own(state).rushing.get(target)
+        if not rush or rush.target != actor.id or rush.round != state.round:
             return f"rapid fire is against a combatant rushing you; {state.combatants[target].name} isn't"
     return None
 
@@ -75,7 +85,7 @@ def _reach_problem(state: Encounter, actor: Combatant, targets: tuple[str, ...])
 
 def _aim(draft: Draft, p: Pending) -> str:
     me = draft.state.combatants[p.actor]
-    aim = int(draft.state.extra.get("aim", {}).get(me.id, 0)) + 1
+    aim = own(draft.state).aim.get(me.id, 0) + 1
     draft.emit(Aimed(combatant=me.id, aim=aim, reason="aiming"))
     return f"aims (+{5 * aim})"
 
@@ -83,7 +93,7 @@ def _aim(draft: Draft, p: Pending) -> str:
 def _check_aim(state: Encounter, actor: Combatant, targets: tuple[str, ...], params: dict[str, Any]) -> str | None:
     w = _weapon_of(state, actor, params)
     kind = w.kind if w else "melee"
-    now = int(state.extra.get("aim", {}).get(actor.id, 0))
+    now = own(state).aim.get(actor.id, 0)
     if now >= AIM_MAX.get(kind, 2):
         return f"aiming is at most {AIM_MAX.get(kind, 2)} AP with a {kind} weapon"
     return None
@@ -106,11 +116,11 @@ def _check_defend(state: Encounter, actor: Combatant, targets: tuple[str, ...], 
 
 def round_untouched(state: Encounter) -> bool:
     """True while no one has spent AP this round on anything but defense."""
-    start = state.extra.get("start_ap")
-    if start is None:
+    start = own(state).start_ap
+    if not start:  # before the first round
         return False
-    bought = state.extra.get("defense_ap", {})
-    return all(c.resources.get("ap", 0) + int(bought.get(c.id, 0)) == start.get(c.id, 0) for c in state.active())
+    bought = own(state).defense_ap
+    return all(c.resources.get("ap", 0) + bought.get(c.id, 0) == start.get(c.id, 0) for c in state.active())
 
 
 def _stand(draft: Draft, p: Pending) -> str:

@@ -15,6 +15,7 @@ from combatlog.engine.rules.infinite_realms.model import (
     SURPRISED,
     UNAWARE,
     Weapon,
+    own,
     stats_of,
 )
 from combatlog.engine.rules.infinite_realms.reading import (
@@ -42,7 +43,7 @@ def target_number(
     else:
         offense = w.offense if w.offense is not None else mine.offense
     offense = int(offense * factor(attacker, "offense")) - wound_shift(attacker)
-    aim = 0 if free else min(int(state.extra.get("aim", {}).get(attacker.id, 0)), AIM_MAX.get(kind, 2))
+    aim = 0 if free else min(own(state).aim.get(attacker.id, 0), AIM_MAX.get(kind, 2))
     offense += 5 * aim
     if aim:
         why.append(f"aim +{5 * aim}")
@@ -67,7 +68,7 @@ def target_number(
         defense = d0 if isinstance(d0, int) else min(d0.values())
     else:
         defense = base_defense(state, target)
-    changes = -2 * int(state.extra.get("defense_ap", {}).get(target.id, 0)) + wound_shift(target)
+    changes = -2 * own(state).defense_ap.get(target.id, 0) + wound_shift(target)
     if (w.bow or w.sling) and target.has(UNAWARE) and w.bow:
         changes += 10
         why.append("unaware of the bow")
@@ -111,7 +112,7 @@ def strike(
         return f"{target.name} is already {target.defeated}"
     kind = w.kind
     if not free:
-        aim = int(state.extra.get("aim", {}).get(attacker.id, 0))
+        aim = own(state).aim.get(attacker.id, 0)
         if aim:
             draft.emit(Aimed(combatant=attacker.id, aim=0, reason="used"))
         draft.emit(
@@ -135,7 +136,7 @@ def strike(
             said += ", short range"
         amount = _half_up(amount * factor(attacker, "damage"))
         taken = max(0, amount - protection(target, w.type))
-        if int(draft.state.extra.get("aim", {}).get(target.id, 0)):
+        if own(draft.state).aim.get(target.id, 0):
             draft.emit(Aimed(combatant=target.id, aim=0, reason="hit before attacking"))
         said += f": a hit by {made_by}, {pct}% of {base} = {amount}"
         if taken != amount:

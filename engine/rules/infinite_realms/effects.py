@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from combatlog.engine.draft import Draft
 from combatlog.engine.rules.infinite_realms.events import Aimed, BleedingStarted
-from combatlog.engine.rules.infinite_realms.model import BLEEDING, STUNNED
+from combatlog.engine.rules.infinite_realms.model import BLEEDING, STUNNED, own
 from combatlog.events import ConditionApplied, ResourcesSet, TurnEnded
 
 
@@ -25,7 +25,7 @@ def _hurt(draft: Draft, target: str, amount: int, kind: str | None, source: str)
     if amount <= 0:
         return
     draft.damage(target, amount, kind=kind, source=source)
-    if int(draft.state.extra.get("aim", {}).get(target, 0)):
+    if own(draft.state).aim.get(target, 0):
         draft.emit(Aimed(combatant=target, aim=0, reason="hit before attacking"))
 
 

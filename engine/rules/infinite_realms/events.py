@@ -3,10 +3,11 @@ bleeding, flight) and their folds."""
 
 from __future__ import annotations
 
-from combatlog.engine.rules.infinite_realms.model import replace
+from combatlog.engine.rules.infinite_realms.model import Rush, own, replace
+from combatlog.engine.rules.typed import put_row
 from combatlog.events import Event
 from combatlog.projections import Encounter
-from combatlog.projections.fold import put_extra, register_fold
+from combatlog.projections.fold import register_fold
 from combatlog.projections.phases import LIVE, allow
 
 
@@ -118,98 +119,96 @@ def pair(a: str, b: str) -> str:
 
 @register_fold(RoundReset)
 def _fold_reset(state: Encounter, e: RoundReset) -> Encounter:
-    extra = dict(state.extra)
-    for key in ("defense_ap", "using", "aim", "reach_bonus", "reach_given", "acted"):
-        extra.pop(key, None)
-    extra["start_ap"] = dict(e.start_ap)
-    if e.given:
-        extra["reach_given"] = dict(e.given)
-    return replace(state, extra=extra)
+    new = replace(
+        own(state),
+        defense_ap={},
+        using={},
+        aim={},
+        reach_bonus={},
+        reach_given=dict(e.given),
+        start_ap=dict(e.start_ap),
+    )
+    return replace(state, extra=new)
 
 
 @register_fold(Engaged)
 def _fold_engaged(state: Encounter, e: Engaged) -> Encounter:
-    engaged = dict(state.extra.get("engaged", {}))
+    mine = own(state)
+    engaged = dict(mine.engaged)
     for a in e.combatants:
-        mine = set(engaged.get(a, ()))
-        mine.update(b for b in e.combatants if b != a)
-        engaged[a] = sorted(mine)
-    extra = dict(state.extra)
-    extra["engaged"] = engaged
-    distance = dict(extra.get("distance", {}))
+        others = set(engaged.get(a, ()))
+        others.update(b for b in e.combatants if b != a)
+        engaged[a] = tuple(sorted(others))
+    distance = dict(mine.distance)
     for a in e.combatants:
         for b in e.combatants:
             if a < b:
                 distance[pair(a, b)] = 0
-    extra["distance"] = distance
+    mine = replace(mine, engaged=engaged, distance=distance)
     if state.phase in ("setup", "surprise") and e.bonus:
-        pending = dict(extra.get("reach_bonus", {}))
+        pending = dict(mine.reach_bonus)
         for cid, n in e.bonus.items():
             pending[cid] = max(pending.get(cid, 0), n)
-        extra["reach_bonus"] = pending  # engaged before the fight: added to the first round's AP
+        mine = replace(mine, reach_bonus=pending)  # engaged before the fight: added to the first round's AP
     elif e.bonus:
-        given = dict(extra.get("reach_given", {}))
+        given = dict(mine.reach_given)
         for cid, n in e.bonus.items():
-            given[cid] = int(given.get(cid, 0)) + n  # the bonus given this round, so far
-        extra["reach_given"] = given
-    return replace(state, extra=extra)
+            given[cid] = given.get(cid, 0) + n  # the bonus given this round, so far
+        mine = replace(mine, reach_given=given)
+    return replace(state, extra=mine)
 
 
 @register_fold(Disengaged)
 def _fold_disengaged(state: Encounter, e: Disengaged) -> Encounter:
-    engaged = dict(state.extra.get("engaged", {}))
+    mine = own(state)
+    engaged = dict(mine.engaged)
     for a in e.combatants:
-        left = [b for b in engaged.get(a, ()) if b not in e.combatants]
+        left = tuple(b for b in engaged.get(a, ()) if b not in e.combatants)
         if left:
             engaged[a] = left
         else:
             engaged.pop(a, None)
-    extra = dict(state.extra)
-    extra["engaged"] = engaged
-    return replace(state, extra=extra)
+    return replace(state, extra=replace(mine, engaged=engaged))
 
 
 @register_fold(DistanceSet)
 def _fold_distance(state: Encounter, e: DistanceSet) -> Encounter:
-    return put_extra(state, "distance", pair(e.a, e.b), e.yards)
+    return put_row(state, "distance", pair(e.a, e.b), e.yards)
 
 
 @register_fold(Aimed)
 def _fold_aimed(state: Encounter, e: Aimed) -> Encounter:
-    return put_extra(state, "aim", e.combatant, e.aim or None)
+    return put_row(state, "aim", e.combatant, e.aim or None)
 
 
 @register_fold(DefenseBought)
 def _fold_defense(state: Encounter, e: DefenseBought) -> Encounter:
-    return put_extra(
-        state, "defense_ap", e.combatant, int(state.extra.get("defense_ap", {}).get(e.combatant, 0)) + e.ap
-    )
+    return put_row(state, "defense_ap", e.combatant, own(state).defense_ap.get(e.combatant, 0) + e.ap)
 
 
 @register_fold(Using)
 def _fold_using(state: Encounter, e: Using) -> Encounter:
-    kinds = list(state.extra.get("using", {}).get(e.combatant, ()))
+    kinds = own(state).using.get(e.combatant, ())
     if e.kind not in kinds:
-        kinds.append(e.kind)
-    return put_extra(state, "using", e.combatant, kinds)
+        kinds = (*kinds, e.kind)
+    return put_row(state, "using", e.combatant, kinds)
 
 
 @register_fold(WeaponBroken)
 def _fold_broken(state: Encounter, e: WeaponBroken) -> Encounter:
-    broken = list(state.extra.get("broken", {}).get(e.combatant, ()))
-    return put_extra(state, "broken", e.combatant, broken + [e.weapon])
+    return put_row(state, "broken", e.combatant, (*own(state).broken.get(e.combatant, ()), e.weapon))
 
 
 @register_fold(BleedingStarted)
 def _fold_bleeding(state: Encounter, e: BleedingStarted) -> Encounter:
-    return put_extra(state, "bleeding", e.combatant, e.round)
+    return put_row(state, "bleeding", e.combatant, e.round)
 
 
 @register_fold(Fled)
 def _fold_fled(state: Encounter, e: Fled) -> Encounter:
-    return put_extra(state, "fled", f"{e.combatant}>{e.enemy}", e.round)
+    return put_row(state, "fled", f"{e.combatant}>{e.enemy}", e.round)
 
 
 @register_fold(Rushing)
 def _fold_rushing(state: Encounter, e: Rushing) -> Encounter:
-    return put_extra(state, "rushing", e.combatant, [e.target, e.round])
+    return put_row(state, "rushing", e.combatant, Rush(e.target, e.round))

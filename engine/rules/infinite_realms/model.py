@@ -8,7 +8,7 @@ import msgspec
 from msgspec import Meta
 
 from combatlog.engine.rules.typed import PerMapping
-from combatlog.projections import Combatant
+from combatlog.projections import Combatant, Encounter
 
 replace = msgspec.structs.replace
 
@@ -120,3 +120,33 @@ _STATS = PerMapping(Stats)
 def stats_of(c: Combatant) -> Stats:
     """`c`'s stats as the typed model (converted once per stats mapping; checked when added)."""
     return _STATS.get(c.stats)  # type: ignore[no-any-return]
+
+
+class Rush(msgspec.Struct, frozen=True, array_like=True, gc=False):
+    """A rush under way: at whom, begun in which round (kept as `[target, round]`)."""
+
+    target: str
+    round: int
+
+
+class State(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, gc=False):
+    """Infinite Realms' own state in an encounter. Tables are keyed by combatant id, except
+    `distance` (by `pair(a, b)`, `a|b` in sorted order) and `fled` (by `fleeing>enemy`)."""
+
+    distance: dict[str, int] = {}  # yards between a pair
+    engaged: dict[str, tuple[str, ...]] = {}  # who is engaged with whom (both ways)
+    rushing: dict[str, Rush] = {}
+    start_ap: dict[str, int] = {}  # this round's action points as it began
+    reach_bonus: dict[str, int] = {}  # reach bonus from engaging before the fight, for round 1
+    reach_given: dict[str, int] = {}  # reach bonus given this round, so far
+    defense_ap: dict[str, int] = {}  # action points bought for defense this round
+    aim: dict[str, int] = {}  # aim built up
+    using: dict[str, tuple[str, ...]] = {}  # kinds of attack made this round (melee, missile, kick)
+    broken: dict[str, tuple[str, ...]] = {}  # weapons broken by a critical miss
+    bleeding: dict[str, int] = {}  # the round internal bleeding began
+    fled: dict[str, int] = {}  # the round `fleeing` last left `enemy`'s reach
+
+
+def own(state: Encounter) -> State:
+    """Infinite Realms' state in `state`."""
+    return state.extra  # type: ignore[no-any-return]

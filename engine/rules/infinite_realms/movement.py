@@ -7,7 +7,7 @@ from typing import Any
 from combatlog.engine.draft import Draft
 from combatlog.engine.rules.infinite_realms.attack import strike
 from combatlog.engine.rules.infinite_realms.events import Disengaged, DistanceSet, Engaged, Fled, Rushing
-from combatlog.engine.rules.infinite_realms.model import DOWN, MOVES, PUNCH, STUNNED, Weapon, stats_of
+from combatlog.engine.rules.infinite_realms.model import DOWN, MOVES, PUNCH, STUNNED, Weapon, own, stats_of
 from combatlog.engine.rules.infinite_realms.reading import distance, engaged_with, reach, weapons
 from combatlog.events import CombatantDefeated, ResourcesSet
 from combatlog.projections import Combatant, Encounter, Pending
@@ -61,7 +61,7 @@ def _move(draft: Draft, p: Pending) -> str:
 
 def melee_weapon(state: Encounter, c: Combatant) -> Weapon:
     """The first unbroken melee weapon of `c`, else a punch."""
-    broken = state.extra.get("broken", {}).get(c.id, ())
+    broken = own(state).broken.get(c.id, ())
     for w in weapons(c):
         if w.kind == "melee" and w.name not in broken:
             return w
@@ -96,7 +96,7 @@ def _pursue(draft: Draft, p: Pending) -> str:
 
 
 def _check_pursue(state: Encounter, actor: Combatant, targets: tuple[str, ...], params: dict[str, Any]) -> str | None:
-    if state.extra.get("fled", {}).get(f"{targets[0]}>{actor.id}") != state.round:
+    if own(state).fled.get(f"{targets[0]}>{actor.id}") != state.round:
         return f"{state.combatants[targets[0]].name} hasn't fled from {actor.name} this round"
     return None
 
@@ -111,7 +111,7 @@ def _reach_bonus(state: Encounter, ids: tuple[str, ...]) -> dict[str, int]:
 def _engage(draft: Draft, ids: tuple[str, ...]) -> None:
     """Engage now: the reach bonus is added to this round's AP, once a round (the largest one)."""
     state = draft.state
-    given = state.extra.get("reach_given", {})
+    given = own(state).reach_given
     bonus = {
         cid: n - int(given.get(cid, 0))
         for cid, n in _reach_bonus(state, ids).items()

@@ -7,13 +7,13 @@ import math
 
 from combatlog.engine.draft import Draft
 from combatlog.engine.rules.infinite_realms.events import pair
-from combatlog.engine.rules.infinite_realms.model import WOUNDED_25, WOUNDED_50, Weapon, stats_of
+from combatlog.engine.rules.infinite_realms.model import WOUNDED_25, WOUNDED_50, Weapon, own, stats_of
 from combatlog.projections import Combatant, Encounter
 
 
 def distance(state: Encounter, a: str, b: str) -> int:
     """Yards between two combatants (enemies start `start_distance` apart, allies 0)."""
-    d = state.extra.get("distance", {}).get(pair(a, b))
+    d = own(state).distance.get(pair(a, b))
     if d is not None:
         return int(d)
     ca, cb = state.combatants[a], state.combatants[b]
@@ -22,7 +22,7 @@ def distance(state: Encounter, a: str, b: str) -> int:
 
 def engaged_with(state: Encounter, a: str) -> list[str]:
     """The active combatants `a` is fighting hand to hand."""
-    return [b for b in state.extra.get("engaged", {}).get(a, ()) if state.combatants[b].active]
+    return [b for b in own(state).engaged.get(a, ()) if state.combatants[b].active]
 
 
 def weapons(c: Combatant) -> tuple[Weapon, ...]:
@@ -32,7 +32,7 @@ def weapons(c: Combatant) -> tuple[Weapon, ...]:
 
 def weapon(state: Encounter, c: Combatant, name: str | None) -> Weapon | None:
     """The weapon `name` of `c` (its first unbroken one if None), or None."""
-    broken = state.extra.get("broken", {}).get(c.id, ())
+    broken = own(state).broken.get(c.id, ())
     for w in weapons(c):
         if w.name in broken:
             continue
@@ -43,7 +43,7 @@ def weapon(state: Encounter, c: Combatant, name: str | None) -> Weapon | None:
 
 def reach(state: Encounter, c: Combatant) -> int:
     """The reach in feet of `c`'s first melee weapon (0 bare-handed)."""
-    broken = state.extra.get("broken", {}).get(c.id, ())
+    broken = own(state).broken.get(c.id, ())
     for w in weapons(c):
         if w.kind == "melee" and w.name not in broken:
             return w.reach
@@ -74,11 +74,11 @@ def base_defense(state: Encounter, c: Combatant) -> int:
     """The defense rating for the attacks `c` uses this round (the lowest of them)."""
     d = stats_of(c).defense
     if isinstance(d, dict):
-        kinds = state.extra.get("using", {}).get(c.id) or [_first_kind(c)]
+        kinds = own(state).using.get(c.id) or (_first_kind(c),)
         value = min(d.get(k, min(d.values())) for k in kinds)
     else:
         value = d
-    if "kick" in state.extra.get("using", {}).get(c.id, ()):
+    if "kick" in own(state).using.get(c.id, ()):
         value = value * 3 // 4
     return int(value * factor(c, "defense"))
 

@@ -31,14 +31,14 @@ from combatlog.engine.rules.starflight.events import (
     SimpleCombatStarted,
     StrengthTotalled,
 )
-from combatlog.engine.rules.starflight.model import NEAR_DEATH, NO_RECOVERY, UNCONSCIOUS, _num, stats_of, timing_of
+from combatlog.engine.rules.starflight.model import NEAR_DEATH, NO_RECOVERY, UNCONSCIOUS, _num, own, stats_of, timing_of
 from combatlog.engine.rules.starflight.model import Options as SFOptions
+from combatlog.engine.rules.starflight.model import State as SFState
 from combatlog.engine.rules.starflight.model import Stats as SFStats
 from combatlog.engine.rules.starflight.order import SimpleOrder, StarflightOrder
 from combatlog.engine.rules.starflight.placement import _place_all
 from combatlog.engine.rules.starflight.policy import _policy
 from combatlog.engine.rules.starflight.reading import (
-    _ByIdentity,
     _dice,
     cheapest,
     csi,
@@ -64,6 +64,7 @@ class Starflight(RuleSystem):
     required_stats = ("hp", "initiative", "hd", "strength")
     options_type = SFOptions
     stats_type = SFStats
+    state_type = SFState
     commands = {
         "place": "place a combatant on the grid (actor; params x, y, facing 1-8)",
         "range": "give a combatant's range to its target without a grid (actor; params range; none: roll 2d10)",
@@ -81,10 +82,6 @@ class Starflight(RuleSystem):
         "exchange": (),
         "goal": ("group", "choice"),
     }
-
-    def __init__(self) -> None:
-        self._orders: _ByIdentity[RankedOrder] = _ByIdentity(256)  # an encounter's options never change
-        self._timings: _ByIdentity[Timing] = _ByIdentity(256)
 
     # --- options and combatants ---
 
@@ -115,9 +112,6 @@ class Starflight(RuleSystem):
     # --- order and timing ---
 
     def order(self, options: dict[str, Any]) -> RankedOrder:
-        return self._orders.get(options, lambda: self._make_order(options))
-
-    def _make_order(self, options: dict[str, Any]) -> RankedOrder:
         if options.get("method") == "simple":
             return SimpleOrder()
         return StarflightOrder(
@@ -125,9 +119,6 @@ class Starflight(RuleSystem):
         )
 
     def timing(self, options: dict[str, Any]) -> Timing:
-        return self._timings.get(options, lambda: self._make_timing(options))
-
-    def _make_timing(self, options: dict[str, Any]) -> Timing:
         return timing_of(options)
 
     def initiative(self, draft: Draft, combatant: Combatant, ids: tuple[str, ...]) -> int:
@@ -236,7 +227,7 @@ class Starflight(RuleSystem):
             draft.emit(Awaiting(topic="resolve combat"))
 
     def waiting(self, state: Encounter) -> bool:
-        return "awaiting" in state.extra
+        return own(state).awaiting is not None
 
     def idle(self, state: Encounter, combatant: Combatant) -> bool:
         if state.options.get("method") == "simple":
@@ -291,27 +282,27 @@ class Starflight(RuleSystem):
 
     def policy(self, state: Encounter, actor: Combatant) -> Command:
         if state.options.get("method") == "simple":
-            due = [g for g, v in state.extra.get("goals", {}).items() if v.get("choice_due")]
+            due = [g for g, v in own(state).goals.items() if v.choice_due]
             if due:
                 return Command(kind="goal", params={"group": due[0], "choice": "bonus"}, by="policy")
             return Command(kind="exchange", by="policy")
         return _policy(self, state, actor)
 
     def ruling_policy(self, state: Encounter) -> Command | None:
-        if state.extra.get("awaiting") == "resolve combat":
+        if own(state).awaiting == "resolve combat":
             return Command(kind="conclude", params={"decision": "continue"}, by="policy")
         return None
 
     def summary(self, state: Encounter) -> list[str]:
         out = []
         now = csi(state)
-        first = state.extra.get("csi_initial")
+        first = own(state).csi_initial
         out.append(
             "CSI: "
             + ", ".join(f"{s} {v}" + (f" (of {first[s]})" if first and s in first else "") for s, v in now.items())
         )
         if state.options.get("grid", "none") == "none":
-            ranges = state.extra.get("ranges", {})
+            ranges = own(state).ranges
             if ranges:
                 out.append("Ranges to target: " + ", ".join(f"{cid} {r}" for cid, r in ranges.items()))
         else:
@@ -325,11 +316,11 @@ class Starflight(RuleSystem):
         ]
         if with_shields:
             out.append("Shields: " + ", ".join(with_shields))
-        if state.extra.get("awaiting"):
+        if own(state).awaiting:
             out.append(
-                f"Waiting for the game master: {state.extra['awaiting']} (conclude continue|victory SIDE|draw)"
-                if state.extra["awaiting"] == "resolve combat"
-                else f"Waiting for: {state.extra['awaiting']}"
+                f"Waiting for the game master: {own(state).awaiting} (conclude continue|victory SIDE|draw)"
+                if own(state).awaiting == "resolve combat"
+                else f"Waiting for: {own(state).awaiting}"
             )
         return out
 

@@ -10,7 +10,7 @@ from typing import Any
 from combatlog.engine.draft import Draft
 from combatlog.engine.rules.base import ActionSpec
 from combatlog.engine.rules.starflight.events import Placed, ShieldsSet, TargetChosen
-from combatlog.engine.rules.starflight.model import NO_RECOVERY, Weapon, _num, stats_of, timing_of
+from combatlog.engine.rules.starflight.model import NO_RECOVERY, Weapon, _num, own, stats_of, timing_of
 from combatlog.engine.rules.starflight.reading import position, range_between, shields, targeted, weapon, weapons
 from combatlog.events import ConditionApplied
 from combatlog.projections import Combatant, Encounter, Pending
@@ -108,7 +108,7 @@ def _move(draft: Draft, p: Pending) -> str:
     state = draft.state
     actor = state.combatants[p.actor]
     x, y = float(p.params["x"]), float(p.params["y"])
-    facing = p.params.get("facing", state.extra.get("facing", {}).get(actor.id))
+    facing = p.params.get("facing", own(state).facing.get(actor.id))
     draft.emit(Placed(combatant=actor.id, x=x, y=y, facing=facing, how="moved"))
     return f"moves to {_num(x)},{_num(y)}"
 

@@ -6,6 +6,7 @@ from combatlog.engine.draft import Draft
 from combatlog.engine.errors import Refused
 from combatlog.engine.rules.starflight.actions import _is_facing
 from combatlog.engine.rules.starflight.events import Awaiting, MarchingOrder, Placed, RangeSet
+from combatlog.engine.rules.starflight.model import own
 from combatlog.events import Command, EncounterEnded, GmRuling
 from combatlog.projections import Combatant
 
@@ -70,7 +71,7 @@ def _conclude(draft: Draft, command: Command) -> None:
     if state.phase in ("setup", "surprise"):
         raise Refused("conclude", "the fight hasn't begun", "begin it first, or end it with: end")
     decision = command.params.get("decision")
-    waiting = state.extra.get("awaiting") == "resolve combat"
+    waiting = own(state).awaiting == "resolve combat"
     if decision == "continue":
         if not waiting:
             raise Refused("conclude continue", "the fight isn't waiting for a ruling; it goes on by itself")

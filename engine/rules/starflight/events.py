@@ -3,10 +3,11 @@ order, shields, waiting for the game master, Simple Combat) and their folds."""
 
 from __future__ import annotations
 
-from combatlog.engine.rules.starflight.model import _num, replace
+from combatlog.engine.rules.starflight.model import Goal, _num, own, replace
+from combatlog.engine.rules.typed import put_row
 from combatlog.events import Event
 from combatlog.projections import Encounter
-from combatlog.projections.fold import put_extra, register_fold
+from combatlog.projections.fold import register_fold
 from combatlog.projections.phases import INITIATIVE, LIVE, SETUP, SURPRISE, allow
 
 
@@ -117,15 +118,14 @@ for _cls in EVENTS:
 
 @register_fold(StrengthTotalled)
 def _fold_csi(state: Encounter, e: StrengthTotalled) -> Encounter:
-    extra = dict(state.extra)
-    extra["csi"] = dict(e.csi)
-    extra.setdefault("csi_initial", dict(e.csi))
-    return replace(state, extra=extra)
+    mine = own(state)
+    first = mine.csi_initial if mine.csi_initial is not None else dict(e.csi)
+    return replace(state, extra=replace(mine, csi=dict(e.csi), csi_initial=first))
 
 
 @register_fold(RangeSet)
 def _fold_range(state: Encounter, e: RangeSet) -> Encounter:
-    return put_extra(state, "ranges", e.combatant, e.range)
+    return put_row(state, "ranges", e.combatant, e.range)
 
 
 @register_fold(Placed)
@@ -134,66 +134,55 @@ def _fold_placed(state: Encounter, e: Placed) -> Encounter:
     combatants = dict(state.combatants)
     combatants[c.id] = replace(c, position=f"{_num(e.x)},{_num(e.y)}")
     state = replace(state, combatants=combatants)
-    return put_extra(state, "facing", c.id, e.facing)
+    return put_row(state, "facing", c.id, e.facing)
 
 
 @register_fold(TargetChosen)
 def _fold_target(state: Encounter, e: TargetChosen) -> Encounter:
-    return put_extra(state, "targeted", f"{e.actor}>{e.target}", e.round)
+    return put_row(state, "targeted", f"{e.actor}>{e.target}", e.round)
 
 
 @register_fold(MarchingOrder)
 def _fold_marching(state: Encounter, e: MarchingOrder) -> Encounter:
-    return put_extra(state, "marching", e.side, list(e.order))
+    return put_row(state, "marching", e.side, tuple(e.order))
 
 
 @register_fold(ShieldsSet)
 def _fold_shields(state: Encounter, e: ShieldsSet) -> Encounter:
-    return put_extra(state, "shields", e.combatant, e.shields)
+    return put_row(state, "shields", e.combatant, e.shields)
 
 
 @register_fold(Awaiting)
 def _fold_awaiting(state: Encounter, e: Awaiting) -> Encounter:
-    extra = dict(state.extra)
-    if e.topic is None:
-        extra.pop("awaiting", None)
-    else:
-        extra["awaiting"] = e.topic
-    return replace(state, extra=extra)
+    return replace(state, extra=replace(own(state), awaiting=e.topic))
 
 
 @register_fold(SimpleCombatStarted)
 def _fold_simple(state: Encounter, e: SimpleCombatStarted) -> Encounter:
-    extra = dict(state.extra)
-    extra["groups"] = {k: list(v) for k, v in e.groups.items()}
-    return replace(state, extra=extra)
+    return replace(state, extra=replace(own(state), groups={k: tuple(v) for k, v in e.groups.items()}))
 
 
 @register_fold(GroupsRanked)
 def _fold_ranked(state: Encounter, e: GroupsRanked) -> Encounter:
-    extra = dict(state.extra)
-    extra["results"] = dict(e.results)
-    return replace(state, extra=extra)
+    return replace(state, extra=replace(own(state), results=dict(e.results)))
 
 
 @register_fold(HitsTaken)
 def _fold_hits(state: Encounter, e: HitsTaken) -> Encounter:
-    return put_extra(state, "hits", e.combatant, int(state.extra.get("hits", {}).get(e.combatant, 0)) + e.hits)
+    return put_row(state, "hits", e.combatant, own(state).hits.get(e.combatant, 0) + e.hits)
 
 
 @register_fold(GoalEvent)
 def _fold_goal(state: Encounter, e: GoalEvent) -> Encounter:
-    goals = dict(state.extra.get("goals", {}))
-    mine = dict(goals.get(e.group, {}))
+    goal = own(state).goals.get(e.group, Goal())
     if e.what == "bonus":
-        mine["bonus"] = int(mine.get("bonus", 0)) + 1
+        goal = replace(goal, bonus=goal.bonus + 1, choice_due=False)
     elif e.what == "choice due":
-        mine["choice_due"] = True
-    else:
-        mine[e.what] = True
-    if e.what in ("bonus", "secondary"):
-        mine.pop("choice_due", None)
-    goals[e.group] = mine
-    extra = dict(state.extra)
-    extra["goals"] = goals
-    return replace(state, extra=extra)
+        goal = replace(goal, choice_due=True)
+    elif e.what == "secondary":
+        goal = replace(goal, secondary=True, choice_due=False)
+    elif e.what == "primary":
+        goal = replace(goal, primary=True)
+    elif e.what == "primary lost":
+        goal = replace(goal, primary_lost=True)
+    return put_row(state, "goals", e.group, goal)

@@ -9,7 +9,7 @@ from msgspec import Meta
 
 from combatlog.engine.rules.typed import PerMapping
 from combatlog.engine.timing import Timing
-from combatlog.projections import Combatant
+from combatlog.projections import Combatant, Encounter
 
 replace = msgspec.structs.replace
 
@@ -139,3 +139,37 @@ _STATS = PerMapping(Stats)
 def stats_of(c: Combatant) -> Stats:
     """`c`'s stats as the typed model (converted once per stats mapping; checked when added)."""
     return _STATS.get(c.stats)  # type: ignore[no-any-return]
+
+
+class Goal(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, gc=False):
+    """A Simple Combat group's goals: reached, lost, a choice due, the +1 bonuses taken."""
+
+    primary: bool = False
+    primary_lost: bool = msgspec.field(default=False, name="primary lost")
+    choice_due: bool = False
+    secondary: bool = False
+    bonus: int = 0
+
+
+class State(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, gc=False):
+    """Starflight's own state in an encounter. Tables are keyed by combatant id, except `csi`
+    (by side), `marching` (by side), `groups`, `results` and `goals` (by Simple Combat group)
+    and `targeted` (by `attacker>target`)."""
+
+    csi: dict[str, int] = {}  # the composite strength index now
+    csi_initial: dict[str, int] | None = None  # ... as the fight began
+    ranges: dict[str, int] = {}  # range to target, in increments, without a grid
+    facing: dict[str, int] = {}  # 1-8 on the grid
+    targeted: dict[str, int] = {}  # the round an attacker last fired at a target
+    marching: dict[str, tuple[str, ...]] = {}  # a side's marching order, front to back
+    shields: dict[str, int] = {}  # shield points left
+    awaiting: str | None = None  # a ruling the game master owes before the fight goes on
+    groups: dict[str, tuple[str, ...]] = {}  # Simple Combat: the groups that roll, and who is in each
+    results: dict[str, int] = {}  # Simple Combat: each group's last result
+    hits: dict[str, int] = {}  # Simple Combat: hits taken
+    goals: dict[str, Goal] = {}
+
+
+def own(state: Encounter) -> State:
+    """Starflight's state in `state`."""
+    return state.extra  # type: ignore[no-any-return]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from combatlog.engine.draft import Draft
 from combatlog.engine.rules.starflight.events import Placed
-from combatlog.engine.rules.starflight.model import _DIAG, DIRECTIONS
+from combatlog.engine.rules.starflight.model import _DIAG, DIRECTIONS, own
 from combatlog.engine.rules.starflight.reading import group_key, position
 from combatlog.projections import Encounter
 
@@ -59,7 +59,7 @@ def _place_all(draft: Draft) -> None:
         c = draft.state.combatants[head]
         if position(c) is not None:
             side_origin.setdefault(c.side, head)
-            facing_of[group] = draft.state.extra.get("facing", {}).get(head) or 1
+            facing_of[group] = own(draft.state).facing.get(head) or 1
             continue
         origin = side_origin.get(c.side)
         if origin is None:
@@ -78,7 +78,7 @@ def _place_all(draft: Draft) -> None:
             r = draft.roll("1d5", "placement: range", by=head).total
             origin_pos = position(draft.state.combatants[origin])
             assert origin_pos is not None
-            f = draft.state.extra.get("facing", {}).get(origin) or 1
+            f = own(draft.state).facing.get(origin) or 1
             put(head, _offset(state, origin_pos, d, r), f, "rolled")
             facing_of[group] = f
     for cid in order:

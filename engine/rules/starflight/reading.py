@@ -4,13 +4,12 @@ weapons, the automatic target."""
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
-from typing import Any, Generic, TypeVar
+from typing import Any
 
 from combatlog.engine.dice import DiceError
 from combatlog.engine.dice import parse as parse_dice
 from combatlog.engine.errors import Refused
-from combatlog.engine.rules.starflight.model import NEAR_DEATH, Weapon, stats_of
+from combatlog.engine.rules.starflight.model import NEAR_DEATH, Weapon, own, stats_of
 from combatlog.projections import Combatant, Encounter
 
 
@@ -32,7 +31,7 @@ def csi(state: Encounter) -> dict[str, int]:
 def shields(state: Encounter, c: Combatant) -> int:
     """The combatant's shield points now."""
     given = stats_of(c).shields
-    return int(state.extra.get("shields", {}).get(c.id, 0 if given is None else given))
+    return own(state).shields.get(c.id, 0 if given is None else given)
 
 
 def position(c: Combatant) -> tuple[float, float] | None:
@@ -53,7 +52,7 @@ def distance(state: Encounter, a: tuple[float, float], b: tuple[float, float]) -
 
 def targeted(state: Encounter, attacker: str, target: str) -> bool:
     """True when `attacker` has targeted `target` this round (declared or resolved)."""
-    if state.extra.get("targeted", {}).get(f"{attacker}>{target}") == state.round:
+    if own(state).targeted.get(f"{attacker}>{target}") == state.round:
         return True
     return any(p.actor == attacker and target in p.targets and p.action in ("shoot", "melee") for p in state.pending)
 
@@ -61,7 +60,7 @@ def targeted(state: Encounter, attacker: str, target: str) -> bool:
 def range_between(state: Encounter, a: Combatant, b: Combatant, range_from: str = "own") -> int | None:
     """The range from `a` to its target `b` in increments, or None if it isn't known yet."""
     if state.options.get("grid", "none") == "none":
-        ranges = state.extra.get("ranges", {})
+        ranges = own(state).ranges
         found = ranges.get(b.id if range_from == "theirs" else a.id)
         return None if found is None else int(found)
     pa, pb = position(a), position(b)  # where they stand now: a declared move counts once it resolves
@@ -79,31 +78,6 @@ def planned_position(state: Encounter, c: Combatant) -> tuple[float, float] | No
     return pos
 
 
-T = TypeVar("T")
-
-
-class _ByIdentity(Generic[T]):
-    """A small cache of values derived from mappings that are never changed once made (a
-    combatant's stats, an encounter's options), keyed by the mapping itself."""
-
-    def __init__(self, limit: int) -> None:
-        self.limit = limit
-        self.table: dict[int, tuple[Any, T]] = {}
-
-    def get(self, key: Any, make: Callable[[], T]) -> T:
-        hit = self.table.get(id(key))
-        if hit is not None and hit[0] is key:
-            return hit[1]
-        value = make()
-        if len(self.table) > self.limit:
-            self.table.clear()
-        self.table[id(key)] = (key, value)  # holding `key` keeps its id from being reused
-        return value
-
-
-_CHEAPEST: _ByIdentity[tuple[int | None, int | None]] = _ByIdentity(4096)
-
-
 def weapons(c: Combatant) -> tuple[Weapon, ...]:
     """The combatant's weapons (its typed stats')."""
     return stats_of(c).weapons
@@ -112,13 +86,10 @@ def weapons(c: Combatant) -> tuple[Weapon, ...]:
 def cheapest(c: Combatant) -> tuple[int | None, int | None]:
     """The fewest actions a shot and a melee attack cost `c` (None: it has no such weapon)."""
 
-    def make() -> tuple[int | None, int | None]:
-        ws = weapons(c)
-        ranged = [2 if w.full_round else 1 for w in ws if w.range >= 1]
-        melee = [2 if w.full_round else 1 for w in ws if w.melee]
-        return (min(ranged) if ranged else None, min(melee) if melee else None)
-
-    return _CHEAPEST.get(c.stats, make)
+    ws = weapons(c)
+    ranged = [2 if w.full_round else 1 for w in ws if w.range >= 1]
+    melee = [2 if w.full_round else 1 for w in ws if w.melee]
+    return (min(ranged) if ranged else None, min(melee) if melee else None)
 
 
 def weapon(c: Combatant, name: str | None, melee: bool) -> Weapon | None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from combatlog.engine.draft import Draft
 from combatlog.engine.errors import Refused
 from combatlog.engine.rules.starflight.events import Awaiting, GoalEvent, GroupsRanked, HitsTaken
-from combatlog.engine.rules.starflight.model import stats_of
+from combatlog.engine.rules.starflight.model import Goal, own, stats_of
 from combatlog.engine.rules.starflight.reading import group_key
 from combatlog.events import CombatantDefeated, Command, EncounterEnded, TurnEnded
 from combatlog.projections import Encounter
@@ -49,7 +49,7 @@ def _exchange(draft: Draft, command: Command) -> None:
         raise Refused("exchange", "this encounter isn't Simple Combat", "create it with option method=simple")
     if not state.acting:
         raise Refused("exchange", f"no exchange is under way (phase {state.phase})", "begin the fight first")
-    due = [g for g, v in state.extra.get("goals", {}).items() if v.get("choice_due")]
+    due = [g for g, v in own(state).goals.items() if v.choice_due]
     if due:
         raise Refused(
             "exchange", f"{due[0]} rolled 18 and must choose first", f"goal group={due[0]} choice=secondary|bonus"
@@ -70,19 +70,19 @@ def _exchange(draft: Draft, command: Command) -> None:
         raise Refused(
             f"option simple_experience: {', '.join(map(str, unknown))}", "no such group", f"groups: {', '.join(groups)}"
         )
-    goals = state.extra.get("goals", {})
+    goals = own(state).goals
     naturals: dict[str, int] = {}
     modifiers: dict[str, int] = {}
     for g in groups:
         naturals[g] = draft.roll("2d10z", f"simple combat: {g}", by=groups[g][0]).total
-        modifiers[g] = size_mod.get(g, 0) + int(experience.get(g, 0)) + int(goals.get(g, {}).get("bonus", 0))
+        modifiers[g] = size_mod.get(g, 0) + int(experience.get(g, 0)) + goals.get(g, Goal()).bonus
     primary: str | None = None
     if opts.get("simple_goals"):
         for g in groups:
             if naturals[g] == 18:
                 again = draft.roll("2d10z", f"{g} rolled 18: the goal roll", by=groups[g][0]).total
                 opposing = sum(n for h, n in sizes.items() if side_of[h] != side_of[g])
-                if again > opposing and not goals.get(g, {}).get("primary lost"):
+                if again > opposing and not goals.get(g, Goal()).primary_lost:
                     draft.emit(GoalEvent(group=g, what="primary", roll=again))
                     primary = primary or g
                 else:
@@ -111,7 +111,7 @@ def _exchange(draft: Draft, command: Command) -> None:
     if over is not None:  # the exchange settled it: no choice is left to make
         draft.emit(EncounterEnded(outcome=over[0], winner=over[1]))
         return
-    if any(v.get("choice_due") for v in draft.state.extra.get("goals", {}).values()):
+    if any(v.choice_due for v in own(draft.state).goals.values()):
         draft.emit(Awaiting(topic="goal choice"))
         return
     draft.emit(TurnEnded(actors=draft.state.acting))
@@ -127,16 +127,16 @@ def _pc_hits(draft: Draft, pcs: list[str], hits: int) -> None:
         tied = [cid for cid in tied if throws[cid] == low]
     victim = draft.state.combatants[tied[0]]
     draft.emit(HitsTaken(combatant=victim.id, hits=hits))
-    own = stats_of(victim).hits
-    limit = int(draft.state.options.get("simple_hits", 3)) if own is None else own
-    if int(draft.state.extra.get("hits", {}).get(victim.id, 0)) >= limit:
+    given = stats_of(victim).hits
+    limit = int(draft.state.options.get("simple_hits", 3)) if given is None else given
+    if own(draft.state).hits.get(victim.id, 0) >= limit:
         draft.emit(CombatantDefeated(combatant=victim.id, how="incapacitated"))
 
 
 def _goal(draft: Draft, command: Command) -> None:
     state = draft.state
     g = str(command.params.get("group", ""))
-    due = [k for k, v in state.extra.get("goals", {}).items() if v.get("choice_due")]
+    due = [k for k, v in own(state).goals.items() if v.choice_due]
     if g not in due:
         raise Refused(
             f"goal {g!r}",
@@ -147,7 +147,7 @@ def _goal(draft: Draft, command: Command) -> None:
     if choice not in ("secondary", "bonus"):
         raise Refused(f"goal {g}: choice={choice!r}", "not a choice", "choose secondary or bonus")
     draft.emit(GoalEvent(group=g, what=str(choice)))
-    if any(v.get("choice_due") for v in draft.state.extra.get("goals", {}).values()):
+    if any(v.choice_due for v in own(draft.state).goals.values()):
         return
     draft.emit(Awaiting(topic=None))
     draft.emit(TurnEnded(actors=draft.state.acting))

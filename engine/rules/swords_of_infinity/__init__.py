@@ -24,7 +24,7 @@ from combatlog.engine.rules.swords_of_infinity.events import (
     SpiritSpent,
     TurnMark,
 )
-from combatlog.engine.rules.swords_of_infinity.model import UNTIL_NEXT_TURN, VITAL, stats_of
+from combatlog.engine.rules.swords_of_infinity.model import UNTIL_NEXT_TURN, VITAL, State, own, stats_of
 from combatlog.engine.rules.swords_of_infinity.model import Options as SoIOptions
 from combatlog.engine.rules.swords_of_infinity.model import Stats as SoIStats
 from combatlog.engine.rules.swords_of_infinity.numbers import power_of
@@ -55,6 +55,7 @@ class SwordsOfInfinity(RuleSystem):
     events = EVENTS
     required_stats = ("vitality", "dexterity", "awareness")
     options_type = SoIOptions
+    state_type = State
     commands = {"recover": "a day's recovery (actor; params rested = true|false, target = a damage target)"}
     command_words = {"recover": ("actor", "target")}
     after_end = ("recover",)
@@ -91,7 +92,7 @@ class SwordsOfInfinity(RuleSystem):
 
     def action(self, state: Encounter, actor: Combatant, name: str) -> ActionSpec:
         spec = super().action(state, actor, name)
-        if actor.id in state.extra.get("pins", {}) and spec.cost.get("actions") and name not in MAJOR_WHILE_PINNED:
+        if actor.id in own(state).pins and spec.cost.get("actions") and name not in MAJOR_WHILE_PINNED:
             raise Refused(f"{actor.name}: {name}", "pinned: no major action but escape", "escape, or a minor action")
         return spec
 
@@ -115,9 +116,9 @@ class SwordsOfInfinity(RuleSystem):
             draft.emit(TurnMark(combatant=cid, start=c.position or ""))
 
     def round_ending(self, draft: Draft) -> None:
-        for cid, (by, rnd) in sorted(draft.state.extra.get("pins", {}).items()):
-            pinner = draft.state.combatants.get(by)
-            if rnd < draft.state.round or pinner is None or not pinner.active:
+        for cid, pin in sorted(own(draft.state).pins.items()):
+            pinner = draft.state.combatants.get(pin.by)
+            if pin.round < draft.state.round or pinner is None or not pinner.active:
                 draft.emit(Pinned(combatant=cid, by=None))
 
     def after_damage(self, draft: Draft, target: str) -> None:
@@ -136,7 +137,7 @@ class SwordsOfInfinity(RuleSystem):
         seen = {t: c.wounds.get(t, 0) - n for t, n in fresh.items()}
         was_ignored = set()
         for where in changed:
-            entry = state.extra.get("impairment", {}).get(target, {}).get(where, {})
+            entry = own(state).impairment.get(target, {}).get(where, {})
             if "ignored" in entry:
                 was_ignored.add(where)
             if "ignored" in entry or "aided" in entry:

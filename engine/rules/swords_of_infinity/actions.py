@@ -17,7 +17,7 @@ from combatlog.engine.rules.swords_of_infinity.events import (
     TurnMark,
     WeaponDropped,
 )
-from combatlog.engine.rules.swords_of_infinity.model import ATTACKED, RESISTED, Weapon, stats_of
+from combatlog.engine.rules.swords_of_infinity.model import ATTACKED, RESISTED, Turn, Weapon, own, stats_of
 from combatlog.engine.rules.swords_of_infinity.movement import _check_move, _check_resisted, _move, _resisted
 from combatlog.engine.rules.swords_of_infinity.reading import (
     _v2,
@@ -106,7 +106,7 @@ def _check_attack(state: Encounter, actor: Combatant, targets: tuple[str, ...], 
     mt = params.get("move_to")
     if mt is not None and not _square(mt):
         return f"move_to={mt!r}: a square, x,y"
-    if params.get("charge") and not state.extra.get("turn", {}).get(actor.id, {}).get("start"):
+    if params.get("charge") and not own(state).turn.get(actor.id, Turn()).start:
         return "a charge follows movement this turn"
     return None
 
@@ -133,7 +133,7 @@ def _square(value: Any) -> bool:
 
 def _dual(draft: Draft, p: Pending) -> str:
     me = draft.state.combatants[p.actor]
-    dropped = draft.state.extra.get("dropped", {}).get(me.id, ())
+    dropped = own(draft.state).dropped.get(me.id, ())
     held = [w for w in stats_of(me).weapons if w.name not in dropped]
     first = weapon(draft.state, me, p.params.get("main") or held[0].name)
     second = weapon(draft.state, me, p.params.get("off") or held[1].name)
@@ -150,7 +150,7 @@ def _check_dual(state: Encounter, actor: Combatant, targets: tuple[str, ...], pa
     forgone = _forgone(state, actor)
     if forgone:
         return forgone
-    held = [w for w in stats_of(actor).weapons if w.name not in state.extra.get("dropped", {}).get(actor.id, ())]
+    held = [w for w in stats_of(actor).weapons if w.name not in own(state).dropped.get(actor.id, ())]
     names = [
         params.get("main") or (held[0].name if held else None),
         params.get("off") or (held[1].name if len(held) > 1 else None),
@@ -226,7 +226,7 @@ def _check_first_aid(
         return f"name a wounded or disabled damage target: target=... ({', '.join(hurt)})"
     if destroyed(patient, str(where)):
         return f"the {where} is destroyed"
-    if "aided" in state.extra.get("impairment", {}).get(patient.id, {}).get(str(where), {}):
+    if "aided" in own(state).impairment.get(patient.id, {}).get(str(where), {}):
         return f"the {where} has been treated already (until it is hurt again)"
     return None
 
@@ -238,7 +238,7 @@ def _escape(draft: Draft, p: Pending) -> str:
 
 
 def _check_escape(state: Encounter, actor: Combatant, targets: tuple[str, ...], params: dict[str, Any]) -> str | None:
-    if actor.id not in state.extra.get("pins", {}):
+    if actor.id not in own(state).pins:
         return f"{actor.name} isn't pinned"
     if spirit_left(state, actor) < 1:
         return "escaping takes a point of spirit, and none is left"
@@ -251,8 +251,8 @@ def _maintain(draft: Draft, p: Pending) -> str:
 
 
 def _check_maintain(state: Encounter, actor: Combatant, targets: tuple[str, ...], params: dict[str, Any]) -> str | None:
-    pin = state.extra.get("pins", {}).get(targets[0])
-    return None if pin and pin[0] == actor.id else f"{actor.name} isn't pinning {state.combatants[targets[0]].name}"
+    pin = own(state).pins.get(targets[0])
+    return None if pin and pin.by == actor.id else f"{actor.name} isn't pinning {state.combatants[targets[0]].name}"
 
 
 def _cast(draft: Draft, p: Pending) -> str:
@@ -274,7 +274,7 @@ def _pick_up(draft: Draft, p: Pending) -> str:
 
 
 def _check_pick_up(state: Encounter, actor: Combatant, targets: tuple[str, ...], params: dict[str, Any]) -> str | None:
-    dropped = state.extra.get("dropped", {}).get(actor.id, ())
+    dropped = own(state).dropped.get(actor.id, ())
     return None if params.get("weapon") in dropped else f"nothing of {actor.name}'s dropped: {list(dropped) or 'none'}"
 
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from combatlog.engine.draft import Draft
 from combatlog.engine.rules.swords_of_infinity.events import Maintained, Pinned, Retreated, SpiritSpent, WeaponDropped
-from combatlog.engine.rules.swords_of_infinity.model import Weapon, stats_of
+from combatlog.engine.rules.swords_of_infinity.model import Turn, Weapon, own, stats_of
 from combatlog.engine.rules.swords_of_infinity.numbers import (
     block_damage,
     critical,
@@ -51,7 +51,7 @@ def strike(
     melee = is_melee(w)
     said: list[str] = []
     # Retreat: a 5-ft step away from the first attack of the round, before it resolves
-    if target.has("retreat") and state.extra.get("retreated", {}).get(target.id) != state.round:
+    if target.has("retreat") and own(state).retreated.get(target.id) != state.round:
         pa, pt = at(attacker), at(target)
         if pt is not None:
             dx = 0 if pa is None else (pt[0] > pa[0]) - (pt[0] < pa[0])
@@ -172,7 +172,7 @@ def strike(
 
 
 def _straight_feet(state: Encounter, c: Combatant) -> int:
-    start = state.extra.get("turn", {}).get(c.id, {}).get("start")
+    start = own(state).turn.get(c.id, Turn()).start
     here = at(c)
     if not start or here is None:
         return 0
@@ -213,7 +213,7 @@ def _technique(draft: Draft, attacker: str, target: str, technique: str, power: 
     said = f"{technique}: not resisted ({roll} against {prt})"
     if technique == "disrupt":
         draft.emit(ConditionApplied(target=target, condition="disrupted", duration=2, source=attacker))
-        for spell in state.extra.get("maintained", {}).get(target, ()):
+        for spell in own(state).maintained.get(target, ()):
             draft.emit(Maintained(combatant=target, spell=spell, ended=True))
         return said + ": no spells for a full round"
     if technique == "pin":

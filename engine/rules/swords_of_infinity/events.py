@@ -3,10 +3,11 @@ turn marks, maintained spells, retreats) and their folds."""
 
 from __future__ import annotations
 
-from combatlog.engine.rules.swords_of_infinity.model import replace
+from combatlog.engine.rules.swords_of_infinity.model import Pin, Turn, own, replace
+from combatlog.engine.rules.typed import put_row
 from combatlog.events import Event
 from combatlog.projections import Encounter
-from combatlog.projections.fold import put_extra, register_fold
+from combatlog.projections.fold import register_fold
 from combatlog.projections.phases import LIVE, allow
 
 
@@ -86,14 +87,12 @@ for _cls in EVENTS:
 
 @register_fold(SpiritSpent)
 def _fold_spirit(state: Encounter, e: SpiritSpent) -> Encounter:
-    return put_extra(
-        state, "spirit_spent", e.combatant, int(state.extra.get("spirit_spent", {}).get(e.combatant, 0)) + e.amount
-    )
+    return put_row(state, "spirit_spent", e.combatant, own(state).spirit_spent.get(e.combatant, 0) + e.amount)
 
 
 @register_fold(Impairment)
 def _fold_impairment(state: Encounter, e: Impairment) -> Encounter:
-    mine = dict(state.extra.get("impairment", {}).get(e.combatant, {}))
+    mine = dict(own(state).impairment.get(e.combatant, {}))
     entry = dict(mine.get(e.target, {}))
     if e.what == "cleared":  # hurt again: Resist Impairment and first aid no longer hold
         entry.pop("ignored", None)
@@ -101,22 +100,22 @@ def _fold_impairment(state: Encounter, e: Impairment) -> Encounter:
     else:
         entry[e.what] = e.level
     mine[e.target] = entry
-    return put_extra(state, "impairment", e.combatant, mine)
+    return put_row(state, "impairment", e.combatant, mine)
 
 
 @register_fold(Pinned)
 def _fold_pinned(state: Encounter, e: Pinned) -> Encounter:
-    return put_extra(state, "pins", e.combatant, None if e.by is None else [e.by, e.round])
+    return put_row(state, "pins", e.combatant, None if e.by is None else Pin(e.by, e.round))
 
 
 @register_fold(WeaponDropped)
 def _fold_dropped(state: Encounter, e: WeaponDropped) -> Encounter:
-    dropped = list(state.extra.get("dropped", {}).get(e.combatant, ()))
+    dropped = own(state).dropped.get(e.combatant, ())
     if e.back:
-        dropped = [w for w in dropped if w != e.weapon]
+        dropped = tuple(w for w in dropped if w != e.weapon)
     elif e.weapon not in dropped:
-        dropped.append(e.weapon)
-    return put_extra(state, "dropped", e.combatant, dropped or None)
+        dropped = (*dropped, e.weapon)
+    return put_row(state, "dropped", e.combatant, dropped or None)
 
 
 @register_fold(Recovered)
@@ -136,22 +135,22 @@ def _fold_recovered(state: Encounter, e: Recovered) -> Encounter:
 
 @register_fold(TurnMark)
 def _fold_turnmark(state: Encounter, e: TurnMark) -> Encounter:
-    mine = dict(state.extra.get("turn", {}).get(e.combatant, {}))
+    mine = own(state).turn.get(e.combatant, Turn())
     if e.start is not None:
-        mine["start"] = e.start
+        mine = replace(mine, start=e.start)
     if e.last is not None:
-        mine["last"] = e.last
-    return put_extra(state, "turn", e.combatant, mine)
+        mine = replace(mine, last=e.last)
+    return put_row(state, "turn", e.combatant, mine)
 
 
 @register_fold(Retreated)
 def _fold_retreated(state: Encounter, e: Retreated) -> Encounter:
-    return put_extra(state, "retreated", e.combatant, e.round)
+    return put_row(state, "retreated", e.combatant, e.round)
 
 
 @register_fold(Maintained)
 def _fold_maintained(state: Encounter, e: Maintained) -> Encounter:
-    spells = [s for s in state.extra.get("maintained", {}).get(e.combatant, ()) if s != e.spell]
+    spells = tuple(s for s in own(state).maintained.get(e.combatant, ()) if s != e.spell)
     if not e.ended:
-        spells.append(e.spell)
-    return put_extra(state, "maintained", e.combatant, spells or None)
+        spells = (*spells, e.spell)
+    return put_row(state, "maintained", e.combatant, spells or None)

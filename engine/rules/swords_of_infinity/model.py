@@ -9,7 +9,7 @@ import msgspec
 from msgspec import Meta
 
 from combatlog.engine.rules.typed import PerMapping
-from combatlog.projections import Combatant
+from combatlog.projections import Combatant, Encounter
 
 Score = Annotated[int, Meta(ge=0, le=1000)]
 
@@ -147,3 +147,34 @@ class Options(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
 
 
 _STATS = PerMapping(Stats, known=_known)
+
+
+class Pin(msgspec.Struct, frozen=True, array_like=True, gc=False):
+    """Who holds a combatant pinned, and since which round (kept as `[by, round]`)."""
+
+    by: str
+    round: int
+
+
+class Turn(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, gc=False):
+    """Where a combatant stood when its turn began, and its last action (for charges and tiring moves)."""
+
+    start: str | None = None
+    last: str | None = None
+
+
+class State(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, gc=False):
+    """Swords of Infinity's own state in an encounter; every table is keyed by combatant id."""
+
+    spirit_spent: dict[str, int] = {}  # Spirit spent so far
+    impairment: dict[str, dict[str, dict[str, int]]] = {}  # -> damage target -> "ignored"/"aided"/... -> level
+    pins: dict[str, Pin] = {}  # the pinned -> the pin
+    dropped: dict[str, tuple[str, ...]] = {}  # weapons out of hand
+    turn: dict[str, Turn] = {}
+    retreated: dict[str, int] = {}  # the round of the last retreating step
+    maintained: dict[str, tuple[str, ...]] = {}  # spells kept up
+
+
+def own(state: Encounter) -> State:
+    """Swords of Infinity's state in `state`."""
+    return state.extra  # type: ignore[no-any-return]

@@ -8,7 +8,7 @@ from typing import Any
 from combatlog.engine.draft import Draft
 from combatlog.engine.rules.swords_of_infinity.attack import strike
 from combatlog.engine.rules.swords_of_infinity.events import SpiritSpent, TurnMark
-from combatlog.engine.rules.swords_of_infinity.model import RESISTED, stats_of
+from combatlog.engine.rules.swords_of_infinity.model import RESISTED, Turn, own, stats_of
 from combatlog.engine.rules.swords_of_infinity.numbers import moved_squares, power_of
 from combatlog.engine.rules.swords_of_infinity.reading import (
     _v2,
@@ -87,7 +87,7 @@ def _resisted(draft: Draft, p: Pending) -> str:
     me = state.combatants[p.actor]
     kind = p.action
     said = []
-    last = state.extra.get("turn", {}).get(me.id, {}).get("last")
+    last = own(state).turn.get(me.id, Turn()).last
     if last in RESISTED:
         etn = skill(me, "endurance") + penalty(state, me)
         roll = draft.roll("d%", f"endurance after {last} (TN {etn})", by=me.id).total

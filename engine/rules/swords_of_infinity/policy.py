@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from combatlog.engine.rules.base import RuleSystem
-from combatlog.engine.rules.swords_of_infinity.model import stats_of
+from combatlog.engine.rules.swords_of_infinity.model import own, stats_of
 from combatlog.engine.rules.swords_of_infinity.reading import at, feet, spirit_left, weapon
 from combatlog.events import Command
 from combatlog.projections import Combatant, Encounter
@@ -17,7 +17,7 @@ def policy(rules: RuleSystem, state: Encounter, actor: Combatant) -> Command:
     end = Command(kind="end_turn", actor=actor.id, by="policy")
     if actor.resources.get("actions", 0) < 1:
         return end
-    if actor.id in state.extra.get("pins", {}):
+    if actor.id in own(state).pins:
         if spirit_left(state, actor) >= 1:
             return Command(kind="act", actor=actor.id, action="escape", by="policy")
         return end

@@ -8,7 +8,7 @@ import contextlib
 import msgspec
 
 from combatlog.engine.rules.base import RuleSystem
-from combatlog.engine.rules.swords_of_infinity.model import HUMAN, LIFTED_BY_RETREAT, Weapon, stats_of
+from combatlog.engine.rules.swords_of_infinity.model import HUMAN, LIFTED_BY_RETREAT, Weapon, own, stats_of
 from combatlog.projections import Combatant, Encounter
 
 
@@ -33,7 +33,7 @@ def level(state: Encounter, c: Combatant, where: str) -> int:
     """A damage target's effective level: 0 whole, 1 Wounded, 2 Disabled (after first aid and Resist Impairment)."""
     d = c.wounds.get(where, 0)
     raw = raw_level(c, d)
-    entry = state.extra.get("impairment", {}).get(c.id, {}).get(where, {})
+    entry = own(state).impairment.get(c.id, {}).get(where, {})
     if raw and "ignored" in entry and entry["ignored"] == raw:
         raw -= 1  # only the worst penalty is ignored
     if raw and "aided" in entry:
@@ -64,7 +64,7 @@ def skill(c: Combatant, name: str) -> int:
 
 
 def spirit_left(state: Encounter, c: Combatant) -> int:
-    spent = int(state.extra.get("spirit_spent", {}).get(c.id, 0))
+    spent = own(state).spirit_spent.get(c.id, 0)
     mine = stats_of(c)
     return min(mine.spirit, mine.spirit if mine.spirit_limit is None else mine.spirit_limit) - spent
 
@@ -74,7 +74,7 @@ UNARMED = Weapon(name="unarmed")
 
 def weapon(state: Encounter, c: Combatant, name: str | None) -> Weapon:
     """The weapon `name` of `c` (its first one in hand if None); unarmed (class 0, Strength power) otherwise."""
-    dropped = state.extra.get("dropped", {}).get(c.id, ())
+    dropped = own(state).dropped.get(c.id, ())
     for w in stats_of(c).weapons:
         if w.name not in dropped and (name is None or w.name == name):
             return w
@@ -123,7 +123,7 @@ def vulnerability(state: Encounter, target: Combatant, attacker: Combatant | Non
             n += 1
     if melee and target.has("prone"):
         n += 1
-    if target.id in state.extra.get("pins", {}):
+    if target.id in own(state).pins:
         n += 1
     if attacker is not None and target.has(f"unaware of {attacker.id}"):
         n += 1
