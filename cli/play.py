@@ -8,18 +8,10 @@ import sys
 
 import click
 
-from combatlog.cli.main import (
-    _UNCOLONED,
-    UsageError,
-    _rules_of,
-    _shown,
-    app,
-    build_command,
-    typed_faces,
-    write_session,
-)
+from combatlog.cli.main import _rules_of, _shown, app, write_session
 from combatlog.engine import Refused, Session
 from combatlog.engine.dice import DiceError
+from combatlog.engine.grammar import _UNCOLONED, UsageError, build_command, typed_faces
 from combatlog.events import LogError
 from combatlog.replays.transcript import transcript
 

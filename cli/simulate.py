@@ -11,10 +11,11 @@ import click
 import msgspec
 from rich.markup import escape as escape_markup
 
-from combatlog.cli.main import _value, app, fail
+from combatlog.cli.main import app, fail
 from combatlog.engine import Refused
 from combatlog.engine.dice import DiceError
 from combatlog.engine.encounter_file import EncounterFileError, read_encounter
+from combatlog.engine.grammar import value
 
 
 @app.command()
@@ -50,10 +51,10 @@ def simulate(
         fail(f"--workers {workers}: give at least 1", 2)
     changed = {}
     for item in options:
-        key, sep, value = item.partition("=")
+        key, sep, text = item.partition("=")
         if not sep or not key:
             fail(f"--option {item!r}: give KEY=VALUE", 2)
-        changed[key] = _value(value)
+        changed[key] = value(text)
     studies = []
     for path in (encounter, other) if other else (encounter,):
         try:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from combatlog.engine import Refused
+from combatlog.engine import Refused, ScriptedDice
 from combatlog.engine.rules.straalara.events import Botched, EffectLanded, EffectScheduled
 from combatlog.events import (
     ActionDeclared,
@@ -98,6 +98,45 @@ def test_a_tie_on_score_goes_to_the_higher_rating_first():
     s = st(f("a", "x", wits=3), f("b", "y"))
     begin(s, 4, 5)  # a: rating 6 + 4 = 10; b: rating 5 + 5 = 10
     assert s.state.order == (("a",), ("b",))
+
+
+def _wounded_pair():
+    """a: rating 2 with a -5 wound (rating -3); b: rating 2 with a -3 wound (rating -1)."""
+    track = [{"name": "Hurt", "penalty": -3}, {"name": "Crippled", "penalty": -5}]
+    s = st(f("a", "x", wits=1, dexterity=1), f("b", "y", wits=1, dexterity=1), health_levels=track)
+    begin(s, 9, 2)
+    forced(s, "override", params={"reason": "wounded", "damage": {"target": "a", "amount": 2}})
+    forced(s, "override", params={"reason": "wounded", "damage": {"target": "b", "amount": 1}})
+    defend(s, "b", stance="partial", defense="none")
+    return s
+
+
+def _next_turn(s, a_face: int, b_face: int) -> list:
+    """a declares last; the turn resolves and the next one's initiative rolls (a, then b)."""
+    return defend(s, "a", stance="partial", defense="none", faces=(a_face, b_face))
+
+
+def test_a_wound_penalty_larger_than_the_rating_takes_it_below_zero():
+    # "penalties subtract directly": a's rating is 2 - 5 = -3, b's 2 - 3 = -1; both score 2,
+    # and the tie goes to the higher rating (b), not to one simultaneous tier at 0
+    s = _wounded_pair()
+    events = _next_turn(s, 5, 3)
+    rolled = {e.combatants[0]: (e.value, e.tiebreak) for e in of(events, InitiativeRolled)}
+    assert rolled == {"a": (2, (-3,)), "b": (2, (-1,))}
+    assert s.state.order == (("b",), ("a",))
+
+
+def test_a_log_of_version_1_still_stops_the_rating_at_zero(monkeypatch):
+    from combatlog.engine.rules.straalara import STRAALARA as straalara
+
+    monkeypatch.setattr(type(straalara), "version", "1")
+    s = _wounded_pair()
+    monkeypatch.undo()
+    assert s.state.rules_version == "1"
+    events = _next_turn(s, 5, 3)
+    rolled = {e.combatants[0]: (e.value, e.tiebreak) for e in of(events, InitiativeRolled)}
+    assert rolled == {"a": (5, (0,)), "b": (3, (0,))}
+    assert audit(s.log, workers=1).clean
 
 
 def test_a_tie_on_score_and_rating_acts_simultaneously_and_both_take_their_damage():
@@ -298,6 +337,17 @@ def test_a_botch_fails_and_waits_for_the_game_masters_ruling():
     events = forced(s, "botch", (4, 4), params={"effect": "the blade shatters"})
     assert GmRuling(topic="botch", decision="the blade shatters", text="A's botch") in events
     assert s.state.round == 2 and s.state.acting
+
+
+def test_the_botch_ruling_typed_as_words_is_kept_as_one_sentence():
+    from combatlog.engine.grammar import build_command
+
+    s = fight()
+    attack(s, "a", "b", stance="partial", faces=(1, 2, 3, 4, 5, 2))
+    command = build_command("botch", ("the", "club", "flies", "off"), (), None, "gm", s.rules)
+    assert command.params == {"effect": "the club flies off"}
+    events = s.execute(command, dice=ScriptedDice([4, 4]))
+    assert GmRuling(topic="botch", decision="the club flies off", text="A's botch") in [e.event for e in events]
 
 
 def test_an_action_that_takes_effect_at_the_end_of_the_turn_lands_then():

@@ -44,13 +44,13 @@ class Straalara(RuleSystem):
     """Straalara (see the module's docstring)."""
 
     name = "straalara"
-    version = "1"
+    version = "2"  # 2: a wounded rating may go below 0
     events = EVENTS
     stats_type = Stats
     options_type = Options
     state_type = State
     commands = {"botch": "the game master's ruling on a botched attack's adverse effect: botch TEXT"}
-    command_words = {"botch": ("*effect",)}
+    command_words = {"botch": ("...effect",)}
 
     def order(self, options: dict[str, Any]) -> Order:
         return _ORDERS[options.get("passes") == "interleaved"]

@@ -44,9 +44,11 @@ def health_level(rules: RuleSystem, state: Encounter, c: Combatant) -> str:
 
 
 def initiative_rating(rules: RuleSystem, state: Encounter, c: Combatant) -> int:
-    """Wits + Dexterity − the wound penalty (never below 0)."""
+    """Wits + Dexterity − the wound penalty: "subtract directly", so below 0 when the penalty is
+    larger (version 1 stopped it at 0)."""
     s: Stats = rules.stats(c)
-    return max(s.wits + s.dexterity + wound_penalty(rules, state, c), 0)
+    rating = s.wits + s.dexterity + wound_penalty(rules, state, c)
+    return rating if rules.since(state, 2) else max(rating, 0)
 
 
 def attack_pool(s: Stats, w: Weapon) -> int:

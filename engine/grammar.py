@@ -1,0 +1,123 @@
+"""The command grammar shared by the command line (`do`, `play`) and the web tracker: a
+command's words and `KEY=VALUE` parameters, and dice typed in at the table (`2d10: 7 9`)."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from combatlog.engine.dice import DiceError
+from combatlog.engine.dice import parse as parse_dice
+from combatlog.engine.rules.base import RuleSystem
+from combatlog.events import Command
+
+
+def value(text: str) -> Any:
+    """`text` as JSON when it parses (`3`, `true`, `[1, 2]`), else the text itself."""
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
+_UNCOLONED = re.compile(r"^\s*(?P<expr>[0-9]*d[0-9%]+\S*)\s+(?P<faces>[0-9][0-9 ,]*)$", re.I)
+
+
+def typed_faces(entry: str) -> tuple[int, ...]:
+    """The faces of one roll typed at the table (`2d10: 7 9`, or bare faces `7 9`), checked against
+    the expression when one is given; raises ValueError saying what is accepted."""
+    shown = entry if len(entry) <= 40 else entry[:37] + "..."
+    if ":" in entry:
+        expr_text, faces_text = entry.split(":", 1)
+    else:
+        uncoloned = _UNCOLONED.match(entry)
+        if uncoloned:
+            raise ValueError(
+                f"{shown!r}: put a colon after the dice: '{uncoloned['expr']}: {uncoloned['faces'].strip()}'"
+            )
+        expr_text, faces_text = "", entry
+    words = faces_text.replace(",", " ").split()
+    if not words or not all(w.isascii() and w.isdigit() and len(w) <= 6 for w in words):
+        raise ValueError(f"{shown!r}: give the faces as numbers, e.g. '2d10: 7 9'")
+    faces = tuple(int(w) for w in words)
+    if expr_text.strip():
+        try:
+            expr = parse_dice(expr_text.strip())
+        except DiceError as exc:
+            raise ValueError(str(exc)) from None
+        if len(faces) != expr.count:
+            raise ValueError(f"{shown!r}: {expr.text} is {expr.count} dice; give {expr.count} faces")
+        wrong = [f for f in faces if not expr.low <= f <= expr.high]
+        if wrong:
+            raise ValueError(
+                f"{shown!r}: {', '.join(map(str, wrong))} can't show on a d{expr.sides} (faces {expr.low}-{expr.high})"
+            )
+    return faces
+
+
+class UsageError(ValueError):
+    """A command line that doesn't follow the grammar."""
+
+
+def build_command(
+    kind: str,
+    words: tuple[str, ...],
+    params: tuple[str, ...] | list[str],
+    entered: tuple[tuple[int, ...], ...] | None,
+    by: str,
+    rules: RuleSystem | None = None,
+) -> Command:
+    """The Command for `kind` and its words (the grammar of `do` and `play`); raises UsageError.
+
+    A rule system's own commands take the positional words it names in `command_words`: a
+    name takes one word, `*name` the rest as a list, `...name` the rest as one text.
+    """
+    p: dict[str, Any] = {}
+    for item in params:
+        if "=" not in item:
+            raise UsageError(f"--param {item!r}: use KEY=VALUE")
+        key, text = item.split("=", 1)
+        p[key] = value(text)
+    actor = action = None
+    targets: tuple[str, ...] = ()
+    if kind == "act":
+        if len(words) < 2:
+            raise UsageError("act needs ACTOR ACTION [TARGET...]")
+        actor, action, targets = words[0], words[1], tuple(words[2:])
+    elif kind in ("end_turn", "remove"):
+        actor = words[0] if words else None
+    elif kind == "surprise":
+        p.setdefault("sides", list(words))
+    elif kind == "note":
+        p.setdefault("text", " ".join(words))
+    elif kind == "ruling":
+        if words:
+            p.setdefault("topic", words[0])
+        if len(words) > 1:
+            p.setdefault("decision", value(" ".join(words[1:])))
+    elif kind == "end":
+        if words:
+            p.setdefault("outcome", " ".join(words))
+    elif rules is not None and kind in rules.commands:
+        names = rules.command_words.get(kind, ())
+        rest = list(words)
+        for name in names:
+            if not rest:
+                break
+            if name.startswith("..."):
+                p.setdefault(name[3:], " ".join(rest))
+                rest = []
+            elif name.startswith("*"):
+                p.setdefault(name[1:], [value(w) for w in rest])
+                rest = []
+            elif name == "actor":
+                actor = rest.pop(0)
+            else:
+                p.setdefault(name, value(rest.pop(0)))
+        if rest:
+            shape = " ".join(n.lstrip("*.").upper() for n in names) or "no words"
+            raise UsageError(f"{kind} takes {shape}; left over: {' '.join(rest)}")
+    elif words:
+        raise UsageError(f"{kind} takes no words: {' '.join(words)}")
+    return Command(kind=kind, actor=actor, action=action, targets=targets, params=p, by=by, entered=entered)
