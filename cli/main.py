@@ -27,6 +27,7 @@ from combatlog.events import Command, LogError, json_schema
 from combatlog.replays import JsonlLog, copy_log, open_log
 from combatlog.replays.audit import audit as run_audit
 from combatlog.replays.cursor import Cursor, envelopes
+from combatlog.replays.encounters import check_commands
 from combatlog.replays.follow import follow_envelopes
 from combatlog.replays.transcript import render, tell, transcript
 
@@ -215,21 +216,10 @@ def new(encounter: str, log_path: str, seed: int | None) -> None:
         fail(str(exc))
     if Path(log_path).exists() and Path(log_path).stat().st_size > 0:
         fail(f"{log_path} exists; choose a new --log")
-    # decide every setup command in memory first, so a bad file leaves no log behind
-    trial = Session(open_log("memory:"))
-    added = 0
-    for command in commands:
-        try:
-            trial.execute(command)
-        except (Refused, DiceError) as exc:
-            if command.kind == "add":
-                where = f"combatants[{added}] ({command.params.get('id')})"
-            elif command.kind == "create":
-                where = "options" if "option" in str(exc) else "rules"
-            else:
-                where = f"a {command.kind} command"
-            fail(f"{encounter}: {where}: {exc}")
-        added += command.kind == "add"
+    try:
+        check_commands(commands, encounter)  # in memory first, so a bad file leaves no log behind
+    except EncounterFileError as exc:
+        fail(str(exc))
     log = _open_or_fail(log_path)
     if log.head()[0] > 0:  # a database URL names an encounter that may already hold events
         log.close()

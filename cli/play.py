@@ -11,7 +11,7 @@ import click
 from combatlog.cli.main import _rules_of, _shown, app, write_session
 from combatlog.engine import Refused, Session
 from combatlog.engine.dice import DiceError
-from combatlog.engine.grammar import _UNCOLONED, UsageError, build_command, typed_faces
+from combatlog.engine.grammar import _UNCOLONED, UsageError, parse_line, typed_faces
 from combatlog.events import LogError
 from combatlog.replays.transcript import transcript
 
@@ -125,9 +125,7 @@ def play(log_path: str, by: str) -> None:
             if kind == "auto":
                 envelopes_ = session.auto()
             else:
-                plain = tuple(w for w in rest if "=" not in w)
-                params = [w for w in rest if "=" in w]
-                command = build_command(kind, plain, params, tuple(queued) if queued else None, by, _rules_of(session))
+                command = parse_line(line, tuple(queued) if queued else None, by, _rules_of(session))
                 envelopes_ = session.execute(command)
         except (Refused, DiceError, UsageError, LogError) as exc:
             click.echo(f"refused: {exc}")

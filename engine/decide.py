@@ -45,8 +45,9 @@ from combatlog.events import (
     StepUndone,
     SurpriseDetermined,
     TurnEnded,
+    ViewSet,
 )
-from combatlog.projections import Combatant, Encounter, Projection
+from combatlog.projections import HP_SHOWN, Combatant, Encounter, Projection
 
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
@@ -61,6 +62,7 @@ CORE_COMMANDS = {
     "ruling": "record a game-master ruling (params: topic, decision, text)",
     "override": "override an outcome (params: reason and damage/condition/remove_condition/defeat/move/resources)",
     "note": "add a note (params: text)",
+    "view": "what the players' view shows (params: side, hp = exact|level|hidden; or combatant, hidden = true|false)",
     "end": "end the encounter (params: outcome, winner)",
     "undo": "undo the last step",
     "redo": "redo the last undone step",
@@ -90,7 +92,7 @@ def decide(view: Projection, command: Command, dice: Dice, rules: RuleSystem | N
         return _redo(view)
     if rules is None:
         rules = rules_of(state)
-    if state.phase == "end" and kind not in ("note", "ruling") and kind not in rules.after_end:
+    if state.phase == "end" and kind not in ("note", "ruling", "view") and kind not in rules.after_end:
         extra = ", or " + ", ".join(rules.after_end) if rules.after_end else ""
         raise Refused(kind, f"the encounter is over ({state.outcome})", f"you can undo, add a note or a ruling{extra}")
     draft = Draft(state, dice, rules, step)
@@ -296,6 +298,29 @@ def _note(draft: Draft, command: Command) -> None:
     draft.emit(Note(text=text, by=command.by))
 
 
+def _view(draft: Draft, command: Command) -> None:
+    p = command.params
+    state = draft.state
+    side, hp, who, hidden = p.get("side"), p.get("hp"), p.get("combatant"), p.get("hidden")
+    if (side is None) == (who is None) or (side is not None and hp is None) or (who is not None and hidden is None):
+        raise Refused(
+            "view",
+            "say what the players see",
+            "give side=SIDE hp=exact|level|hidden, or combatant=ID hidden=true|false",
+        )
+    if side is not None:
+        if side not in state.sides():
+            raise Refused(f"view side={side!r}", "no such side", f"sides: {', '.join(state.sides()) or 'none yet'}")
+        if hp not in HP_SHOWN:
+            raise Refused(f"view hp={hp!r}", "not a way to show health", "use exact, level or hidden")
+        draft.emit(ViewSet(side=str(side), hp=str(hp)))
+        return
+    _combatant(state, str(who), "view")
+    if not isinstance(hidden, bool):
+        raise Refused(f"view hidden={hidden!r}", "hidden is true or false")
+    draft.emit(ViewSet(combatant=str(who), hidden=hidden))
+
+
 def _end(draft: Draft, command: Command) -> None:
     p = command.params
     winner = p.get("winner")
@@ -450,6 +475,7 @@ _COMMANDS: dict[str, Callable[[Draft, Command], None]] = {
     "ruling": _ruling,
     "override": _override,
     "note": _note,
+    "view": _view,
     "end": _end,
 }
 
@@ -461,13 +487,13 @@ def legal_commands(view: Projection) -> list[str]:
         return ["create"]
     out = []
     if state.phase == "end":
-        out = ["note", "ruling"]
+        out = ["note", "ruling", "view"]
     elif state.phase in ("setup", "surprise"):
-        out = ["add", "remove", "begin", "note", "ruling", "override", "end"]
+        out = ["add", "remove", "begin", "note", "ruling", "view", "override", "end"]
         if state.phase == "setup":
             out.insert(2, "surprise")
     else:
-        out = ["act", "end_turn", "add", "remove", "note", "ruling", "override", "end"]
+        out = ["act", "end_turn", "add", "remove", "note", "ruling", "view", "override", "end"]
     if view.undo:
         try:
             _undo(view)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 from typing import Any
 
 from combatlog.engine.dice import DiceError
@@ -121,3 +122,27 @@ def build_command(
     elif words:
         raise UsageError(f"{kind} takes no words: {' '.join(words)}")
     return Command(kind=kind, actor=actor, action=action, targets=targets, params=p, by=by, entered=entered)
+
+
+def parse_line(
+    line: str, entered: tuple[tuple[int, ...], ...] | None, by: str, rules: RuleSystem | None = None
+) -> Command:
+    """The Command a line of the `play` grammar says (`act bo attack g1 weapon=axe`): words in
+    shell quoting, `KEY=VALUE` words as parameters; raises UsageError."""
+    try:
+        words = shlex.split(line)
+    except ValueError as exc:
+        raise UsageError(f"can't read that line: {exc}") from None
+    if not words:
+        raise UsageError("an empty command: type e.g. 'act ayla attack g1', 'end_turn' or 'begin'")
+    kind, rest = words[0], words[1:]
+    plain = tuple(w for w in rest if "=" not in w)
+    params = [w for w in rest if "=" in w]
+    return build_command(kind, plain, params, entered, by, rules)
+
+
+def typed_rolls(text: str) -> tuple[tuple[int, ...], ...] | None:
+    """Several rolls typed at the table, one per line or separated by `;` (`2d10: 7 9; 1d6: 4`);
+    None when there are none; raises ValueError saying what is accepted."""
+    entries = [e.strip() for e in re.split(r"[;\n]", text) if e.strip()]
+    return tuple(typed_faces(e) for e in entries) if entries else None

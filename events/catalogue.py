@@ -303,6 +303,17 @@ class Note(Event, frozen=True):
     by: str = "gm"
 
 
+class ViewSet(Event, frozen=True):
+    """What the players' view shows (the game master's screen shows everything): a side's
+    health as `exact`, `level` (healthy, injured, bloodied, critical, down) or `hidden`; or a
+    combatant `hidden` from the players (True) or shown again (False)."""
+
+    side: str | None = None
+    hp: str | None = None
+    combatant: str | None = None
+    hidden: bool | None = None
+
+
 # --- the registry and the one union ---------------------------------------------------
 
 _CORE: tuple[type[Event], ...] = (
@@ -336,6 +347,7 @@ _CORE: tuple[type[Event], ...] = (
     GmRuling,
     GmOverride,
     Note,
+    ViewSet,
 )
 
 _registered: list[type[Event]] = list(_CORE)

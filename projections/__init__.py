@@ -13,9 +13,11 @@ from combatlog.projections.fold import (
 from combatlog.projections.phases import MACHINE, TABLE, Phase, allow, legal
 from combatlog.projections.replay import envelopes, replay
 from combatlog.projections.snapshot import dump_snapshot, load_snapshot
-from combatlog.projections.state import Combatant, Condition, Encounter, Held, Pending
+from combatlog.projections.state import HP_SHOWN, Combatant, Condition, Encounter, Held, Pending, PlayerView
 
 __all__ = [
+    "HP_SHOWN",
+    "PlayerView",
     "HANDLERS",
     "FoldError",
     "NeedsHistory",

@@ -24,7 +24,7 @@ import msgspec
 from combatlog.events import catalogue as ev
 from combatlog.events.envelope import GENESIS, Envelope
 from combatlog.projections.phases import DECLARE, RESOLVE, TABLE
-from combatlog.projections.state import Combatant, Condition, Encounter, Held, Pending
+from combatlog.projections.state import Combatant, Condition, Encounter, Held, Pending, PlayerView
 
 replace = msgspec.structs.replace
 ValidationError = msgspec.ValidationError
@@ -154,6 +154,17 @@ def _created(state: Encounter, e: ev.EncounterCreated) -> Encounter:
         title=e.title,
         extra={} if kind is None else kind(),
     )
+
+
+@register_fold(ev.ViewSet)
+def _view(state: Encounter, e: ev.ViewSet) -> Encounter:
+    view = state.players or PlayerView()
+    if e.side is not None and e.hp is not None:
+        view = replace(view, hp={**view.hp, e.side: e.hp})
+    if e.combatant is not None and e.hidden is not None:
+        rest = tuple(c for c in view.hidden if c != e.combatant)
+        view = replace(view, hidden=(*rest, e.combatant) if e.hidden else rest)
+    return replace(state, players=view)
 
 
 @register_fold(ev.CombatantAdded)

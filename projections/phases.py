@@ -69,6 +69,7 @@ TRANSITIONS: list[dict[str, Any]] = [
     {"trigger": "GmRuling", "source": "*", "dest": None},
     {"trigger": "GmOverride", "source": "*", "dest": None},
     {"trigger": "Note", "source": "*", "dest": None},
+    {"trigger": "ViewSet", "source": "*", "dest": None},
 ]
 
 MACHINE = Machine(

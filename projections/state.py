@@ -75,6 +75,26 @@ class Held(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, gc=Fal
     source: str | None = None
 
 
+HP_SHOWN = ("exact", "level", "hidden")
+
+
+class PlayerView(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, gc=False):
+    """What the players may see (`ViewSet`): each side's health as `exact`, `level` or `hidden`
+    (a side not named: `exact` for a side with a player character, `level` for the others),
+    and the combatants hidden from them."""
+
+    hp: dict[str, str] = {}
+    hidden: tuple[str, ...] = ()
+
+    def hp_of(self, state: Encounter, side: str) -> str:
+        """How `side`'s health shows to the players."""
+        given = self.hp.get(side)
+        if given is not None:
+            return given
+        pcs = any(c.kind == "pc" and c.side == side for c in state.combatants.values())
+        return "exact" if pcs else "level"
+
+
 class Encounter(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, gc=False):
     """The state of one encounter at one point of its log."""
 
@@ -99,6 +119,7 @@ class Encounter(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, g
     outcome: str | None = None
     winner: str | None = None
     extra: Any = {}  # the rule system's own state (its registered Struct), or {} for a system without one
+    players: PlayerView | None = None  # what the players' view shows (None: the defaults)
 
     def combatant(self, cid: str) -> Combatant:
         """The combatant `cid`; raises KeyError naming the known ids when there is none."""

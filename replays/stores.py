@@ -310,7 +310,9 @@ class SqliteLog:
 
     def _connect(self) -> None:
         try:
-            self.db = sqlite3.connect(str(self.path), isolation_level=None, timeout=10)
+            # a log is used by one thread at a time, not always the one that opened it (a web
+            # server's event loop; a test between requests): SQLite's serialized mode allows it
+            self.db = sqlite3.connect(str(self.path), isolation_level=None, timeout=10, check_same_thread=False)
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=FULL")
             self.db.execute(self.SCHEMA)

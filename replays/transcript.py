@@ -135,6 +135,11 @@ def tell(stream: Iterable[Envelope[Any]], dice: bool = False, log: EventLog | No
             line = f"GM override: {e.reason} ({e.subject})."
         elif t is ev.Note:
             line = f"Note: {e.text}"
+        elif t is ev.ViewSet:
+            if e.side is not None:
+                line = f"Players' view: {e.side}'s health shown {'as levels' if e.hp == 'level' else e.hp}."
+            else:
+                line = f"Players' view: {_name(projection, e.combatant or '')} {'hidden' if e.hidden else 'shown'}."
         elif t is ev.StepUndone:
             line = f"Undone: step {e.step}."
         elif t is ev.StepRedone:

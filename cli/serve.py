@@ -1,0 +1,67 @@
+"""`combatlog serve`: the web tracker, the game master's screen and the players' view."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import click
+
+from combatlog.cli.main import _is_url, app, fail
+from combatlog.events import LogError
+from combatlog.replays import open_log
+
+
+def _secret_path(where: str | None, given: str | None) -> Path:
+    if given:
+        return Path(given)
+    if where is None:
+        return Path.cwd() / ".combatlog-web-secret"
+    if _is_url(where):
+        return Path(os.path.expanduser("~/.config/combatlog/web-secret"))
+    path = Path(where)
+    if path.is_dir():
+        return path / ".combatlog-web-secret"
+    return path.with_name(path.name + ".web-secret")
+
+
+@app.command()
+@click.argument("log_path", metavar="[LOG|DIR]", required=False)
+@click.option("--host", default="127.0.0.1", show_default=True, help="The address (0.0.0.0: the whole network).")
+@click.option("--port", default=8000, show_default=True, type=click.IntRange(1, 65535), help="The port.")
+@click.option("--secret-file", default=None, help="Where the links' secret is kept (made if missing).")
+def serve(log_path: str | None, host: str, port: int, secret_file: str | None) -> None:
+    """Serve the web tracker: prints the game master's link and the players' link.
+
+    \b
+    LOG   one encounter (a .db, .sqlite or .jsonl file, or a postgresql:// URL)
+    DIR   a directory of encounters (default: the current one); the home link starts new ones
+    """
+    try:
+        import uvicorn
+
+        from combatlog.web.app import create_app
+        from combatlog.web.tables import Tables, load_secret
+    except ImportError as exc:
+        fail(f"combatlog serve needs the web extra ({exc.name} is missing): pip install 'combatlog[web]'")
+    where = log_path if log_path is not None else "."
+    secret = load_secret(_secret_path(where, secret_file))
+    try:
+        if not _is_url(where) and Path(where).is_dir():
+            tables = Tables(secret, directory=Path(where))
+            tables.all()
+        else:
+            if not _is_url(where) and not Path(where).exists():
+                fail(f"{where}: no such log; start one with `combatlog new` or serve a directory")
+            open_log(where, create=False).close()  # a bad path or URL fails here, in one line
+            tables = Tables.single(where, secret)
+    except LogError as exc:
+        fail(str(exc))
+    shown = host if host not in ("0.0.0.0", "::") else "THIS-MACHINE"
+    base = f"http://{shown}:{port}"
+    if tables.directory is not None:
+        click.echo(f"encounters (game master): {base}/home/{tables.home_token}")
+    for table in tables.all():
+        click.echo(f"{table.id}: game master {base}/gm/{table.gm_token}")
+        click.echo(f"{table.id}: players     {base}/play/{table.player_token}")
+    uvicorn.run(create_app(tables), host=host, port=port, log_level="warning")

@@ -1,0 +1,359 @@
+"""The web tracker: a Litestar app serving the game master's screen and the players' view.
+
+Routes carry a capability token: `/gm/{token}` commands and sees everything,
+`/play/{token}` only reads, redacted on the server (`combatlog.web.view`). Pages are HTML
+rendered here and updated by htmx: a command posts a form and gets the new board back; a
+page follows `/.../stream`, server-sent events whose `id:` is the log's seq, so a browser
+that drops and reconnects sends `Last-Event-ID` and is sent the state as it now stands.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import anyio
+import msgspec
+from jinja2 import Environment, PackageLoader, select_autoescape
+from litestar import Litestar, Request, Response, get, post
+from litestar.exceptions import HTTPException, NotFoundException
+from litestar.params import FromPath
+from litestar.response import ServerSentEvent
+from litestar.response.sse import ServerSentEventMessage
+from litestar.static_files import create_static_files_router
+
+from combatlog.engine import Refused
+from combatlog.engine.dice import DiceError
+from combatlog.engine.encounter_file import EncounterFileError, encounter_commands
+from combatlog.engine.grammar import UsageError, parse_line, typed_rolls, value
+from combatlog.events import Command, LogError, StepRedone, StepUndone
+from combatlog.projections import PlayerView
+from combatlog.replays import open_log
+from combatlog.replays.audit import Report, audit
+from combatlog.replays.cursor import Cursor, envelopes
+from combatlog.replays.encounters import start
+from combatlog.replays.transcript import transcript
+from combatlog.web import view
+from combatlog.web.tables import Table, Tables
+
+KEEPALIVE = 15.0  # seconds between comments on a quiet stream (proxies close silent connections)
+MAX_FORM = 64 * 1024  # bytes of an uploaded encounter file
+
+_env = Environment(
+    loader=PackageLoader("combatlog.web", "templates"),
+    autoescape=select_autoescape(default=True, default_for_string=True),
+    trim_blocks=True,
+    lstrip_blocks=True,
+)
+
+
+def _html(template: str, status: int = 200, **context: Any) -> Response[str]:
+    return Response(_env.get_template(template).render(**context), media_type="text/html", status_code=status)
+
+
+@dataclass
+class Line:
+    seq: int
+    text: str
+    undone: bool
+
+
+def _lines(table: Table, players: bool, last: int = 400) -> list[Line]:
+    """The transcript, newest last, the lines of undone steps marked (struck through, never removed)."""
+    by_seq = {e.seq: e for e in envelopes(table.log)}
+    undone: set[int] = set()
+    for e in by_seq.values():
+        if isinstance(e.event, StepUndone):
+            undone.add(e.event.step)
+        elif isinstance(e.event, StepRedone):
+            undone.discard(e.event.step)
+    told = list(transcript(table.log))
+    if players:
+        told = view.player_lines(told, by_seq, table.session.state)
+    return [Line(seq, text, by_seq[seq].step in undone) for seq, text in told[-last:] if seq in by_seq]
+
+
+def _gm_board(table: Table, message: str = "", error: str = "") -> str:
+    state = table.session.state
+    return _env.get_template("gm_board.html").render(
+        t=table,
+        screen=view.gm_screen(state, table.seq),
+        turns=view.turns(state),
+        legal=table.session.legal(),
+        lines=_lines(table, players=False),
+        message=message,
+        error=error,
+        sides=state.sides(),
+        shown={side: (state.players or PlayerView()).hp_of(state, side) for side in state.sides()},
+    )
+
+
+def _player_board(table: Table) -> str:
+    return _env.get_template("player_board.html").render(
+        t=table, screen=view.player_screen(table.session.state, table.seq), lines=_lines(table, players=True, last=60)
+    )
+
+
+def create_app(tables: Tables, debug: bool = False) -> Litestar:
+    """The app serving `tables`."""
+
+    def gm(token: str) -> Table:
+        table = tables.by_token(token, "gm")
+        if table is None:
+            raise NotFoundException("no encounter has this game master's link")
+        table.sync()
+        return table
+
+    def players(token: str) -> Table:
+        table = tables.by_token(token, "players")
+        if table is None:
+            raise NotFoundException("no encounter has this players' link")
+        table.sync()
+        return table
+
+    @get("/", sync_to_thread=False)
+    def index() -> Response[str]:
+        return _html("index.html")
+
+    @get("/home/{token:str}", sync_to_thread=False)
+    def home(token: FromPath[str]) -> Response[str]:
+        if tables.directory is None or token != tables.home_token:
+            raise NotFoundException("no such page")
+        return _html("home.html", tables=tables.all(), examples=_examples(), home=token, error="")
+
+    @post("/home/{token:str}/new")
+    async def new_encounter(token: FromPath[str], request: Request[Any, Any, Any]) -> Response[str]:
+        if tables.directory is None or token != tables.home_token:
+            raise NotFoundException("no such page")
+        form = await request.form()
+        try:
+            upload = form.get("file")
+            if upload is not None and getattr(upload, "filename", ""):
+                raw = await upload.read()
+                name = str(upload.filename)
+                if len(raw) > MAX_FORM:
+                    raise EncounterFileError(f"{name}: {len(raw)} bytes; an encounter file is at most {MAX_FORM}")
+                data = _toml(raw, name)
+            else:
+                example = str(form.get("example", ""))
+                path = _examples().get(example)
+                if path is None:
+                    raise EncounterFileError(f"example {example!r}: no such example; choose one of the list")
+                name = path.name
+                data = _toml(path.read_bytes(), name)
+            commands = encounter_commands(data, name)
+            target = tables.new_path(Path(name).stem)
+            log = open_log(target)
+            try:
+                start(commands, log, name)
+            except BaseException:
+                log.close()
+                target.unlink(missing_ok=True)
+                raise
+            log.close()
+            table = tables.add(target)
+        except (EncounterFileError, Refused, DiceError, LogError) as exc:
+            return _html("home.html", 422, tables=tables.all(), examples=_examples(), home=token, error=str(exc))
+        return Response(
+            "", status_code=303, headers={"Location": f"/gm/{table.gm_token}", "HX-Redirect": f"/gm/{table.gm_token}"}
+        )
+
+    @get("/gm/{token:str}", sync_to_thread=False)
+    def gm_page(token: FromPath[str]) -> Response[str]:
+        table = gm(token)
+        return _html("gm.html", t=table, board=_gm_board(table))
+
+    @get("/gm/{token:str}/board", sync_to_thread=False)
+    def gm_board(token: FromPath[str]) -> Response[str]:
+        return Response(_gm_board(gm(token)), media_type="text/html")
+
+    @post("/gm/{token:str}/command", status_code=200)
+    async def command(token: FromPath[str], request: Request[Any, Any, Any]) -> Response[str]:
+        table = gm(token)
+        form = await request.form()
+        try:
+            seen = _seen(form.get("seq"))
+            kind = str(form.get("kind", "")).strip()
+            entered = typed_rolls(str(form.get("dice", "")))
+            rules = table.session.rules if table.session.state.rules is not None else None
+            if kind == "auto":
+                if entered is not None:
+                    raise UsageError("auto rolls its own dice; type dice with an action instead")
+                table.execute(lambda s: s.auto(), seen)
+            elif kind == "line":
+                table.execute(parse_line(str(form.get("line", "")), entered, "gm", rules), seen)
+            elif kind == "act":
+                params = _params(str(form.get("params", "")))
+                actor, action = str(form.get("actor", "")), str(form.get("action", ""))
+                targets = tuple(str(x) for x in form.getall("targets", []) if str(x))
+                table.execute(
+                    Command(kind="act", actor=actor, action=action, targets=targets, params=params, entered=entered),
+                    seen,
+                )
+            elif kind == "view":
+                params = {k: value(str(v)) for k, v in form.items() if k in ("side", "hp", "combatant", "hidden")}
+                table.execute(Command(kind="view", params=params), seen)
+            elif kind in ("undo", "redo", "begin", "end_turn"):
+                actor_ = str(form.get("actor", "")) or None
+                table.execute(Command(kind=kind, actor=actor_, entered=entered), seen)
+            else:
+                raise UsageError(f"command {kind!r}: use act, auto, undo, redo, begin, end_turn, view or a typed line")
+        except (Refused, DiceError, UsageError, LogError, ValueError, KeyError) as exc:
+            text = str(exc.args[0]) if isinstance(exc, KeyError) and exc.args else str(exc)
+            return Response(_gm_board(table, error=text), media_type="text/html", status_code=422)
+        return Response(_gm_board(table), media_type="text/html")
+
+    @get("/gm/{token:str}/at/{seq:int}", sync_to_thread=False)
+    def at(token: FromPath[str], seq: FromPath[int]) -> Response[str]:
+        table = gm(token)
+        if not 0 <= seq <= table.seq:
+            return _html("at.html", 422, error=f"seq {seq}: choose 0 to {table.seq}", t=table)
+        cursor = table._cursor
+        if not isinstance(cursor, Cursor) or cursor.last != table.seq:
+            cursor = table._cursor = Cursor(table.log)
+        state = cursor.at(seq).state
+        before = max(seq - 1, 0)
+        changed = cursor.diff(before, seq) if seq else []
+        told = [line for s, line in transcript(table.log, stop=seq) if s == seq]
+        return _html(
+            "at.html", t=table, seq=seq, screen=view.gm_screen(state, seq), changed=changed, told=told, error=""
+        )
+
+    @get("/gm/{token:str}/audit")
+    async def audit_badge(token: FromPath[str]) -> Response[str]:
+        table = gm(token)
+        report = await _audit(table)
+        head = table.log.head()
+        digest = msgspec.json.decode(head[1]).get("digest", "") if head[1] else ""
+        return _html("audit.html", t=table, report=report, digest=str(digest))
+
+    @get("/gm/{token:str}/stream")
+    async def gm_stream(token: FromPath[str], request: Request[Any, Any, Any]) -> ServerSentEvent:
+        table = gm(token)
+        return ServerSentEvent(_stream(table, request, lambda: _gm_board(table)))
+
+    @get("/play/{token:str}", sync_to_thread=False)
+    def player_page(token: FromPath[str]) -> Response[str]:
+        table = players(token)
+        return _html("player.html", t=table, board=_player_board(table))
+
+    @get("/play/{token:str}/board", sync_to_thread=False)
+    def player_board(token: FromPath[str]) -> Response[str]:
+        return Response(_player_board(players(token)), media_type="text/html")
+
+    @get("/play/{token:str}/stream")
+    async def player_stream(token: FromPath[str], request: Request[Any, Any, Any]) -> ServerSentEvent:
+        table = players(token)
+        return ServerSentEvent(_stream(table, request, lambda: _player_board(table)))
+
+    async def startup() -> None:
+        tables.start(asyncio.get_running_loop())
+
+    async def shutdown() -> None:
+        tables.close()
+
+    static = resources.files("combatlog.web") / "static"
+    return Litestar(
+        route_handlers=[
+            index,
+            home,
+            new_encounter,
+            gm_page,
+            gm_board,
+            command,
+            at,
+            audit_badge,
+            gm_stream,
+            player_page,
+            player_board,
+            player_stream,
+            create_static_files_router(path="/static", directories=[str(static)]),
+        ],
+        on_startup=[startup],
+        on_shutdown=[shutdown],
+        exception_handlers={HTTPException: _http_error},
+        debug=debug,
+    )
+
+
+def _http_error(request: Request[Any, Any, Any], exc: HTTPException) -> Response[str]:
+    return _html("error.html", exc.status_code, message=exc.detail)
+
+
+async def _stream(table: Table, request: Request[Any, Any, Any], render: Any) -> AsyncIterator[ServerSentEventMessage]:
+    """A page's live feed: the board as it stands whenever the log moves past what the page has."""
+    last = request.headers.get("last-event-id") or request.query_params.get("seen")
+    try:
+        sent = int(last) if last is not None else -1
+    except ValueError:
+        sent = -1
+    while True:
+        table.sync()
+        if table.seq != sent:
+            sent = table.seq
+            yield ServerSentEventMessage(data=render(), event="step", id=sent)
+        elif not await table.wait(sent, KEEPALIVE):
+            yield ServerSentEventMessage(comment="keep-alive", data=None)
+
+
+async def _audit(table: Table) -> Report:
+    if table.where == "memory:":
+        return audit(table.log, workers=1)
+
+    def run() -> Report:
+        log = open_log(table.where, create=False)
+        try:
+            return audit(log, workers=1)
+        finally:
+            log.close()
+
+    return await anyio.to_thread.run_sync(run)
+
+
+def _seen(raw: Any) -> int | None:
+    if raw is None or str(raw) == "":
+        return None
+    try:
+        return int(str(raw))
+    except ValueError:
+        raise UsageError(f"seq {str(raw)[:20]!r}: the page's seq is a whole number; reload the page") from None
+
+
+def _params(text: str) -> dict[str, Any]:
+    """`KEY=VALUE` words (VALUE as JSON when it parses)."""
+    import shlex
+
+    out: dict[str, Any] = {}
+    try:
+        words = shlex.split(text)
+    except ValueError as exc:
+        raise UsageError(f"parameters: {exc}") from None
+    for word in words:
+        key, sep, raw = word.partition("=")
+        if not sep or not key:
+            raise UsageError(f"parameter {word!r}: use KEY=VALUE, e.g. weapon=axe")
+        out[key] = value(raw)
+    return out
+
+
+def _toml(raw: bytes, name: str) -> dict[str, Any]:
+    import tomllib
+
+    try:
+        return tomllib.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise EncounterFileError(f"{name}: not a TOML file ({exc})") from None
+
+
+def _examples() -> dict[str, Path]:
+    """The bundled example encounters, by file name."""
+    root = resources.files("combatlog.examples")
+    out = {}
+    for item in sorted(root.iterdir(), key=lambda p: p.name):
+        if item.name.endswith(".toml"):
+            out[item.name] = Path(str(item))
+    return out

@@ -1,0 +1,285 @@
+"""The encounters a `combatlog serve` process serves: one log, or a directory of them.
+
+A `Table` holds one encounter's log and live `Session`, its two capability tokens and the
+pages waiting for its next step. Commands run on the event loop's thread, one at a time,
+through the session (so through the log's expected-seq check: a step another process took
+first is a refusal, never a lost write). A watcher thread follows the log on a connection of
+its own (PostgreSQL's LISTEN/NOTIFY, or a look at a file every fraction of a second), so a
+step any process takes reaches every page this process serves.
+
+Tokens: the game master's and the players' tokens are HMAC-SHA256 of the encounter's id
+under a random secret kept beside what is served (`.combatlog-web-secret` in the directory,
+`LOG.web-secret` beside a file log, `~/.config/combatlog/web-secret` for a database, or
+`COMBATLOG_WEB_SECRET`), so processes sharing the secret agree on every link and a player
+link never grants commanding.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import contextlib
+import hashlib
+import hmac
+import os
+import re
+import secrets
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from urllib.parse import parse_qsl, urlsplit
+
+from combatlog.engine import Refused, Session
+from combatlog.events import Command, ConcurrencyError, Envelope, Event, EventLog
+from combatlog.replays import open_log
+from combatlog.replays.follow import follow_lines
+
+LOG_SUFFIXES = (".db", ".sqlite", ".jsonl")
+_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+
+
+def load_secret(path: Path) -> bytes:
+    """The secret at `path`, made (32 random bytes, readable by its owner only) if there is none."""
+    env = os.environ.get("COMBATLOG_WEB_SECRET")
+    if env:
+        return env.encode()
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        pass
+    path.parent.mkdir(parents=True, exist_ok=True)
+    secret = secrets.token_hex(32).encode()
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "wb") as f:
+        f.write(secret)
+    return secret
+
+
+def token(secret: bytes, encounter: str, role: str) -> str:
+    """The capability token of `role` (gm, players, home) for `encounter`."""
+    digest = hmac.new(secret, f"{role}\0{encounter}".encode(), hashlib.sha256).digest()
+    return base64.urlsafe_b64encode(digest[:18]).decode()
+
+
+class Table:
+    """One encounter being served."""
+
+    def __init__(self, id: str, where: str, secret: bytes, log: EventLog | None = None) -> None:
+        self.id = id
+        self.where = where
+        self._log = log  # opened on first use, on the thread that serves (an SQLite connection stays on its thread)
+        self._session: Session | None = None
+        self.gm_token = token(secret, id, "gm")
+        self.player_token = token(secret, id, "players")
+        self._waiters: set[asyncio.Future[None]] = set()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._stop = threading.Event()
+        self._watcher: threading.Thread | None = None
+        self._cursor: object | None = None
+
+    @property
+    def log(self) -> EventLog:
+        if self._log is None:
+            self._log = open_log(self.where, create=False)
+        return self._log
+
+    @property
+    def session(self) -> Session:
+        if self._session is None:
+            self._session = Session(self.log)
+        return self._session
+
+    @session.setter
+    def session(self, value: Session) -> None:
+        self._session = value
+
+    @property
+    def seq(self) -> int:
+        return self.session.projection.seq
+
+    # --- keeping up with the log ---------------------------------------------------------
+
+    def sync(self) -> bool:
+        """Catch up with steps appended by other processes; True if there were any."""
+        refresh = getattr(self.log, "refresh", None)
+        if refresh is not None:
+            refresh()
+        if self.log.head()[0] == self.seq:
+            return False
+        self.session = Session(self.log)
+        return True
+
+    def watch(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Start following the log for other processes' steps (not for a log in memory)."""
+        self._loop = loop
+        if self.where == "memory:" or self._watcher is not None:
+            return
+        self._stop = threading.Event()
+        self._watcher = threading.Thread(target=self._follow, name=f"combatlog-watch-{self.id}", daemon=True)
+        self._watcher.start()
+
+    def _follow(self) -> None:
+        try:
+            log = open_log(self.where, create=False)
+        except Exception:  # the served log is gone; pages keep what they have
+            return
+        try:
+            seq = log.head()[0]
+            while not self._stop.is_set():
+                for _line in follow_lines(log, after_seq=seq, poll=0.1, timeout=0.5):
+                    seq += 1
+                    if self._loop is not None and not self._loop.is_closed():
+                        self._loop.call_soon_threadsafe(self._poke)
+                    if self._stop.is_set():
+                        break
+        except Exception:  # a log replaced or cut under us: the pages say so on their next read
+            return
+        finally:
+            with contextlib.suppress(Exception):
+                log.close()
+
+    def _poke(self) -> None:
+        if self.sync():
+            self.notify()
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    # --- waiting for the next step -----------------------------------------------------
+
+    def notify(self) -> None:
+        """Wake every page waiting for a step."""
+        waiters, self._waiters = self._waiters, set()
+        for w in waiters:
+            if not w.done():
+                w.set_result(None)
+
+    async def wait(self, after_seq: int, timeout: float) -> bool:
+        """Wait until the log is past `after_seq`, at most `timeout` seconds; True if it is."""
+        if self.seq > after_seq:
+            return True
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._waiters.add(future)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(future, timeout)
+        self._waiters.discard(future)
+        return self.seq > after_seq
+
+    # --- commands --------------------------------------------------------------------
+
+    def execute(self, command: Command | Callable[[Session], list[Envelope[Event]]], seen: int | None) -> None:
+        """Carry out a command (or `auto`) as one step, when the page that sent it saw the log
+        at seq `seen` (None: don't check); raises Refused, appending nothing."""
+        self.sync()
+        if seen is not None and seen != self.seq:
+            raise Refused(
+                "stale page",
+                f"the fight moved on since this page was drawn (seq {seen}, now {self.seq})",
+                "look at the new state and try again",
+            )
+        try:
+            if isinstance(command, Command):
+                self.session.execute(command)
+            else:
+                command(self.session)
+        except ConcurrencyError:
+            self.sync()
+            raise Refused(
+                "stale page", "another screen took a step first", "look at the new state and try again"
+            ) from None
+        finally:
+            self._cursor = None
+        self.notify()
+
+    def close(self) -> None:
+        """Stop following and close the log (it opens again on the next use)."""
+        self.stop()
+        if self._log is not None and self.where != "memory:":
+            with contextlib.suppress(Exception):
+                self._log.close()
+            self._log = self._session = None
+        self._watcher = None
+        self._loop = None
+
+
+class Tables:
+    """The encounters served: one log (`single`), or the logs in a directory."""
+
+    def __init__(self, secret: bytes, directory: Path | None = None) -> None:
+        self.secret = secret
+        self.directory = directory
+        self.home_token = token(secret, "", "home")
+        self._tables: dict[str, Table] = {}
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    @classmethod
+    def single(cls, where: str, secret: bytes, log: EventLog | None = None) -> Tables:
+        tables = cls(secret)
+        table = Table(table_id(where), where, secret, log=log)
+        tables._tables[table.id] = table
+        return tables
+
+    def start(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._loop = loop
+        for table in self._tables.values():
+            table.watch(loop)
+
+    def close(self) -> None:
+        for table in self._tables.values():
+            table.close()
+
+    def all(self) -> list[Table]:
+        """Every table: in a directory, one per log file there (opened on first sight)."""
+        if self.directory is not None:
+            for path in sorted(self.directory.iterdir()):
+                if path.suffix in LOG_SUFFIXES and path.stat().st_size > 0 and _ID.match(path.stem):
+                    self._open(path.stem)
+        return list(self._tables.values())
+
+    def _open(self, id: str) -> Table | None:
+        table = self._tables.get(id)
+        if table is not None or self.directory is None:
+            return table
+        for suffix in LOG_SUFFIXES:
+            path = self.directory / f"{id}{suffix}"
+            if path.exists() and path.stat().st_size > 0:
+                table = Table(id, str(path), self.secret)
+                self._tables[id] = table
+                if self._loop is not None:
+                    table.watch(self._loop)
+                return table
+        return None
+
+    def by_token(self, tok: str, role: str) -> Table | None:
+        """The table whose `role` token is `tok` (compared in constant time), or None."""
+        for table in self.all():
+            expected = table.gm_token if role == "gm" else table.player_token
+            if hmac.compare_digest(expected, tok):
+                return table
+        return None
+
+    def new_path(self, name: str) -> Path:
+        """A free path in the directory for a new encounter named after `name`."""
+        assert self.directory is not None
+        stem = re.sub(r"[^A-Za-z0-9_-]+", "-", name).strip("-")[:40] or "encounter"
+        n = 1
+        while True:
+            candidate = self.directory / (f"{stem}.db" if n == 1 else f"{stem}-{n}.db")
+            if not candidate.exists():
+                return candidate
+            n += 1
+
+    def add(self, path: Path) -> Table:
+        table = self._open(path.stem)
+        assert table is not None
+        return table
+
+
+def table_id(where: str) -> str:
+    """A short id for a served log: its file's stem, or the encounter of a database URL."""
+    if where == "memory:":
+        return "memory"
+    if "://" in where:
+        names = [v for k, v in parse_qsl(urlsplit(where).query) if k == "encounter"]
+        return re.sub(r"[^A-Za-z0-9_.-]+", "-", names[0] if names else "default")[:64] or "encounter"
+    return Path(where).stem or "encounter"
