@@ -139,11 +139,15 @@ def put_row(state: Encounter, table: str, key: str, value: Any) -> Encounter:
     if value is None:
         if key not in rows:
             return state
-        rows = dict(rows)
+        rows = rows.copy()
         del rows[key]
     else:
         old = rows.get(key)
-        if old is not None and type(old) is type(value) and old == value:
-            return state
-        rows = {**rows, key: value}
-    return msgspec.structs.replace(state, extra=msgspec.structs.replace(mine, **{table: rows}))
+        if old is not None and old == value and type(old) is type(value):
+            return state  # already so: nothing to copy
+        rows = rows.copy()
+        rows[key] = value
+    return _replace(state, extra=_replace(mine, **{table: rows}))
+
+
+_replace = msgspec.structs.replace

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import cached_property
 from typing import Annotated, Any, Literal
 
 import msgspec
@@ -15,17 +16,8 @@ replace = msgspec.structs.replace
 
 
 def timing_of(options: dict[str, Any]) -> Timing:
-    """The timing these options choose: turn, simultaneous or mixed, each category overridable."""
-    base = options.get("timing", "turn")
-    preset = {
-        "turn": ("turn",) * 3,
-        "simultaneous": ("simultaneous",) * 3,
-        "mixed": ("simultaneous", "turn", "simultaneous"),
-    }[base]
-    per = {}
-    for cat, default in zip(("movement", "shooting", "melee"), preset):
-        per[cat] = options.get(f"{cat}_timing") or default
-    return Timing(default="simultaneous" if base == "simultaneous" else "turn", per_category=per)
+    """The timing an encounter's options choose (converted once per options mapping)."""
+    return _OPTIONS.get(options).timing_of  # type: ignore[no-any-return]
 
 
 NO_RECOVERY = "no recovery"
@@ -50,7 +42,7 @@ _DIAG = 0.7071067811865476  # one increment along a diagonal, on an abstract gri
 Mode = Literal["turn", "simultaneous"]
 
 
-class Options(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+class Options(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True, dict=True):
     """The encounter's options (each checked when the encounter is created)."""
 
     method: Annotated[Literal["standard", "simple"], Meta(description="standard rounds, or Simple Combat")] = "standard"
@@ -98,6 +90,18 @@ class Options(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
         int, Meta(ge=1, description="Simple Combat: hits that incapacitate a PC without a hits stat")
     ] = 3
 
+    @cached_property
+    def timing_of(self) -> Timing:
+        """The timing these options choose: turn, simultaneous or mixed, each category overridable."""
+        preset = {
+            "turn": ("turn",) * 3,
+            "simultaneous": ("simultaneous",) * 3,
+            "mixed": ("simultaneous", "turn", "simultaneous"),
+        }[self.timing]
+        given = (self.movement_timing, self.shooting_timing, self.melee_timing)
+        per = {cat: mine or default for cat, mine, default in zip(("movement", "shooting", "melee"), given, preset)}
+        return Timing(default="simultaneous" if self.timing == "simultaneous" else "turn", per_category=per)
+
 
 class Weapon(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """A weapon as the encounter file gives it."""
@@ -111,7 +115,7 @@ class Weapon(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tr
     full_round: bool = False
 
 
-class Stats(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+class Stats(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True, dict=True):
     """A Starflight combatant as the encounter file gives it (the text leaves these numbers to
     other chapters: they are inputs)."""
 
@@ -132,8 +136,16 @@ class Stats(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tru
     heal: str | None = None  # dice (checked when the combatant is added)
     weapons: tuple[Weapon, ...] = ()
 
+    @cached_property
+    def cheapest(self) -> tuple[int | None, int | None]:
+        """The fewest actions a shot and a melee attack cost (None: no such weapon)."""
+        ranged = [2 if w.full_round else 1 for w in self.weapons if w.range >= 1]
+        melee = [2 if w.full_round else 1 for w in self.weapons if w.melee]
+        return (min(ranged) if ranged else None, min(melee) if melee else None)
+
 
 _STATS = PerMapping(Stats)
+_OPTIONS = PerMapping(Options, limit=64)
 
 
 def stats_of(c: Combatant) -> Stats:

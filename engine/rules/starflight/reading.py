@@ -85,11 +85,7 @@ def weapons(c: Combatant) -> tuple[Weapon, ...]:
 
 def cheapest(c: Combatant) -> tuple[int | None, int | None]:
     """The fewest actions a shot and a melee attack cost `c` (None: it has no such weapon)."""
-
-    ws = weapons(c)
-    ranged = [2 if w.full_round else 1 for w in ws if w.range >= 1]
-    melee = [2 if w.full_round else 1 for w in ws if w.melee]
-    return (min(ranged) if ranged else None, min(melee) if melee else None)
+    return stats_of(c).cheapest
 
 
 def weapon(c: Combatant, name: str | None, melee: bool) -> Weapon | None:
