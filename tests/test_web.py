@@ -315,3 +315,21 @@ def test_the_home_page_starts_an_encounter_from_an_example_or_an_upload(tmp_path
         )
         assert bad.status_code == 422 and "broken.toml" in bad.text
     assert sorted(p.name for p in tmp_path.glob("*.db")) == ["skirmish-ambush.db"]
+
+
+@pytest.mark.parametrize("example", sorted(EXAMPLES.glob("*.toml")), ids=lambda p: p.stem)
+def test_a_whole_fight_of_every_bundled_system_runs_from_the_game_masters_screen(tmp_path, example):
+    tables = Tables.single(str(new_log(tmp_path / "fight.db", example)), SECRET)
+    table = tables.all()[0]
+    with TestClient(create_app(tables)) as client:
+        assert post(client, table, kind="begin").status_code == 200
+        for _ in range(400):
+            if table.session.state.phase == "end":
+                break
+            board = post(client, table, kind="auto")
+            assert board.status_code == 200, refusal(board.text)
+            assert client.get(f"/play/{table.player_token}/board").status_code == 200
+        assert table.session.state.phase == "end"
+        final = client.get(f"/gm/{table.gm_token}").text
+        assert "The encounter is over" in final
+        assert "audit: clean" in client.get(f"/gm/{table.gm_token}/audit").text

@@ -251,7 +251,11 @@ def _choice(rules: RuleSystem, state: Encounter, actor: Combatant, spec: ActionS
                 or (kind == "ally" and c.side == actor.side)
             )
         ]
-    cost = ", ".join(f"{v} {k}" for k, v in sorted(rules.cost(state, actor, spec, {}).items())) or "free"
+    cost = ", ".join(
+        f"{v} {k[:-1] if v == 1 and k.endswith('s') else k}"
+        for k, v in sorted(rules.cost(state, actor, spec, {}).items())
+    )
+    cost = cost or "free"
     return Choice(
         name=spec.name,
         cost=cost,

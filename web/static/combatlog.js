@@ -30,9 +30,14 @@
     var s = scrubber();
     if (s) { s.value = link.dataset.seq; showAt(link.dataset.seq); }
   });
-  // after every new board: the scrubber reaches the newest seq; the audit badge looks again
+  function newestInView() {
+    document.querySelectorAll(".transcript").forEach(function (t) { t.scrollTop = t.scrollHeight; });
+  }
+  document.addEventListener("DOMContentLoaded", newestInView);
+  // after every new board: the newest line in view, the scrubber at the newest seq, the audit again
   document.addEventListener("htmx:afterSwap", function (e) {
     if (!e.detail || !e.detail.target || e.detail.target.id !== "board") { return; }
+    newestInView();
     var status = e.detail.target.querySelector(".status[data-seq]");
     var s = scrubber();
     if (status && s) {

@@ -1,0 +1,139 @@
+"""The web tracker in a real browser (Debian's chromium, driven by Playwright): the game
+master runs a fight (an action, undo, redo, the scrubber) while a second page opened with
+the players' link follows it live. Screenshots go to `test-artifacts/`.
+
+The browser is Debian's `chromium` package (Playwright's own download isn't used). When it
+is missing, the first test installs it with apt-get if this is a Debian or Ubuntu machine
+run as root; where that can't be done the tests skip with the reason, except under CI
+(`CI` set), where a browser test that could not run is a failure.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("litestar", reason="the web extra isn't installed: pip install -e '.[web]'")
+playwright = pytest.importorskip("playwright.sync_api", reason="playwright isn't installed: pip install -e '.[test]'")
+
+from combatlog.web.tables import Tables  # noqa: E402
+from tests.test_web import new_log  # noqa: E402
+from tests.web_support import SECRET, serving  # noqa: E402
+
+CHROMIUM = Path(os.environ.get("COMBATLOG_CHROMIUM", "/usr/lib/chromium/chromium"))
+ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
+
+
+def _cannot(reason: str) -> None:
+    if os.environ.get("CI"):
+        pytest.fail(f"the browser tests could not run under CI: {reason}")
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="session")
+def chromium() -> Path:
+    if CHROMIUM.exists():
+        return CHROMIUM
+    apt = shutil.which("apt-get")
+    if apt is None or os.geteuid() != 0:
+        _cannot(f"no browser at {CHROMIUM}; install Debian's chromium (apt-get install chromium) as root")
+    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+    for args in ([apt, "update", "-qq"], [apt, "install", "-y", "-qq", "chromium"]):
+        done = subprocess.run(args, env=env, capture_output=True, text=True, timeout=900, check=False)
+        if done.returncode != 0:
+            pytest.fail(f"installing chromium failed ({' '.join(args[1:])}): {done.stderr.strip()[-300:]}")
+    if not CHROMIUM.exists():
+        pytest.fail(f"chromium installed, but not at {CHROMIUM}")
+    return CHROMIUM
+
+
+@pytest.fixture
+def browser(chromium):
+    with playwright.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=str(chromium), args=["--no-sandbox", "--disable-gpu"])
+        try:
+            yield b
+        finally:
+            b.close()
+
+
+def shot(page, name: str) -> None:
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+
+
+def seq_of(page) -> int:
+    return int(page.locator("#board .status").first.get_attribute("data-seq"))
+
+
+def test_a_game_master_runs_a_fight_while_the_players_page_follows_live(tmp_path, browser):
+    tables = Tables.single(str(new_log(tmp_path / "ford.db")), SECRET)
+    table = tables.all()[0]
+    with serving(tables) as base:
+        gm = browser.new_page(viewport={"width": 1280, "height": 900})
+        gm.goto(f"{base}/gm/{table.gm_token}")
+        gm.wait_for_selector("#begin-button")
+        players = browser.new_page(viewport={"width": 1100, "height": 800})
+        players.goto(f"{base}/play/{table.player_token}")
+        players.wait_for_selector("text=Goblin 1")
+        start = seq_of(players)
+
+        gm.click("#begin-button")
+        gm.wait_for_selector("form.turn")
+        # the players' page moves on by itself: no reload
+        players.wait_for_function(f"Number(document.querySelector('#board .status').dataset.seq) > {start}")
+        assert "round 1" in players.inner_text("#board")
+
+        # an action from the generated form, with the dice typed in
+        form = gm.locator("form.turn").first
+        form.locator("input[name=action][value=strike]").check()
+        form.locator("input[name=targets]").first.check()
+        form.locator("input[name=dice]").fill("1d20: 20; 1d6: 4")
+        before = seq_of(gm)
+        form.locator("button.primary").click()
+        gm.wait_for_function(f"Number(document.querySelector('#board .status').dataset.seq) > {before}")
+        assert gm.locator("#refusal").count() == 0
+        acted = seq_of(gm)
+        players.wait_for_function(f"Number(document.querySelector('#board .status').dataset.seq) >= {acted}")
+        shot(gm, "gm-after-an-action")
+        shot(players, "players-after-an-action")
+
+        # undo with the keyboard: the step stays in the transcript, struck through
+        gm.locator("body").click(position={"x": 5, "y": 5})
+        gm.keyboard.press("Control+z")
+        gm.wait_for_selector(".transcript del")
+        assert "Undone: step" in gm.inner_text(".transcript")
+        shot(gm, "gm-after-undo")
+        gm.keyboard.press("Control+Shift+z")
+        gm.wait_for_selector("text=Redone: step")
+        assert gm.locator(".transcript del").count() == 0
+
+        # a refusal says why in place and changes nothing
+        now = seq_of(gm)
+        gm.fill("#command-line", "act nobody strike g1")
+        gm.locator("form.line button").click()
+        gm.wait_for_selector("#refusal")
+        assert "nobody" in gm.inner_text("#refusal") and seq_of(gm) == now
+
+        # scrub back through the history: the state at an early seq, read-only
+        gm.eval_on_selector(
+            "#scrubber", "(s) => { s.value = 5; s.dispatchEvent(new Event('input', {bubbles: true})); }"
+        )
+        gm.wait_for_selector("#history .readonly")
+        assert "setup, round 0" in gm.inner_text("#history")
+        gm.wait_for_selector("#audit .badge.clean")
+        shot(gm, "gm-scrubbed-back")
+
+        # auto steps reach the open players' page live
+        for _ in range(3):
+            gm.click("#auto-button")
+        gm.wait_for_timeout(200)
+        last = seq_of(gm)
+        players.wait_for_function(f"Number(document.querySelector('#board .status').dataset.seq) == {last}")
+        shot(players, "players-live")
+        gm.close()
+        players.close()
