@@ -4,6 +4,7 @@ the tokens, bad input, the history, the audit badge and the live stream (on a re
 from __future__ import annotations
 
 import html
+import os
 import re
 import threading
 import time
@@ -270,8 +271,29 @@ def test_a_page_that_reconnects_is_sent_the_state_it_missed(fight):
     assert seq == table.seq and "Goblin 1" in data
 
 
-def test_a_step_taken_by_another_process_reaches_an_open_players_page(tmp_path):
-    where = str(new_log(tmp_path / "ford.db"))
+def _postgres_or_skip(name: str) -> str:
+    psycopg = pytest.importorskip("psycopg", reason="psycopg isn't installed: pip install -e '.[postgres]'")
+    server = os.environ.get("COMBATLOG_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/test")
+    try:
+        with psycopg.connect(server, connect_timeout=3, autocommit=True) as db:
+            if db.execute("SELECT to_regclass('combatlog_events')").fetchone()[0] is not None:
+                db.execute("DELETE FROM combatlog_events WHERE encounter = %s", (name,))
+    except psycopg.Error as exc:
+        pytest.skip(f"no PostgreSQL server at {server} ({' '.join(str(exc).split())})")
+    return f"{server}?encounter={name}"
+
+
+@pytest.mark.parametrize("store", ["sqlite", "postgresql"])
+def test_a_step_taken_by_another_process_reaches_an_open_players_page(tmp_path, store):
+    if store == "sqlite":
+        where = str(new_log(tmp_path / "ford.db"))
+    else:
+        where = _postgres_or_skip(f"web-live-{os.getpid()}")
+        log = open_log(where)
+        try:
+            start(read_encounter(AMBUSH), log, AMBUSH.name)
+        finally:
+            log.close()
     gm_side, player_side = Tables.single(where, SECRET), Tables.single(where, SECRET)
     table = gm_side.all()[0]
     got: dict[str, object] = {}
@@ -333,3 +355,13 @@ def test_a_whole_fight_of_every_bundled_system_runs_from_the_game_masters_screen
         final = client.get(f"/gm/{table.gm_token}").text
         assert "The encounter is over" in final
         assert "audit: clean" in client.get(f"/gm/{table.gm_token}/audit").text
+
+
+def test_serve_names_a_missing_log_in_one_line(tmp_path):
+    from click.testing import CliRunner
+
+    from combatlog.cli.main import app
+
+    result = CliRunner().invoke(app, ["serve", str(tmp_path / "missing.db")])
+    assert result.exit_code == 1
+    assert result.output.strip().count("\n") == 0 and "missing.db: no such log" in result.output
