@@ -93,9 +93,16 @@ def _gm_board(table: Table, message: str = "", error: str = "") -> str:
 
 
 def _player_board(table: Table) -> str:
-    return _env.get_template("player_board.html").render(
-        t=table, screen=view.player_screen(table.session.state, table.seq), lines=_lines(table, players=True, last=60)
+    """The players' board as the log stands, rendered once per seq however many pages follow it."""
+    seq = table.seq
+    kept = table.rendered.get("players")
+    if kept is not None and kept[0] == seq:
+        return kept[1]
+    page = _env.get_template("player_board.html").render(
+        t=table, screen=view.player_screen(table.session.state, seq), lines=_lines(table, players=True, last=60)
     )
+    table.rendered["players"] = (seq, page)
+    return page
 
 
 def create_app(tables: Tables, debug: bool = False) -> Litestar:

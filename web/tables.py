@@ -76,6 +76,7 @@ class Table:
         self._stop = threading.Event()
         self._watcher: threading.Thread | None = None
         self._cursor: object | None = None
+        self.rendered: dict[str, tuple[int, str]] = {}  # a page's board as last rendered, by role: (seq, html)
 
     @property
     def log(self) -> EventLog:
