@@ -29,7 +29,7 @@ def test_the_quick_start_has_two_commands_and_ci_runs_the_test_one_exactly():
     ci = [
         line
         for line in (ROOT / ".ci" / "run").read_text().splitlines()
-        if line and not line.startswith(("#", "set ", "cd "))
+        if line and not line.startswith(("#", "set ", "cd ", "export "))
     ]
     assert ci[0] == commands[1]
 
