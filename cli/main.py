@@ -24,6 +24,7 @@ from combatlog.engine.dice import DiceError
 from combatlog.engine.encounter_file import EncounterFileError, read_encounter
 from combatlog.engine.grammar import UsageError, build_command, typed_faces
 from combatlog.events import Command, LogError, json_schema
+from combatlog.events.privacy import GM, Viewer
 from combatlog.replays import JsonlLog, copy_log, open_log
 from combatlog.replays.audit import audit as run_audit
 from combatlog.replays.cursor import Cursor, envelopes
@@ -330,7 +331,14 @@ def _status(c) -> str:
 @click.argument("log_path", metavar="LOG")
 @click.option("--at", "at", type=int, default=None, help="The state just after this seq.")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object.")
-def show(log_path: str, at: int | None, as_json: bool) -> None:
+@click.option(
+    "--as",
+    "viewers",
+    multiple=True,
+    metavar="SIDE",
+    help="As this side may see it: what others keep private (a hand of cards) hidden. Default: everything.",
+)
+def show(log_path: str, at: int | None, as_json: bool, viewers: tuple[str, ...]) -> None:
     """The state now, or at any seq: phase, round, order, each combatant's status."""
     log = read_log(log_path)
     try:
@@ -340,6 +348,8 @@ def show(log_path: str, at: int | None, as_json: bool) -> None:
         fail(str(exc))
     state = projection.state
     rules = get_rules(state.rules) if state.rules is not None else None
+    if rules is not None:
+        state = rules.seen_by(state, _viewer(viewers))
 
     def health(c: Any) -> dict[str, int] | None:
         left_max = rules.health(state, c) if rules is not None else None
@@ -461,15 +471,30 @@ def follow(log_path: str, only_new: bool, dice: bool, poll: float, timeout: floa
         log.close()
 
 
+def _viewer(sides: tuple[str, ...]) -> Viewer:
+    """The Viewer for `--viewer`/`--as` sides (none given: the game master, who sees everything)."""
+    if not sides:
+        return GM
+    return Viewer(sides=frozenset(s for s in sides if s != "nobody"))
+
+
 @app.command(name="transcript")
 @click.argument("log_path", metavar="LOG")
 @click.option("--format", "fmt", type=click.Choice(["text", "markdown", "html"]), default="text", show_default=True)
 @click.option("--dice", is_flag=True, help="Tell every roll as well, under its action.")
-def transcript_cmd(log_path: str, fmt: str, dice: bool) -> None:
+@click.option(
+    "--viewer",
+    "viewers",
+    multiple=True,
+    metavar="SIDE",
+    help="Tell it as this side sees it: others' private events (a card drawn, a secret roll) redacted; "
+    "repeat for several sides; 'nobody' for a shared screen. Default: the game master's, whole.",
+)
+def transcript_cmd(log_path: str, fmt: str, dice: bool, viewers: tuple[str, ...]) -> None:
     """The whole fight as readable prose (text, Markdown, or a standalone HTML page)."""
     log = read_log(log_path)
     try:
-        lines = [line for _, line in transcript(log, dice=dice)]
+        lines = [line for _, line in transcript(log, dice=dice, viewer=_viewer(viewers))]
     except LogError as exc:
         fail(str(exc))
     for line in render(lines, fmt, title=lines[0] if lines else log_path):

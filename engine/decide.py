@@ -260,7 +260,9 @@ def _act(draft: Draft, command: Command) -> None:
     elif actor.id in state.acting:
         me = state.combatants[actor.id]
         if not me.active or not rules.affordable(state, me):
-            draft.emit(TurnEnded(actors=(actor.id,)))
+            rules.turn_ending(draft, (actor.id,), command.params)
+            if actor.id in draft.state.acting:
+                draft.emit(TurnEnded(actors=(actor.id,)))
     advance(draft)
 
 
@@ -276,6 +278,7 @@ def _end_turn(draft: Draft, command: Command) -> None:
             who = ", ".join(state.combatants[a].name for a in state.acting)
             raise Refused(f"{actor.name} ends the turn", "it is not their turn", f"it is {who}'s turn")
         actors = (actor.id,)
+    draft.rules.turn_ending(draft, actors, command.params)
     draft.emit(TurnEnded(actors=actors))
     if not draft.state.acting:
         advance(draft)

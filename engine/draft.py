@@ -59,9 +59,16 @@ class Draft:
         """Start the round after the current one (a rule system's command resuming the fight)."""
         turns.start_round(self, self.state.round + 1)
 
-    def roll(self, expression: str, purpose: str, by: str | None = None) -> DiceRolled:
-        """Roll dice from the step's source and record the roll; returns the DiceRolled event."""
-        return self.emit(self.dice.roll(expression, purpose, by))  # type: ignore[return-value]
+    def roll(self, expression: str, purpose: str, by: str | None = None, private: bool = False) -> DiceRolled:
+        """Roll dice from the step's source and record the roll; returns the DiceRolled event.
+
+        `private`: a secret roll, shown only to `by`'s side and the game master (the log
+        keeps it whole: the audit re-derives it).
+        """
+        rolled = self.dice.roll(expression, purpose, by)
+        if private:
+            rolled = msgspec.structs.replace(rolled, private_to=by)
+        return self.emit(rolled)  # type: ignore[return-value]
 
     def damage(
         self,

@@ -35,7 +35,7 @@ from typing import Any
 
 from combatlog.events import Command
 
-_TOP = {"title", "rules", "seed", "options", "surprise", "combatants", "commands"}
+_TOP = {"title", "rules", "seed", "options", "map", "surprise", "combatants", "commands"}
 _STEP = {"kind", "actor", "action", "targets", "params"}
 _COMBATANT = {"id", "name", "side", "kind", "group", "stats"}
 
@@ -79,6 +79,13 @@ def encounter_commands(data: dict[str, Any], name: str = "<encounter>", seed: in
     options = data.get("options", {})
     if not isinstance(options, dict):
         raise bad("options", "must be a table")
+    battle_map = data.get("map")
+    if battle_map is not None:  # a battle map of sections (`combatlog.engine.battlemap`), kept as the option `map`
+        if not isinstance(battle_map, dict):
+            raise bad("map", "must be a table with [[map.sections]] and [[map.borders]]")
+        if "map" in options:
+            raise bad("options.map", "the map is given twice; keep the [map] table")
+        options = {**options, "map": battle_map}
     params: dict[str, Any] = {"rules": rules, "options": options, "title": str(data.get("title", ""))}
     chosen = seed if seed is not None else file_seed
     if chosen is not None:

@@ -88,6 +88,7 @@ def advance(draft: Draft) -> None:
             rules.turn_started(draft, actors)
             idle = tuple(a for a in draft.state.acting if rules.idle(draft.state, draft.state.combatants[a]))
             if idle:
+                rules.turn_ending(draft, idle, {})
                 draft.emit(TurnEnded(actors=idle))
             continue
         if not end_round(draft):

@@ -210,6 +210,11 @@ class DiceRolled(Event, frozen=True):
     kept: tuple[int, ...] | None = None
     successes: int | None = None
     botch: bool = False
+    private_to: str | None = None  # a secret roll: only this combatant's side (and the game master) sees it
+
+    def redacted(self) -> DiceRolled:
+        """The roll as someone without the right to see it reads it: that it was rolled, not what."""
+        return msgspec.structs.replace(self, faces=(), total=0, kept=None, successes=None, botch=False, modifier=0)
 
 
 class ResourceSpent(Event, frozen=True):

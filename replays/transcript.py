@@ -9,6 +9,7 @@ from typing import Any
 from combatlog.engine import get_rules
 from combatlog.events import CorruptLog, Envelope, EventLog
 from combatlog.events import catalogue as ev
+from combatlog.events.privacy import GM, Viewer, redact
 from combatlog.projections import FoldError, Projection
 from combatlog.projections.replay import apply_from
 from combatlog.replays.cursor import envelopes
@@ -19,17 +20,21 @@ def _name(projection: Projection, cid: str | None) -> str:
     return c.name if c is not None else str(cid)
 
 
-def transcript(log: EventLog, stop: int | None = None, dice: bool = False) -> Iterator[tuple[int, str]]:
+def transcript(
+    log: EventLog, stop: int | None = None, dice: bool = False, viewer: Viewer = GM
+) -> Iterator[tuple[int, str]]:
     """Yield (seq, line) for the events worth saying, up to `stop`; raises CorruptLog like a replay.
 
     Prose: an action and its outcome make one line ("Ayla (initiative 17) fires the blaster at
     Thrynn 2: 14 against HD 11, a hit; 2d6 = 7 damage."), headings ("Round 2.") are flush left,
     details are indented. With `dice`, every roll is told as well, under its action.
     """
-    return tell(envelopes(log, 1, stop), dice, log)
+    return tell(envelopes(log, 1, stop), dice, log, viewer)
 
 
-def tell(stream: Iterable[Envelope[Any]], dice: bool = False, log: EventLog | None = None) -> Iterator[tuple[int, str]]:
+def tell(
+    stream: Iterable[Envelope[Any]], dice: bool = False, log: EventLog | None = None, viewer: Viewer = GM
+) -> Iterator[tuple[int, str]]:
     """The transcript of envelopes from seq 1 on, as they come: a live stream is told step by step.
 
     What a step says is yielded by the step's end (its `CommandIssued` counts its events),
@@ -56,6 +61,8 @@ def tell(stream: Iterable[Envelope[Any]], dice: bool = False, log: EventLog | No
         except FoldError as exc:  # as a replay says it
             raise CorruptLog(str(exc), exc.seq) from None
         state = projection.state
+        if not viewer.gm:  # folded whole, told as this viewer may read it
+            e = redact(e, viewer, _sides_of(state))
         left = e.events - 1 if t is ev.CommandIssued else left - 1
         line = None
         if t in _BOUNDARIES:
@@ -106,7 +113,9 @@ def tell(stream: Iterable[Envelope[Any]], dice: bool = False, log: EventLog | No
         elif t is ev.PassStarted:
             line = f"Round {state.round}, pass {e.number}: those with another action declare it."
         elif t is ev.DiceRolled:
-            if dice:
+            if dice and e.private_to is not None and not e.faces:
+                line = f"  {_name(projection, e.by or e.private_to)} rolls in secret ({e.purpose})"
+            elif dice:
                 faces = " ".join(str(f) for f in e.faces)
                 who = f"{_name(projection, e.by)}: " if e.by else ""
                 line = f"  {who}{e.expression} [{faces}] = {e.total} ({e.purpose})" + (
@@ -159,6 +168,11 @@ def tell(stream: Iterable[Envelope[Any]], dice: bool = False, log: EventLog | No
     if open_action is not None:
         yield open_action[0], f"{open_action[2]}."
     yield from deferred
+
+
+def _sides_of(state: Any) -> Any:
+    """A combatant id's side in `state` (None for one it doesn't know)."""
+    return lambda cid: c.side if (c := state.combatants.get(cid)) is not None else None
 
 
 _BOUNDARIES = {

@@ -30,6 +30,7 @@ SYSTEMS = {
     "infinite-realms": EXAMPLES / "infinite-realms-road.toml",
     "swords-of-infinity": EXAMPLES / "swords-of-infinity-ambush.toml",
     "straalara": EXAMPLES / "straalara-bridge.toml",
+    "triptycho": EXAMPLES / "triptycho-cistern.toml",
 }
 
 
@@ -37,6 +38,7 @@ SYSTEMS = {
 VARIANTS = {
     "starflight": ({}, {"timing": "simultaneous"}),
     "straalara": ({}, {"passes": "interleaved"}),
+    "triptycho": ({}, {"order": "rolled"}),
 }
 
 

@@ -31,6 +31,7 @@ from combatlog.engine.dice import DiceError
 from combatlog.engine.encounter_file import EncounterFileError, encounter_commands
 from combatlog.engine.grammar import UsageError, parse_line, typed_rolls, value
 from combatlog.events import Command, LogError, StepRedone, StepUndone
+from combatlog.events.privacy import GM, NOBODY
 from combatlog.projections import PlayerView
 from combatlog.replays import open_log
 from combatlog.replays.audit import Report, audit
@@ -71,7 +72,7 @@ def _lines(table: Table, players: bool, last: int = 400) -> list[Line]:
             undone.add(e.event.step)
         elif isinstance(e.event, StepRedone):
             undone.discard(e.event.step)
-    told = list(transcript(table.log))
+    told = list(transcript(table.log, viewer=NOBODY if players else GM))
     if players:
         told = view.player_lines(told, by_seq, table.session.state)
     return [Line(seq, text, by_seq[seq].step in undone) for seq, text in told[-last:] if seq in by_seq]

@@ -21,6 +21,7 @@ BUILTIN: dict[str, str] = {
     "infinite-realms": "combatlog.engine.rules.infinite_realms",
     "swords-of-infinity": "combatlog.engine.rules.swords_of_infinity",
     "straalara": "combatlog.engine.rules.straalara",
+    "triptycho": "combatlog.engine.rules.triptycho",
 }
 
 

@@ -234,6 +234,11 @@ class RuleSystem:
     def turn_started(self, draft: Draft, actors: tuple[str, ...]) -> None:
         """Hook when a turn starts (after budgets are set)."""
 
+    def turn_ending(self, draft: Draft, actors: tuple[str, ...], params: dict[str, Any]) -> None:
+        """Hook just before `actors`' turn ends (by `end_turn`, or by having nothing left to
+        do): what the system does at a turn's end (Triptycho discards a card). `params`: those
+        of the command that ends it."""
+
     def round_started(self, draft: Draft) -> None:
         """Hook when a round starts (after budgets are set)."""
 
@@ -293,6 +298,11 @@ class RuleSystem:
         if isinstance(hp, int) and not isinstance(hp, bool):
             return (max(hp - c.damage, 0), hp)
         return None
+
+    def seen_by(self, state: Encounter, viewer: Any) -> Encounter:
+        """`state` as `viewer` (a `combatlog.events.privacy.Viewer`) may see it: what the system
+        keeps private (a hand of cards) taken out for others. Default: all of it."""
+        return state
 
     def summary(self, state: Encounter) -> list[str]:
         """Lines about this system's own state, shown under the combatants (`combatlog show`)."""

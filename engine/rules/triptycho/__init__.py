@@ -1,0 +1,301 @@
+"""`triptycho`: Triptycho's combat (Player's Guide chapter 4) — a battle map of sections and
+turns of card phases (draw, Move, Strategy phase, Action phase, discard). The readings of
+the text, and what is an input, are in `docs/rules/triptycho.md`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from msgspec.structs import replace
+
+from combatlog.engine import rules as _registry
+from combatlog.engine.battlemap import Map
+from combatlog.engine.draft import Draft
+from combatlog.engine.errors import Refused
+from combatlog.engine.order import Order, RankedOrder
+from combatlog.engine.rules.base import ActionSpec, RuleSystem
+from combatlog.engine.rules.triptycho.actions import ACTIONS, charged_play
+from combatlog.engine.rules.triptycho.events import (
+    EVENTS,
+    BlockLowered,
+    CardDiscarded,
+    CardDrawn,
+    CardPlayed,
+    ChargesChanged,
+    ClimbChanged,
+    DeckShuffled,
+    DistantBlockEnded,
+    IncantingChanged,
+)
+from combatlog.engine.rules.triptycho.model import Options, State, Stats, options_of, own, section_of, stats_of
+from combatlog.engine.rules.triptycho.movement import DOWN_BLOCKERS, fall
+from combatlog.engine.rules.triptycho.policy import policy
+from combatlog.engine.timing import Timing, make_timing
+from combatlog.events import CombatantDefeated, Command, InitiativeRolled, Moved, OrderSet
+from combatlog.projections import Combatant, Encounter, Pending
+
+TURN = (
+    "draw",
+    "strategy",
+    "action",
+    "discard",
+)  # a turn's card phases; the Move goes anywhere between draw and discard
+BUDGET = {"move": 1, "strategy": 1, "action": 1}  # what a turn may spend: its Move, Strategy and Action phases
+
+
+class TriptychoOrder(RankedOrder):
+    """Turn order (not in the chapter): alternating (PCs and adversaries in turn, each in the
+    file's order, PCs first), listed (the file's order), or rolled (1d20, ties rolled off)."""
+
+    name = "triptycho"
+
+    def __init__(self, how: str) -> None:
+        super().__init__(ties=("rolloff:1d20",))
+        self.how = how
+
+    def roll(self, draft: Draft) -> None:
+        state = draft.state
+        if self.how == "rolled":
+            super().roll(draft)
+            return
+        listed = [c.id for c in state.active()]
+        if self.how == "alternating":
+            pcs = [c.id for c in state.active() if c.kind == "pc"]
+            others = [c.id for c in state.active() if c.kind != "pc"]
+            listed = [cid for pair in zip(pcs, others) for cid in pair]
+            longer = pcs if len(pcs) > len(others) else others
+            listed += longer[min(len(pcs), len(others)) :]
+        for i, cid in enumerate(listed):  # the place in the order, as an initiative (highest first)
+            draft.emit(InitiativeRolled(combatants=(cid,), value=len(listed) - i))
+        draft.emit(OrderSet(tiers=tuple((cid,) for cid in listed), reason=f"{self.how} order"))
+
+
+class Triptycho(RuleSystem):
+    """Triptycho (see `docs/rules/triptycho.md`)."""
+
+    name = "triptycho"
+    version = "1"
+    events = EVENTS
+    stats_type = Stats
+    options_type = Options
+    state_type = State
+    commands = {"acrobatics": "an opposed Acrobatics roll the game master calls for: acrobatics ACTOR [REASON...]"}
+    command_words = {"acrobatics": ("actor", "...reason")}
+
+    def options(self, given: dict[str, Any]) -> dict[str, Any]:
+        if "map" not in given:
+            raise Refused("options", "Triptycho is played on a battle map", "add a [map] table with [[map.sections]]")
+        out = super().options(given)
+        Map.load(out["map"])  # its sections and borders checked as a map too (ends, heights)
+        return out
+
+    def order(self, options: dict[str, Any]) -> Order:
+        return TriptychoOrder(str(options.get("order", "alternating")))
+
+    def timing(self, options: dict[str, Any]) -> Timing:
+        return make_timing("turn")
+
+    def initiative(self, draft: Draft, combatant: Combatant, ids: tuple[str, ...]) -> int:
+        return draft.roll("1d20", "turn order", by=combatant.id).total
+
+    def budget(self, state: Encounter, combatant: Combatant) -> dict[str, int]:
+        return dict(BUDGET)
+
+    def actions(self, state: Encounter, actor: Combatant) -> list[ActionSpec]:
+        return list(ACTIONS)
+
+    def cost(self, state: Encounter, actor: Combatant, spec: ActionSpec, params: dict[str, Any]) -> dict[str, int]:
+        if spec.name == "play" and isinstance(params.get("card"), str):
+            card = stats_of(actor).cards.get(params["card"])
+            if card is not None:
+                if charged_play(state, actor, card):
+                    return {}
+                return {card.phase: 1}
+        return dict(spec.cost)
+
+    def affordable(self, state: Encounter, actor: Combatant) -> list[ActionSpec]:
+        out = super().affordable(state, actor)
+        hand = own(state).hands.get(actor.id, ())
+        charged = any(charged_play(state, actor, stats_of(actor).cards[n]) for n in hand)
+        if charged and not any(s.name == "play" for s in out):
+            out.append(next(s for s in ACTIONS if s.name == "play"))
+        return [s for s in out if s.name != "lower" or actor.id in own(state).blocks]
+
+    # --- the turn's card phases --------------------------------------------------------
+
+    def round_started(self, draft: Draft) -> None:
+        state = draft.state
+        if state.round != 1 or any(c.position for c in state.active()):
+            return
+        board = options_of(state).board
+        for c in state.active():  # take positions, shuffle, deal the starting hands
+            for part in stats_of(c).section.split("+"):
+                if part not in board.sections:
+                    raise Refused(f"combatant {c.id}: section {part!r}", "not on the map", ", ".join(board.sections))
+            draft.emit(Moved(combatant=c.id, to=stats_of(c).section))
+            draft.emit(DeckShuffled(combatant=c.id, pile=tuple(card.name for card in stats_of(c).deck)))
+            for _ in range(options_of(state).starting_hand):
+                self._draw(draft, c.id)
+
+    def turn_started(self, draft: Draft, actors: tuple[str, ...]) -> None:
+        for cid in actors:
+            mine = own(draft.state)
+            if cid in mine.incanting:  # still incanting: a charge, and the incanting is spent
+                charges = mine.charges.get(cid, 0) + 1
+                draft.emit(IncantingChanged(combatant=cid, incanting=False))
+                draft.emit(
+                    ChargesChanged(
+                        combatant=cid, charges=charges, reason="incanted", at_start=True, round=draft.state.round
+                    )
+                )
+            self._draw(draft, cid)
+
+    def _draw(self, draft: Draft, cid: str) -> None:
+        mine = own(draft.state)
+        pile = mine.piles.get(cid, ())
+        if not pile:
+            back = mine.discards.get(cid, ())
+            if not back:
+                return  # nothing left to draw
+            order = [card.name for card in stats_of(draft.state.combatants[cid]).deck]
+            pile = tuple(sorted(back, key=order.index))
+            draft.emit(DeckShuffled(combatant=cid, pile=pile))
+        pick = draft.roll(f"1d{len(pile)}", "draws a card", by=cid, private=True).total if len(pile) > 1 else 1
+        draft.emit(CardDrawn(combatant=cid, card=pile[pick - 1], private_to=cid))
+
+    def turn_ending(self, draft: Draft, actors: tuple[str, ...], params: dict[str, Any]) -> None:
+        for cid in actors:
+            mine = own(draft.state)
+            if mine.charges.get(cid) and cid not in mine.incanting:
+                draft.emit(ChargesChanged(combatant=cid, charges=0, reason="not incanting again by the turn's end"))
+            hand = own(draft.state).hands.get(cid, ())
+            if hand and draft.state.combatants[cid].active:
+                chosen = params.get("discard")
+                card = chosen if isinstance(chosen, str) and chosen in hand else hand[0]
+                draft.emit(CardDiscarded(combatant=cid, card=card))
+
+    def round_ended(self, draft: Draft) -> None:
+        state = draft.state
+        for d in own(state).distant:
+            if d.until <= state.round:
+                draft.emit(DistantBlockEnded(combatant=d.owner, a=d.a, b=d.b))
+        for cid in sorted(own(state).blocks):
+            c = state.combatants[cid]
+            if not c.active or any(c.has(x) for x in DOWN_BLOCKERS):
+                draft.emit(BlockLowered(combatant=cid, reason="immobilized, defenseless or down"))
+
+    def after_damage(self, draft: Draft, target: str) -> None:
+        c = draft.state.combatants[target]
+        mine = own(draft.state)
+        if target in mine.incanting:
+            draft.emit(IncantingChanged(combatant=target, incanting=False))
+        if mine.charges.get(target):
+            draft.emit(ChargesChanged(combatant=target, charges=0, reason="hurt"))
+        if c.defeated is None and c.damage >= stats_of(c).hp:
+            draft.emit(CombatantDefeated(combatant=target, how="down"))
+            if target in own(draft.state).blocks:
+                draft.emit(BlockLowered(combatant=target, reason="down"))
+            return
+        climbing = own(draft.state).climbing.get(target)
+        if climbing is not None:  # hurt while climbing: hold on, or fall
+            mine_roll = draft.roll(f"1{stats_of(c).acrobatics}", "holding on, hurt while climbing", by=target)
+            gm = draft.roll(f"1{options_of(draft.state).gm_acrobatics}", "the game master's Acrobatics")
+            if mine_roll.total < gm.total:
+                draft.emit(ClimbChanged(combatant=target))
+                if climbing.done:
+                    fall(draft, target, climbing.done)
+
+    def command(self, draft: Draft, command: Command) -> None:
+        if command.kind != "acrobatics":
+            super().command(draft, command)
+            return
+        actor = draft.state.combatants.get(command.actor or "")
+        if actor is None:
+            raise Refused("acrobatics", "name the entity: acrobatics ACTOR", ", ".join(draft.state.combatants))
+        reason = str(command.params.get("reason", "")) or "the terrain"
+        mine = draft.roll(f"1{stats_of(actor).acrobatics}", f"Acrobatics: {reason}", by=actor.id)
+        gm = draft.roll(f"1{options_of(draft.state).gm_acrobatics}", "the game master's Acrobatics")
+        from combatlog.events import GmRuling
+
+        won = mine.total >= gm.total
+        draft.emit(
+            GmRuling(
+                topic="acrobatics",
+                decision="succeeds" if won else "fails",
+                text=f"{actor.name}, {reason}: {mine.total} against {gm.total} (a tie succeeds); "
+                + ("" if won else "the game master rules what failing costs"),
+            )
+        )
+
+    # --- views ------------------------------------------------------------------------
+
+    def seen_by(self, state: Encounter, viewer: Any) -> Encounter:
+        """Hands are private: another side sees how many cards, not which (an empty name each)."""
+        if viewer.gm:
+            return state
+        mine = own(state)
+        hands = {
+            cid: cards if viewer.may_see(cid, lambda x: state.combatants[x].side) else ("",) * len(cards)
+            for cid, cards in mine.hands.items()
+        }
+        piles = {cid: ("",) * len(cards) for cid, cards in mine.piles.items()}  # no one sees a pile's order
+        return replace(state, extra=replace(mine, hands=hands, piles=piles))
+
+    def health(self, state: Encounter, c: Combatant) -> tuple[int, int] | None:
+        hp = stats_of(c).hp
+        return (max(hp - c.damage, 0), hp)
+
+    def summary(self, state: Encounter) -> list[str]:
+        where: dict[str, list[str]] = {}
+        for c in state.active():
+            for part in (c.position or stats_of(c).section).split("+"):
+                where.setdefault(part, []).append(c.id)
+        lines = ["Map:"] + ["  " + line for line in options_of(state).board.draw(where)]
+        mine = own(state)
+        for cid, block in sorted(mine.blocks.items()):
+            lines.append(f"{cid} blocks {block.section} -> {block.toward}")
+        for d in mine.distant:
+            lines.append(f"{d.owner} blocks {d.a}|{d.b} from afar, through round {d.until}")
+        for cid in mine.incanting:
+            lines.append(f"{cid} is incanting")
+        for cid, n in sorted(mine.charges.items()):
+            lines.append(f"{cid} holds {n} incantation charge(s)")
+        for cid, climb in sorted(mine.climbing.items()):
+            lines.append(f"{cid} is climbing toward {climb.toward} ({climb.done} so far)")
+        return lines
+
+    def narrate(self, state: Encounter, event: Any, dice: bool = False) -> str | None:
+        t = type(event)
+        name = state.combatants[event.combatant].name if hasattr(event, "combatant") else ""
+        if t is CardDrawn:
+            return f"  {name} draws {event.card}." if event.card else f"  {name} draws a card."
+        if t is CardDiscarded:
+            return f"  {name} discards {event.card}."
+        if t is BlockLowered:
+            return f"  {name} lowers the Block ({event.reason})." if event.reason != "lowered" else None
+        if t is ChargesChanged and event.reason in ("hurt", "not incanting again by the turn's end"):
+            return f"  {name} loses the incantation charges ({event.reason})."
+        if t is ChargesChanged and event.at_start:
+            return f"  {name} gains an incantation charge ({event.charges})."
+        if t is DistantBlockEnded:
+            return f"  {name}'s Block on {event.a}|{event.b} ends."
+        if t is CardPlayed or t is DeckShuffled:
+            return None
+        return None
+
+    def describe(self, state: Encounter, pending: Pending) -> str:
+        actor = state.combatants[pending.actor].name
+        p = pending.params
+        if pending.action == "play":
+            at = " at " + " and ".join(state.combatants[t].name for t in pending.targets) if pending.targets else ""
+            return f"{actor}{at}"
+        if pending.action in ("move", "climb"):
+            return actor
+        return actor + (f" ({section_of(state.combatants[pending.actor])})" if p.get("toward") else "")
+
+    def policy(self, state: Encounter, actor: Combatant) -> Command:
+        return policy(self, state, actor)
+
+
+TRIPTYCHO = _registry.register(Triptycho())

@@ -1,0 +1,162 @@
+"""Triptycho's typed models: an entity's stats and deck, the encounter's options (the map
+among them), and the system's own state (hands, piles, blocks, incantations, climbs)."""
+
+from __future__ import annotations
+
+from functools import cached_property
+from typing import Annotated, Any, Literal
+
+import msgspec
+from msgspec import Meta
+
+from combatlog.engine.battlemap import Map, MapSpec
+from combatlog.engine.rules.typed import PerMapping
+from combatlog.projections import Combatant, Encounter
+
+Die = Annotated[str, Meta(pattern=r"^d[0-9]+$", description="a die of the ladder: d4, d6, ...")]
+LADDER = ("d4", "d6", "d8", "d10", "d12")
+
+
+class Card(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """A card of an entity's deck, as the encounter file gives it."""
+
+    name: Annotated[str, Meta(min_length=1)]
+    phase: Literal["action", "strategy"] = "action"  # the phase of the turn it is played in
+    range: Annotated[int, Meta(ge=0)] | None = None  # Range: a ranged action
+    thrown: Annotated[int, Meta(ge=0)] | None = None  # Thrown: ranged, even with an enemy alongside
+    reach: Annotated[int, Meta(ge=0)] | None = None  # Reach: melee that may cross borders
+    area: Literal["all", "enemies", "allies", "others"] | None = None  # an Area Attack: whom in the section
+    incantation: Annotated[int, Meta(ge=1)] | None = None  # the charges it needs
+    hit: Die | None = None  # the Hit die of an attack
+    damage: Die | None = None  # its Damage die
+    dice: Annotated[int, Meta(ge=1, le=20)] = 1  # how many Damage dice
+    weapon: str | None = None  # the weapon type it is played from (dagger and spear swim better)
+    move: Annotated[int, Meta(ge=0)] = 0  # a Move N it grants (on top of the turn's own Move)
+    movement: Literal["move", "phase", "fly", "teleport"] = "move"
+    height: Annotated[int, Meta(ge=0)] = 0  # a Move with a Height value climbs borders up to it
+    block: Annotated[int, Meta(ge=0)] = 0  # a Block at a distance: lasts this many rounds (0: not one)
+    effect: str = ""  # what else it does, told as is (the game master applies it)
+
+    @property
+    def ranged(self) -> bool:
+        return self.range is not None or self.thrown is not None
+
+    @property
+    def reach_of(self) -> int:
+        """How many soft borders it may cross to a target: Range, Thrown or Reach, else 0."""
+        return max(self.range or 0, self.thrown or 0, self.reach or 0)
+
+
+class Stats(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True, dict=True):
+    """A Triptycho entity as the encounter file gives it (its Class card's numbers are inputs)."""
+
+    hp: Annotated[int, Meta(ge=1, description="health: defeated when damage reaches it")]
+    section: Annotated[str, Meta(min_length=1, description="the section it starts in (a+b: a large one in two)")]
+    miss: Die = "d6"  # its Miss die (armour, shields, agility)
+    armoured: bool = False  # its Miss die comes from armour or a shield (swimming lowers it)
+    acrobatics: Die = "d6"
+    low_light: bool = False  # Low-light Vision
+    darkvision: bool = False
+    light_sensitive: bool = False  # Light Sensitivity
+    aquatic: bool = False
+    deck: Annotated[list[Card], Meta(min_length=1)]
+
+    @cached_property
+    def cards(self) -> dict[str, Card]:
+        return {c.name: c for c in self.deck}
+
+
+class Options(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True, dict=True):
+    """The encounter's options; the map is given as the encounter file's `[map]` table."""
+
+    map: MapSpec
+    order: Annotated[
+        Literal["alternating", "listed", "rolled"],
+        Meta(description="turn order (not in the chapter): PCs and adversaries alternating, as listed, or 1d20"),
+    ] = "alternating"
+    ladder: Annotated[tuple[Die, ...], Meta(min_length=2, description="the dice levels, lowest first")] = LADDER
+    starting_hand: Annotated[int, Meta(ge=0, le=20, description="cards dealt before the first turn")] = 2
+    hindered: Annotated[
+        Literal["hit", "miss", "both"], Meta(description="what Hindered lowers a level (Appendix A is not given)")
+    ] = "hit"
+    gm_acrobatics: Annotated[str, Meta(pattern=r"^d[0-9]+$", description="the game master's Acrobatics die")] = "d6"
+
+    @cached_property
+    def board(self) -> Map:
+        return Map(self.map)
+
+
+class Block(msgspec.Struct, frozen=True, array_like=True, gc=False):
+    """A Block on the border from `section` (the blocker's) to `toward`."""
+
+    section: str
+    toward: str
+
+
+class DistantBlock(msgspec.Struct, frozen=True, kw_only=True, gc=False):
+    """A Block at a distance on the border a|b, both ways, until the end of round `until`."""
+
+    owner: str
+    a: str
+    b: str
+    until: int
+
+
+class Climb(msgspec.Struct, frozen=True, array_like=True, gc=False):
+    """A climb under way: toward `toward`, `done` of the border's height so far."""
+
+    toward: str
+    done: int
+
+
+class State(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, gc=False):
+    """Triptycho's own state in an encounter; tables keyed by entity id."""
+
+    hands: dict[str, tuple[str, ...]] = {}  # cards held (private: views for others hide them)
+    piles: dict[str, tuple[str, ...]] = {}  # cards left to draw, in deck order
+    discards: dict[str, tuple[str, ...]] = {}
+    blocks: dict[str, Block] = {}
+    distant: tuple[DistantBlock, ...] = ()
+    incanting: tuple[str, ...] = ()
+    charges: dict[str, int] = {}
+    charged_at: dict[str, int] = {}  # the round a charge was gained at the start of a turn
+    climbing: dict[str, Climb] = {}
+
+
+_STATS = PerMapping(Stats)
+_OPTIONS = PerMapping(Options, limit=64)
+
+
+def stats_of(c: Combatant) -> Stats:
+    return _STATS.get(c.stats)  # type: ignore[no-any-return]
+
+
+def options_of(state: Encounter) -> Options:
+    return _OPTIONS.get(state.options)  # type: ignore[no-any-return]
+
+
+def own(state: Encounter) -> State:
+    """Triptycho's state in `state`."""
+    return state.extra  # type: ignore[no-any-return]
+
+
+def section_of(c: Combatant) -> str:
+    """The section an entity stands in (the first of a large one's)."""
+    return (c.position or stats_of(c).section).split("+")[0]
+
+
+def sections_of(c: Combatant) -> tuple[str, ...]:
+    return tuple((c.position or stats_of(c).section).split("+"))
+
+
+def step_die(ladder: tuple[str, ...], die: str, levels: int) -> str:
+    """`die` moved `levels` along the ladder (negative: down), never past either end; a die not
+    on the ladder stays as it is."""
+    if die not in ladder:
+        return die
+    i = min(max(ladder.index(die) + levels, 0), len(ladder) - 1)
+    return ladder[i]
+
+
+def to_plain(value: Any) -> Any:
+    return msgspec.to_builtins(value)
