@@ -1,0 +1,380 @@
+"""Triptycho (`docs/rules/triptycho.md`): the map of sections, the card phases, and every
+mechanic of the chapter, with the dice forced. Decks here hold one card each, so a draw
+(1dK over the pile) needs no roll."""
+
+from __future__ import annotations
+
+import msgspec
+import pytest
+
+from combatlog.engine import Refused
+from combatlog.engine.battlemap import Map
+from combatlog.engine.rules.triptycho.events import CardDrawn, ChargesChanged
+from combatlog.engine.rules.triptycho.model import Stats
+from combatlog.engine.rules.triptycho.sight import seen_as
+from combatlog.events import DamageApplied, DiceRolled
+from combatlog.events.privacy import Viewer
+from combatlog.replays.audit import audit
+from combatlog.replays.transcript import transcript
+from tests.builders import act, encounter, fighter, forced, of
+
+SWORD = {"name": "Sword", "hit": "d8", "damage": "d6", "weapon": "sword"}
+
+
+def section(sid: str, **kw: object) -> dict:
+    return {"id": sid, **kw}
+
+
+def border(a: str, b: str, **kw: object) -> dict:
+    return {"a": a, "b": b, **kw}
+
+
+def board(*sections: dict, borders: list[dict]) -> dict:
+    return {"sections": list(sections), "borders": borders}
+
+
+HALL = board(section("a"), section("b"), section("c"), borders=[border("a", "b"), border("b", "c")])
+
+
+def ent(cid: str, side: str, where: str, card: dict | None = None, kind: str = "npc", **stats: object) -> dict:
+    return fighter(cid, side, kind=kind, hp=stats.pop("hp", 10), section=where, deck=[card or SWORD], **stats)
+
+
+def tri(battle_map: dict, *entities: dict, **options: object):
+    s = encounter("triptycho", *entities, map=battle_map, order="listed", starting_hand=0, **options)
+    forced(s, "begin")
+    return s
+
+
+def rolls(events: list) -> list[tuple[str, tuple[int, ...]]]:
+    return [(d.expression, d.faces) for d in of(events, DiceRolled)]
+
+
+# --- the map ---------------------------------------------------------------------------------
+
+
+def test_distance_is_the_fewest_soft_borders_and_a_hallways_ends_are_two_apart():
+    m = Map.load(HALL)
+    assert (m.distance("a", "b"), m.distance("a", "c"), m.distance("c", "a")) == (1, 2, 2)
+    walled = Map.load(board(section("a"), section("b"), borders=[border("a", "b", kind="hard")]))
+    assert walled.distance("a", "b") is None
+
+
+def _line(h1: int, h2: int) -> Map:
+    return Map.load(
+        board(
+            section("o"), section("m"), section("t"), borders=[border("o", "m", height=h1), border("m", "t", height=h2)]
+        )
+    )
+
+
+@pytest.mark.parametrize(
+    ("heights", "needs"),
+    [((1, 2), 3), ((-6, 6), 2), ((1, -2), None), ((-2, -1), 3)],
+    ids=["up 1 then 2: range 3", "down 6 up 6: range 2", "up 1 down 2: blocked", "down 2 then 1: range 3"],
+)
+def test_the_texts_four_height_examples(heights, needs):
+    m = _line(*heights)
+    if needs is None:
+        assert all(m.line_of_fire("o", "t", r) is None for r in range(0, 12))
+    else:
+        assert m.line_of_fire("o", "t", needs) is not None
+        assert m.line_of_fire("o", "t", needs - 1) is None
+
+
+@pytest.mark.parametrize(
+    ("borders", "says"),
+    [
+        ([border("a", "zz")], "no section 'zz'"),
+        ([border("a", "a")], "two different sections"),
+        ([border("a", "b", height=2), border("b", "a", height=2)], "declared again differently"),
+    ],
+)
+def test_a_bad_map_is_refused_naming_the_border(borders, says):
+    with pytest.raises(Refused, match=says) as err:
+        encounter("triptycho", ent("x", "p", "a"), map=board(section("a"), section("b"), borders=borders))
+    assert "borders[" in str(err.value)
+
+
+def test_a_map_border_declared_from_both_ends_with_opposite_heights_is_one_border():
+    m = Map.load(board(section("a"), section("b"), borders=[border("a", "b", height=2), border("b", "a", height=-2)]))
+    assert m.step("b", "a").height == -2
+
+
+def test_show_draws_the_map_with_who_stands_where():
+    s = tri(HALL, ent("x", "p", "a", kind="pc"), ent("y", "q", "c"))
+    drawn = "\n".join(s.rules.summary(s.state))
+    assert "[a] lit: x" in drawn and "[c] lit: y" in drawn and "-- b" in drawn
+
+
+# --- moving --------------------------------------------------------------------------------
+
+
+def test_the_free_move_crosses_one_soft_border_once_a_turn():
+    s = tri(HALL, ent("x", "p", "a", kind="pc"), ent("y", "q", "c"))
+    act(s, "x", "move", to="b")
+    assert s.state.combatants["x"].position == "b"
+    with pytest.raises(Refused, match="no move left|move"):
+        act(s, "x", "move", to="c")
+
+
+def test_a_hard_border_stops_a_move_but_not_phase():
+    walled = board(section("a"), section("b"), borders=[border("a", "b", kind="hard")])
+    phase = {"name": "Ghost Step", "move": 1, "movement": "phase"}
+    s = tri(walled, ent("x", "p", "a", phase, kind="pc"), ent("y", "q", "b"))
+    with pytest.raises(Refused, match="wall"):
+        act(s, "x", "move", to="b")
+    act(s, "x", "play", card="Ghost Step", to="b")
+    assert s.state.combatants["x"].position == "b"
+
+
+def test_a_height_3_drop_deals_3d4_and_fly_falls_not():
+    cliff = board(section("top"), section("bottom"), borders=[border("top", "bottom", height=-3)])
+    s = tri(cliff, ent("x", "p", "top", kind="pc"), ent("y", "q", "bottom"))
+    events = act(s, "x", "move", faces=(1, 2, 4), to="bottom")
+    assert rolls(events) == [("3d4", (1, 2, 4))]
+    assert DamageApplied(target="x", amount=7, kind="fall") in events
+    flyer = {"name": "Wings", "move": 1, "movement": "fly"}
+    s = tri(cliff, ent("x", "p", "top", flyer, kind="pc"), ent("y", "q", "bottom"))
+    events = act(s, "x", "play", card="Wings", to="bottom")
+    assert not of(events, DamageApplied)
+
+
+def test_a_rise_needs_a_climb_or_a_move_with_height():
+    ledge = board(section("low"), section("high"), borders=[border("low", "high", height=2)])
+    s = tri(ledge, ent("x", "p", "low", kind="pc"), ent("y", "q", "high"))
+    with pytest.raises(Refused, match="climb"):
+        act(s, "x", "move", to="high")
+    leap = {"name": "Leap", "move": 1, "height": 2}
+    s = tri(ledge, ent("x", "p", "low", leap, kind="pc"), ent("y", "q", "high"))
+    act(s, "x", "play", card="Leap", to="high")
+    assert s.state.combatants["x"].position == "high"
+
+
+def test_climbing_a_height_2_border_takes_two_good_rolls_and_a_hurt_climber_may_fall():
+    ledge = board(section("low"), section("high"), borders=[border("low", "high", height=2)])
+    s = tri(
+        ledge,
+        ent("x", "p", "low", kind="pc"),
+        ent("y", "q", "low", {"name": "Rock", "thrown": 1, "hit": "d8", "damage": "d4"}),
+    )
+    act(s, "x", "climb", faces=(4, 4), to="high")  # a tie succeeds: 1 of 2
+    assert s.state.extra.climbing["x"].done == 1 and s.state.combatants["x"].position == "low"
+    forced(s, "end_turn", actor="x")
+    # y throws at the climber (Vulnerable: Miss d6 -> d4); hurt, x holds on 2 against 5, and falls 1
+    events = act(s, "y", "play", "x", faces=(8, 1, 3, 2, 5, 4), card="Rock")
+    assert rolls(events)[:2] == [("1d8", (8,)), ("1d4", (1,))]
+    assert DamageApplied(target="x", amount=4, kind="fall") in events and "x" not in s.state.extra.climbing
+
+
+def test_an_enemy_block_stops_leaving_but_not_entering():
+    s = tri(HALL, ent("x", "p", "a", kind="pc"), ent("y", "q", "b"))
+    forced(s, "end_turn", actor="x")
+    act(s, "y", "block", toward="c")
+    forced(s, "end_turn", actor="y")
+    act(s, "x", "move", to="b")  # entering y's section is allowed
+    forced(s, "end_turn", actor="x")
+    forced(s, "end_turn", actor="y")
+    with pytest.raises(Refused, match="Y blocks the border from b to c"):
+        act(s, "x", "move", to="c")
+
+
+def test_swimming_a_long_move_loses_a_section_for_each_water_section_entered():
+    wet = board(section("a"), section("w", water=True), section("c"), borders=[border("a", "w"), border("w", "c")])
+    dash = {"name": "Dash", "move": 2}
+    s = tri(wet, ent("x", "p", "a", dash, kind="pc"), ent("y", "q", "c"))
+    with pytest.raises(Refused, match="beyond a Move 2"):
+        act(s, "x", "play", card="Dash", to="c")
+    s = tri(wet, ent("x", "p", "a", dash, kind="pc", aquatic=True), ent("y", "q", "c"))
+    act(s, "x", "play", card="Dash", to="c")
+    assert s.state.combatants["x"].position == "c"
+
+
+# --- range and attacks ------------------------------------------------------------------
+
+
+def test_an_attack_is_hit_against_miss_a_tie_hits_then_damage():
+    s = tri(HALL, ent("x", "p", "a", kind="pc"), ent("y", "q", "a"))
+    events = act(s, "x", "play", "y", faces=(4, 4, 5), card="Sword")
+    assert rolls(events) == [("1d8", (4,)), ("1d6", (4,)), ("1d6", (5,))]
+    assert s.state.combatants["y"].damage == 5
+    forced(s, "end_turn", actor="x")
+    events = act(s, "y", "play", "x", faces=(2, 3), card="Sword")
+    assert s.state.combatants["x"].damage == 0  # 2 against 3: a miss, no damage rolled
+
+
+def test_melee_reaches_only_its_own_section_and_reach_crosses_a_border():
+    s = tri(HALL, ent("x", "p", "a", kind="pc"), ent("y", "q", "b"))
+    with pytest.raises(Refused, match="melee"):
+        act(s, "x", "play", "y", card="Sword")
+    spear = {"name": "Pike", "reach": 1, "hit": "d6", "damage": "d6"}
+    s = tri(HALL, ent("x", "p", "a", spear, kind="pc"), ent("y", "q", "b"))
+    act(s, "x", "play", "y", faces=(6, 1, 3), card="Pike")
+    assert s.state.combatants["y"].damage == 3
+
+
+def test_melee_never_crosses_a_height_even_in_reach_of_a_pike_it_can():
+    ledge = board(section("low"), section("high"), borders=[border("low", "high", height=1)])
+    s = tri(ledge, ent("x", "p", "low", kind="pc"), ent("y", "q", "high"))
+    with pytest.raises(Refused, match="melee"):
+        act(s, "x", "play", "y", card="Sword")
+
+
+def test_a_range_card_is_refused_with_an_enemy_alongside_but_thrown_is_not():
+    bow = {"name": "Bow", "range": 2, "hit": "d8", "damage": "d6"}
+    s = tri(HALL, ent("x", "p", "a", bow, kind="pc"), ent("y", "q", "a"), ent("z", "q", "b"))
+    with pytest.raises(Refused, match="enemy in the section"):
+        act(s, "x", "play", "z", card="Bow")
+    axe = {"name": "Hand Axe", "thrown": 2, "hit": "d8", "damage": "d6"}
+    s = tri(HALL, ent("x", "p", "a", axe, kind="pc"), ent("y", "q", "a"), ent("z", "q", "b"))
+    act(s, "x", "play", "z", faces=(8, 1, 2), card="Hand Axe")
+    assert s.state.combatants["z"].damage == 2
+
+
+def test_an_area_attack_without_range_hits_its_own_section_attacker_included():
+    quake = {"name": "Quake", "area": "all", "hit": "d8", "damage": "d4"}
+    s = tri(HALL, ent("x", "p", "a", quake, kind="pc"), ent("y", "q", "a"), ent("z", "q", "b"))
+    events = act(s, "x", "play", faces=(8, 1, 2, 8, 1, 3), card="Quake")
+    hurt = {e.target: e.amount for e in of(events, DamageApplied)}
+    assert hurt == {"x": 2, "y": 3}  # x and y in a; z in b untouched
+
+
+def test_an_area_attack_with_range_hits_the_enemies_in_the_named_section():
+    burst = {"name": "Burst", "range": 1, "area": "enemies", "hit": "d8", "damage": "d4"}
+    s = tri(HALL, ent("x", "p", "a", burst, kind="pc"), ent("w", "p", "b"), ent("y", "q", "b"), ent("z", "q", "b"))
+    events = act(s, "x", "play", faces=(8, 1, 2, 8, 1, 3), card="Burst", section="b")
+    assert {e.target for e in of(events, DamageApplied)} == {"y", "z"}
+
+
+def test_ranged_attacks_cannot_reach_a_target_underwater():
+    deep = board(section("a"), section("d", underwater=True), borders=[border("a", "d")])
+    bow = {"name": "Bow", "range": 2, "hit": "d8", "damage": "d6"}
+    s = tri(deep, ent("x", "p", "a", bow, kind="pc"), ent("y", "q", "d"))
+    with pytest.raises(Refused, match="underwater"):
+        act(s, "x", "play", "y", card="Bow")
+
+
+def test_a_shot_through_a_border_blocked_from_afar_misses_and_a_blocker_may_intercept():
+    bow = {"name": "Bow", "range": 2, "hit": "d8", "damage": "d6"}
+    ward = {"name": "Ward", "phase": "strategy", "block": 2}  # this round and the next
+    s = tri(HALL, ent("x", "p", "a", bow, kind="pc"), ent("y", "q", "c", ward))
+    forced(s, "end_turn", actor="x")
+    act(s, "y", "play", card="Ward", a="b", b="c")
+    forced(s, "end_turn", actor="y")
+    events = act(s, "x", "play", "y", card="Bow")
+    assert not of(events, DiceRolled) and "blocked from afar: a miss" in _told(s)
+    # intercept: z blocks b -> c from its own section; x's shot at y in c crosses it
+    s = tri(HALL, ent("x", "p", "a", bow, kind="pc"), ent("z", "q", "b"), ent("y", "q", "c"))
+    forced(s, "end_turn", actor="x")
+    act(s, "z", "block", toward="c")
+    forced(s, "end_turn", actor="z")
+    forced(s, "end_turn", actor="y")
+    act(s, "x", "play", "y", faces=(8, 1, 4), card="Bow", intercepted_by="z")
+    assert s.state.combatants["z"].damage == 4 and s.state.combatants["y"].damage == 0
+
+
+def _told(s) -> str:
+    return "\n".join(line for _, line in transcript(s.log))
+
+
+# --- illumination --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("senses", "light", "seen"),
+    [
+        ({}, "lit", "lit"),
+        ({}, "shadowy", "shadowy"),
+        ({}, "dark", "dark"),
+        ({"low_light": True}, "shadowy", "lit"),
+        ({"low_light": True}, "dark", "dark"),
+        ({"darkvision": True}, "shadowy", "lit"),
+        ({"darkvision": True}, "dark", "lit"),
+        ({"light_sensitive": True}, "lit", "shadowy"),
+        ({"light_sensitive": True, "low_light": True}, "lit", "shadowy"),
+        ({"light_sensitive": True, "low_light": True}, "shadowy", "lit"),
+    ],
+)
+def test_the_illumination_matrix(senses, light, seen):
+    stats = msgspec.convert({"hp": 1, "section": "a", "deck": [SWORD], **senses}, Stats)
+    assert seen_as(stats, light) == seen
+
+
+def test_attacking_into_the_dark_is_debilitated_and_the_unseen_attacker_makes_the_target_vulnerable():
+    dim = board(section("a", light="dark"), section("b"), borders=[border("a", "b")])
+    # x in the dark sees no one (Hindered too: Hit lowered once more, by default); y is unseen by x
+    s = tri(dim, ent("x", "p", "a", kind="pc"), ent("y", "q", "a"))
+    events = act(s, "x", "play", "y", faces=(4, 3, 2), card="Sword")
+    hit, miss = rolls(events)[:2]
+    assert hit[0] == "1d4"  # d8: Debilitated (can't see y) and Hindered (can't see in its section)
+    assert miss[0] == "1d4"  # y's d6: Vulnerable (can't see x)
+    s = tri(dim, ent("x", "p", "a", kind="pc", darkvision=True), ent("y", "q", "a"))
+    events = act(s, "x", "play", "y", faces=(4, 3, 2), card="Sword")
+    assert [r[0] for r in rolls(events)[:2]] == ["1d8", "1d4"]  # x sees; y, blind in the dark, doesn't
+
+
+def test_swimming_lowers_weapon_hit_and_damage_but_not_with_a_dagger():
+    wet = board(section("w", water=True), borders=[])
+    s = tri(wet, ent("x", "p", "w", kind="pc"), ent("y", "q", "w", armoured=True))
+    events = act(s, "x", "play", "y", faces=(6, 1, 3), card="Sword")
+    assert [r[0] for r in rolls(events)] == ["1d6", "1d4", "1d4"]  # Hit d8->d6; Miss d6->d4 (armoured); Damage d6->d4
+    dagger = {"name": "Dagger", "hit": "d6", "damage": "d4", "weapon": "dagger"}
+    s = tri(wet, ent("x", "p", "w", dagger, kind="pc"), ent("y", "q", "w"))
+    events = act(s, "x", "play", "y", faces=(6, 1, 3), card="Dagger")
+    assert [r[0] for r in rolls(events)] == ["1d6", "1d6", "1d4"]
+
+
+# --- incantations --------------------------------------------------------------------------
+
+
+BOLT = {"name": "Bolt", "range": 1, "incantation": 1, "hit": "d8", "damage": "d8"}
+
+
+def test_an_incantation_charges_next_turn_and_is_played_without_the_action_phase():
+    s = tri(HALL, ent("x", "p", "a", BOLT, kind="pc"), ent("y", "q", "b"))
+    act(s, "x", "incant")
+    forced(s, "end_turn", actor="x")
+    forced(s, "end_turn", actor="y")
+    assert s.state.acting == ("x",) and s.state.extra.charges["x"] == 1
+    events = act(s, "x", "play", "y", faces=(8, 1, 6), card="Bolt")
+    assert ChargesChanged(combatant="x", charges=0, reason="spent on Bolt") in events
+    assert s.state.combatants["x"].resources["action"] == 1  # the Action phase is still unspent
+    assert s.state.combatants["y"].damage == 6
+
+
+def test_charges_are_lost_on_damage_and_when_not_incanting_again():
+    knife = {"name": "Knife", "hit": "d6", "damage": "d4"}
+    s = tri(HALL, ent("x", "p", "a", BOLT, kind="pc"), ent("y", "q", "a", knife))
+    act(s, "x", "incant")
+    forced(s, "end_turn", actor="x")
+    act(s, "y", "play", "x", faces=(6, 1, 2), card="Knife")
+    assert "x" not in s.state.extra.incanting  # hurt while incanting: it stops
+    s = tri(HALL, ent("x", "p", "a", BOLT, kind="pc"), ent("y", "q", "b"))
+    act(s, "x", "incant")
+    forced(s, "end_turn", actor="x")
+    forced(s, "end_turn", actor="y")
+    events = forced(s, "end_turn", actor="x")  # held a charge, didn't incant again
+    assert ChargesChanged(combatant="x", charges=0, reason="not incanting again by the turn's end") in events
+
+
+# --- private draws -------------------------------------------------------------------------
+
+
+def test_a_draw_is_private_to_its_owner_but_whole_in_the_log_and_the_audit():
+    s = encounter(
+        "triptycho",
+        ent("x", "p", "a", kind="pc"),
+        fighter("y", "q", hp=10, section="b", deck=[SWORD, {"name": "Secret Plan", "effect": "smiles"}]),
+        map=HALL,
+        order="listed",
+        starting_hand=1,
+    )
+    events = forced(s, "begin", (2,))  # y's starting draw: 1d2 -> the second card
+    assert CardDrawn(combatant="y", card="Secret Plan", private_to="y") in events
+    theirs = "\n".join(line for _, line in transcript(s.log, dice=True, viewer=Viewer(sides=frozenset({"p"}))))
+    mine = "\n".join(line for _, line in transcript(s.log, dice=True, viewer=Viewer(sides=frozenset({"q"}))))
+    assert "Secret Plan" not in theirs and "Y draws a card." in theirs and "rolls in secret" in theirs
+    assert "Y draws Secret Plan." in mine
+    seen = s.rules.seen_by(s.state, Viewer(sides=frozenset({"p"})))
+    assert seen.extra.hands["y"] == ("",) and s.state.extra.hands["y"] == ("Secret Plan",)
+    assert audit(s.log, workers=1).clean
