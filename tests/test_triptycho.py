@@ -378,3 +378,11 @@ def test_a_draw_is_private_to_its_owner_but_whole_in_the_log_and_the_audit():
     seen = s.rules.seen_by(s.state, Viewer(sides=frozenset({"p"})))
     assert seen.extra.hands["y"] == ("",) and s.state.extra.hands["y"] == ("Secret Plan",)
     assert audit(s.log, workers=1).clean
+
+
+def test_the_strategy_phase_comes_before_the_action_phase():
+    s = tri(HALL, ent("x", "p", "a", kind="pc"), ent("y", "q", "a"))
+    act(s, "x", "play", "y", faces=(1, 6), card="Sword")  # the Action phase: a miss
+    with pytest.raises(Refused, match="Strategy phase is over"):
+        act(s, "x", "block", toward="b")
+    act(s, "x", "move", to="b")  # the Move still fits anywhere before the discard

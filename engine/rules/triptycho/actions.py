@@ -78,7 +78,25 @@ def _check_fall(state: Encounter, actor: Combatant, targets: tuple[str, ...], pa
     return None if actor.id in own(state).climbing else f"{actor.name} isn't climbing"
 
 
+def turn_stage(actor: Combatant) -> str:
+    """Where `actor`'s turn stands among its card phases (`TURN`): the Strategy phase until it
+    is spent or the Action phase is, then the Action phase, then only the discard is left."""
+    if actor.resources.get("strategy", 0) and actor.resources.get("action", 0):
+        return "strategy"
+    if actor.resources.get("action", 0):
+        return "action"
+    return "discard"
+
+
+def _strategy_problem(actor: Combatant) -> str | None:
+    if turn_stage(actor) != "strategy":
+        return "the Strategy phase is over (it comes before the Action phase)"
+    return None
+
+
 def _check_block(state: Encounter, actor: Combatant, targets: tuple[str, ...], params: dict[str, Any]) -> str | None:
+    if _strategy_problem(actor):
+        return _strategy_problem(actor)
     toward = params.get("toward")
     here = section_of(actor)
     board = options_of(state).board
@@ -111,6 +129,8 @@ def _check_play(state: Encounter, actor: Combatant, targets: tuple[str, ...], pa
     card, why = card_of(state, actor, params)
     if card is None:
         return why
+    if card.phase == "strategy" and _strategy_problem(actor):
+        return f"{card.name}: {_strategy_problem(actor)}"
     mine = own(state)
     if card.incantation is not None:
         have = mine.charges.get(actor.id, 0)
