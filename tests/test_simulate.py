@@ -109,3 +109,13 @@ def test_bad_input_is_one_line(tmp_path, args, says):
     )
     assert result.exit_code in (1, 2) and says in result.output and result.output.count("\n") == 1
     assert not (tmp_path / "kept").exists()
+
+
+def test_a_local_dask_cluster_gives_the_same_numbers():
+    distributed = pytest.importorskip("distributed", reason="dask isn't installed: pip install -e '.[cluster]'")
+    one = simulate(SKIRMISH, runs=120, seed=2, workers=1)
+    with (
+        distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        assert simulate(SKIRMISH, runs=120, seed=2, executor=client.get_executor()) == one
