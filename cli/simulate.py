@@ -31,6 +31,9 @@ from combatlog.engine.grammar import value
     "--keep", "keep_dir", type=click.Path(file_okay=False), help="Write the representative fights' logs here."
 )
 @click.option("--compare", "other", type=click.Path(dir_okay=False), help="Another encounter, run on the same seeds.")
+@click.option(
+    "--html", "html_out", type=click.Path(dir_okay=False), help="Write a standalone page with the charts here."
+)
 def simulate(
     encounter: str,
     runs: int,
@@ -40,6 +43,7 @@ def simulate(
     json_out: str | None,
     keep_dir: str | None,
     other: str | None,
+    html_out: str | None,
 ) -> None:
     """Play an encounter many times with the automatic policy; print the odds."""
     from combatlog.simulate import keep
@@ -47,6 +51,11 @@ def simulate(
 
     if runs < 1:
         fail(f"--runs {runs}: give at least 1 run", 2)
+    if html_out:
+        try:
+            import plotly  # noqa: F401 - checked before the fights, not after
+        except ImportError:
+            fail("--html needs Plotly: pip install 'combatlog[report]'", 2)
     if workers is not None and workers < 1:
         fail(f"--workers {workers}: give at least 1", 2)
     changed = {}
@@ -82,6 +91,11 @@ def simulate(
             click.echo(
                 f"kept the {r.percentile}th percentile fight (run {r.run}, party losses {r.party_losses}): {r.log}"
             )
+    if html_out:
+        from combatlog.simulate.html import render
+
+        Path(html_out).write_text(render([(path, report) for path, _, report in studies]), encoding="utf-8")
+        click.echo(f"the charts: {html_out}")
     if json_out:
         data = [msgspec.to_builtins(report) | {"encounter": path} for path, _, report in studies]
         for item in data:

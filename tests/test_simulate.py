@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -119,3 +120,17 @@ def test_a_local_dask_cluster_gives_the_same_numbers():
         distributed.Client(cluster) as client,
     ):
         assert simulate(SKIRMISH, runs=120, seed=2, executor=client.get_executor()) == one
+
+
+def test_html_writes_a_standalone_page_with_the_charts_and_the_numbers(tmp_path):
+    pytest.importorskip("plotly", reason="plotly isn't installed: pip install -e '.[report]'")
+    page = tmp_path / "odds.html"
+    encounter = str(EXAMPLES / "skirmish-ambush.toml")
+    result = run("simulate", encounter, "--runs", "40", "--workers", "1", "--html", str(page))
+    assert result.exit_code == 0, result.output
+    text = page.read_text()
+    assert text.startswith("<!doctype html>") and "Who wins (95% Wilson interval)" in text
+    assert "Goblin 1" in text and "Damage dealt and taken" in text
+    assert text.count("plotly.js v") <= 2 and not re.search(r"<script[^>]+src=", text)  # inlined once, no network
+    report = simulate(SKIRMISH, runs=40, seed=0, workers=1)
+    assert f"party wins {report.sides['party'].win.p:.1%}" in text  # the numbers it charts

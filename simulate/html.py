@@ -1,0 +1,123 @@
+"""`simulate --html`: a standalone page with the study's charts, drawn by Plotly (its
+JavaScript inlined once, so the page opens with no network), beside the numbers as tables."""
+
+from __future__ import annotations
+
+from html import escape
+from typing import Any
+
+from combatlog.simulate import Report
+
+
+def render(studies: list[tuple[str, Report]]) -> str:
+    """The page for one study, or two run on the same seeds (`--compare`)."""
+    try:
+        import plotly.graph_objects as go
+    except ImportError as exc:  # the report extra is optional
+        raise RuntimeError("--html needs Plotly: pip install 'combatlog[report]'") from exc
+
+    parts: list[str] = []
+    first = True
+
+    def chart(fig: Any) -> None:
+        nonlocal first
+        fig.update_layout(template="plotly_white", margin={"l": 60, "r": 20, "t": 50, "b": 50}, height=360)
+        parts.append(fig.to_html(include_plotlyjs=first, full_html=False, config={"displaylogo": False}))
+        first = False
+
+    for path, report in studies:
+        parts.append(f"<h2>{escape(path)}</h2>")
+        parts.append(f"<p>{report.runs:,} fights, seed {report.seed}; the party is <b>{escape(report.party)}</b>.</p>")
+        outcomes = [*report.sides, "draw"]
+        odds = [*(s.win for s in report.sides.values()), report.draw]
+        chart(
+            go.Figure(
+                go.Bar(
+                    x=outcomes,
+                    y=[o.p for o in odds],
+                    error_y={
+                        "type": "data",
+                        "symmetric": False,
+                        "array": [o.high - o.p for o in odds],
+                        "arrayminus": [o.p - o.low for o in odds],
+                    },
+                    hovertemplate="%{x}: %{y:.1%}<extra></extra>",
+                ),
+                layout={"title": "Who wins (95% Wilson interval)", "yaxis": {"tickformat": ".0%", "range": [0, 1]}},
+            )
+        )
+        rounds = sorted(report.rounds_histogram)
+        chart(
+            go.Figure(
+                go.Bar(x=rounds, y=[report.rounds_histogram[r] / report.runs for r in rounds]),
+                layout={"title": "How many rounds", "xaxis": {"title": "rounds"}, "yaxis": {"tickformat": ".0%"}},
+            )
+        )
+        names = [f"{c.name} ({c.side})" for c in report.combatants.values()]
+        defeated = [c.defeated for c in report.combatants.values()]
+        chart(
+            go.Figure(
+                go.Bar(
+                    x=names,
+                    y=[d.p for d in defeated],
+                    error_y={
+                        "type": "data",
+                        "symmetric": False,
+                        "array": [d.high - d.p for d in defeated],
+                        "arrayminus": [d.p - d.low for d in defeated],
+                    },
+                ),
+                layout={"title": "Defeated", "yaxis": {"tickformat": ".0%", "range": [0, 1]}},
+            )
+        )
+        fig = go.Figure(layout={"title": "Damage dealt and taken (median, 5th to 95th percentile)", "barmode": "group"})
+        for label, pick in (("dealt", lambda c: c.dealt), ("taken", lambda c: c.taken)):
+            spreads = [pick(c) for c in report.combatants.values()]
+            fig.add_trace(
+                go.Bar(
+                    name=label,
+                    x=names,
+                    y=[s.p50 for s in spreads],
+                    error_y={
+                        "type": "data",
+                        "symmetric": False,
+                        "array": [s.p95 - s.p50 for s in spreads],
+                        "arrayminus": [s.p50 - s.p5 for s in spreads],
+                    },
+                )
+            )
+        chart(fig)
+        parts.append(_table(report))
+    title = "combatlog simulate: " + " vs ".join(escape(p) for p, _ in studies)
+    return (
+        "<!doctype html>\n<html lang='en'><head><meta charset='utf-8'>"
+        f"<title>{title}</title><style>{_STYLE}</style></head><body><h1>{title}</h1>"
+        + "\n".join(parts)
+        + "</body></html>\n"
+    )
+
+
+def _pct(o: Any) -> str:
+    return f"{o.p:.1%} ({o.low:.1%}–{o.high:.1%})"
+
+
+def _table(report: Report) -> str:
+    rows = "".join(
+        f"<tr><td>{escape(c.name)}</td><td>{escape(c.side)}</td><td>{_pct(c.defeated)}</td>"
+        f"<td>{c.dealt.mean:.1f} ({c.dealt.p5:g}–{c.dealt.p95:g})</td>"
+        f"<td>{c.taken.mean:.1f} ({c.taken.p5:g}–{c.taken.p95:g})</td></tr>"
+        for c in report.combatants.values()
+    )
+    sides = "".join(f"<li>{escape(side)} wins {_pct(s.win)}</li>" for side, s in report.sides.items())
+    return (
+        f"<ul>{sides}<li>draw {_pct(report.draw)}</li><li>rounds: mean {report.rounds.mean:.1f}, "
+        f"5th {report.rounds.p5:g}, median {report.rounds.p50:g}, 95th {report.rounds.p95:g}</li></ul>"
+        "<table><thead><tr><th>combatant</th><th>side</th><th>defeated</th><th>damage dealt, mean (5th–95th)</th>"
+        f"<th>damage taken, mean (5th–95th)</th></tr></thead><tbody>{rows}</tbody></table>"
+    )
+
+
+_STYLE = (
+    "body{font:15px/1.45 system-ui,sans-serif;max-width:70rem;margin:2rem auto;padding:0 1rem;color:#1d1d1f}"
+    "table{border-collapse:collapse;width:100%}td,th{text-align:left;padding:.3rem .5rem;border-bottom:1px solid #ddd}"
+)
