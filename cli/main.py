@@ -207,10 +207,14 @@ def demo(rules_name: str, seed: int, log_path: str, timing: str | None, clock: b
 
 @app.command()
 @click.argument("encounter", type=click.Path(dir_okay=False))
-@click.option("--log", "log_path", required=True, help="The new log (.jsonl, .db or a postgresql:// URL).")
+@click.argument("log_arg", metavar="[LOG]", required=False)
+@click.option("--log", "log_path", default=None, help="The new log (.jsonl, .db or a postgresql:// URL).")
 @click.option("--seed", type=int, default=None, help="The dice seed (overrides the file's).")
-def new(encounter: str, log_path: str, seed: int | None) -> None:
-    """Start an encounter from a TOML file."""
+def new(encounter: str, log_arg: str | None, log_path: str | None, seed: int | None) -> None:
+    """Start an encounter from a TOML file, on LOG (default: ENCOUNTER's name with .db, beside it)."""
+    if log_arg is not None and log_path is not None and log_arg != log_path:
+        fail(f"two logs given ({log_arg} and --log {log_path}); give one", 2)
+    log_path = log_arg or log_path or str(Path(encounter).with_suffix(".db"))
     try:
         commands = read_encounter(encounter, seed=seed)
     except EncounterFileError as exc:
@@ -578,14 +582,20 @@ def repair(log_path: str) -> None:
 
 
 @app.command()
-def rulesets() -> None:
-    """The installed rule systems, their options and actions."""
+@click.argument("name", required=False)
+def rulesets(name: str | None) -> None:
+    """The installed rule systems, their options and commands; with NAME, all about that one:
+    its stats, its actions with their costs and help, as the bundled example's combatants have them."""
+    if name is not None:
+        _ruleset(name)
+        return
     for name in rule_names():
         rules = get_rules(name)
         click.echo(f"{name} {rules.version}")
         for key, spec in rules.option_specs.items():
             choices = f" ({', '.join(map(str, spec.choices))})" if spec.choices else ""
-            click.echo(f"  option {key} = {spec.default!r}{choices}" + (f": {spec.help}" if spec.help else ""))
+            default = "required" if spec.default is msgspec.NODEFAULT else f"= {spec.default!r}"
+            click.echo(f"  option {key} {default}{choices}" + (f": {spec.help}" if spec.help else ""))
         if rules.required_stats:
             click.echo(f"  stats {', '.join(rules.required_stats)}")
         for kind, text in rules.commands.items():
@@ -595,9 +605,70 @@ def rulesets() -> None:
             click.echo(f"  command {kind} {words}".rstrip() + f": {text}")
 
 
+def _ruleset(name: str) -> None:
+    try:
+        rules = get_rules(name)
+    except KeyError:
+        fail(f"no rule system {name!r}; installed: {', '.join(rule_names())}")
+    click.echo(f"{name} {rules.version}")
+    for key, spec in rules.option_specs.items():
+        choices = f" ({', '.join(map(str, spec.choices))})" if spec.choices else ""
+        default = "required" if spec.default is msgspec.NODEFAULT else f"= {spec.default!r}"
+        click.echo(f"  option {key} {default}{choices}" + (f": {spec.help}" if spec.help else ""))
+    if rules.stats_type is not None:
+        for field in msgspec.structs.fields(rules.stats_type):
+            required = field.required
+            shown = "required" if required else f"default {field.default!r}"
+            click.echo(f"  stat {field.name}: {shown}")
+    for kind, text in rules.commands.items():
+        words = " ".join(
+            w.lstrip("*.").upper() + ("..." if w[0] in "*." else "") for w in rules.command_words.get(kind, ())
+        )
+        click.echo(f"  command {kind} {words}".rstrip() + f": {text}")
+    try:
+        session = Session(open_log("memory:"))
+        for command in read_encounter(example_path(name)):
+            session.execute(command)
+        session.do("begin")
+    except (Refused, DiceError, EncounterFileError, SystemExit):
+        return
+    state = session.state
+    seen: set[str] = set()
+    for c in state.active():
+        for spec in rules.actions(state, c):
+            if spec.name in seen:
+                continue
+            seen.add(spec.name)
+            cost = ", ".join(f"{v} {k}" for k, v in sorted(spec.cost.items())) or "free"
+            targets = spec.targets if spec.max_targets else "no target"
+            click.echo(f"  action {spec.name} [{cost}; {targets}]" + (f": {spec.help}" if spec.help else ""))
+
+
+@app.command()
+@click.option("--rules", "rules_name", required=True, help="The rule system (see `combatlog rulesets`).")
+@click.argument("path", metavar="[FILE]", required=False)
+def init(rules_name: str, path: str | None) -> None:
+    """Write an encounter file to start from: the rule system's bundled example, commented, which plays as written."""
+    if rules_name not in rule_names():
+        fail(f"no rule system {rules_name!r}; installed: {', '.join(rule_names())}")
+    source = example_path(rules_name)
+    target = Path(path or f"{rules_name}-encounter.toml")
+    if target.exists():
+        fail(f"{target} exists; choose another file")
+    header = (
+        f"# A {rules_name} encounter to start from (`combatlog rulesets {rules_name}` lists the options,\n"
+        f"# stats and actions). Play it: combatlog new {target} && combatlog play {target.with_suffix('.db')}\n"
+    )
+    target.write_text(header + source.read_text(encoding="utf-8"), encoding="utf-8")
+    click.echo(f"{target}: a {rules_name} encounter; `combatlog new {target}` starts it.")
+
+
 @app.command()
 def schema() -> None:
-    """The JSON Schema of a log line."""
+    """The JSON Schema of a log line, every installed rule system's events included."""
+    for name in rule_names():  # each system registers its events when it loads
+        with contextlib.suppress(Exception):  # a broken plugin is `rulesets`' to report, not the schema's
+            get_rules(name)
     click.echo(json.dumps(json_schema(), indent=2, sort_keys=True))
 
 

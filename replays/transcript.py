@@ -144,6 +144,8 @@ def tell(
             line = f"GM override: {e.reason} ({e.subject})."
         elif t is ev.Note:
             line = f"Note: {e.text}"
+        elif t is ev.CombatantRemoved:
+            line = f"{_name(projection, e.id)} leaves the fight" + (f" ({e.reason})." if e.reason else ".")
         elif t is ev.ViewSet:
             if e.side is not None:
                 line = f"Players' view: {e.side}'s health shown {'as levels' if e.hp == 'level' else e.hp}."
@@ -193,9 +195,13 @@ def render(lines: Iterable[str], fmt: str = "text", title: str = "combatlog tran
         yield from lines
         return
     if fmt == "markdown":
+        first = True
         for line in lines:
             stripped = line.strip()
-            if stripped.startswith(_HEADINGS):
+            if first:  # the encounter's opening line is the page's title
+                yield f"# {stripped}\n"
+                first = False
+            elif stripped.startswith(_HEADINGS):
                 yield f"\n### {stripped}\n"
             elif line.startswith("  "):
                 yield f"  - {stripped}"

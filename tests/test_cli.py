@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -11,6 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from combatlog.cli.main import app
+from combatlog.engine.encounter_file import read_encounter
 from combatlog.replays import open_log
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
@@ -159,12 +161,27 @@ def test_replay_stops_at_the_seq_asked_and_transcript_reads_as_prose(tmp_path):
     out = run("replay", str(log), "--to", "12", "--json").output.splitlines()
     assert len(out) == 12 and json.loads(out[-1])["seq"] == 12
     md = run("transcript", str(log), "--format", "markdown").output
-    assert "### Round 1." in md
+    assert "### Round 1." in md and md.startswith("# ") and "\n- " in md  # the title a heading, not a bullet
 
 
 def test_rulesets_and_schema_describe_what_is_installed():
     assert "skirmish 1" in run("rulesets").output
-    assert json.loads(run("schema").output)["title"] == "combatlog log line"
+    schema = json.loads(run("schema").output)
+    assert schema["title"] == "combatlog log line"
+    assert max(len(name) for name in schema["$defs"]) <= 40  # readable names, not the union spelled out
+    tags = set(re.findall(r'"enum": \["([^"]+)"\]', json.dumps(schema)))
+    for system in ("starflight", "infinite-realms", "swords-of-infinity", "straalara", "triptycho"):
+        path = EXAMPLES / next(p.name for p in EXAMPLES.glob(f"{system}-*.toml"))
+        events = {str(type(e.event).__struct_config__.tag) for e in _demo(path)}
+        assert events <= tags, (system, events - tags)
+
+
+def _demo(path: Path) -> list:
+    """The envelopes of the example at `path` played to its end."""
+    from combatlog.replays.cursor import envelopes
+    from combatlog.simulate.run import play
+
+    return list(envelopes(play(read_encounter(path), 7, {}).log))
 
 
 def test_the_module_and_the_console_script_run_as_subprocesses(tmp_path):
@@ -466,3 +483,25 @@ def test_a_name_with_markup_is_shown_as_written(tmp_path):
     assert run("new", str(encounter), "--log", str(log)).exit_code == 0
     result = run("show", str(log))
     assert result.exit_code == 0 and "[/x] Bold [red]" in result.output.replace("\n", "").replace("│", "")
+
+
+def test_new_takes_the_log_beside_the_encounter_by_default(tmp_path):
+    encounter = tmp_path / "ford.toml"
+    encounter.write_text((EXAMPLES / "skirmish-ambush.toml").read_text())
+    assert run("new", str(encounter)).exit_code == 0 and (tmp_path / "ford.db").exists()
+    again = run("new", str(encounter))
+    assert again.exit_code == 1 and "exists" in again.output
+    assert run("new", str(encounter), str(tmp_path / "second.jsonl")).exit_code == 0
+
+
+def test_rulesets_name_lists_stats_and_actions_and_init_writes_a_file_that_plays(tmp_path):
+    told = run("rulesets", "triptycho").output
+    assert "option map required" in told and "stat deck: required" in told and "action play [1 action" in told
+    assert run("rulesets", "chess").exit_code == 1
+    target = tmp_path / "mine.toml"
+    assert run("init", "--rules", "straalara", str(target)).exit_code == 0
+    assert target.read_text().startswith("# A straalara encounter")
+    assert run("init", "--rules", "straalara", str(target)).exit_code == 1  # never overwrites
+    log = tmp_path / "mine.jsonl"
+    assert run("new", str(target), str(log)).exit_code == 0
+    assert run("do", str(log), "begin").exit_code == 0

@@ -82,7 +82,11 @@ class RuleSystem:
             model = cls.options_type
             cls.option_specs = {
                 f.name: OptionSpec(
-                    typed.to_plain(f.default), typed.choices(model, f.name), typed.description(model, f.name)
+                    msgspec.NODEFAULT
+                    if f.required
+                    else typed.to_plain(f.default if f.default is not msgspec.NODEFAULT else f.default_factory()),
+                    typed.choices(model, f.name),
+                    typed.description(model, f.name),
                 )
                 for f in msgspec.structs.fields(model)
             }
