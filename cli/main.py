@@ -375,6 +375,7 @@ def show(log_path: str, at: int | None, as_json: bool, viewers: tuple[str, ...])
                 "status": _status(c),
                 "damage": c.damage,
                 "initiative": c.initiative,
+                "position": c.position,
                 "conditions": [x.name for x in c.conditions],
                 "resources": dict(c.resources),
                 "stats": c.stats,

@@ -162,6 +162,7 @@ def _add(draft: Draft, command: Command) -> None:
         # a system's own check that didn't say who: the refusal names the combatant all the same
         what = f"combatant {cid}" if exc.what == "combatant" else f"combatant {cid}: {exc.what}"
         raise Refused(what, exc.why, exc.allowed) from None
+    draft.rules.check_added(draft.state, stats, cid)
     draft.emit(
         CombatantAdded(
             id=cid, name=str(p.get("name", cid)), side=str(side), kind=kind, group=p.get("group"), stats=stats

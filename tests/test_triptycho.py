@@ -386,3 +386,69 @@ def test_the_strategy_phase_comes_before_the_action_phase():
     with pytest.raises(Refused, match="Strategy phase is over"):
         act(s, "x", "block", toward="b")
     act(s, "x", "move", to="b")  # the Move still fits anywhere before the discard
+
+
+# --- found by a check worked by hand from the text ----------------------------------------
+
+
+def test_a_move_with_a_height_value_goes_down_a_drop_that_high_without_falling():
+    cliff = board(section("top"), section("bottom"), borders=[border("top", "bottom", height=-3)])
+    leap = {"name": "Leap", "move": 1, "height": 3}
+    s = tri(cliff, ent("x", "p", "top", leap, kind="pc"), ent("y", "q", "bottom"))
+    events = act(s, "x", "play", card="Leap", to="bottom")
+    assert not of(events, DamageApplied) and s.state.combatants["x"].position == "bottom"
+
+
+def test_a_block_is_named_as_what_stops_a_move_even_beside_a_wall():
+    m = board(section("a"), section("b"), section("w"), borders=[border("a", "b"), border("a", "w", kind="hard")])
+    s = tri(m, ent("x", "p", "a", kind="pc"), ent("y", "q", "a"))
+    forced(s, "end_turn", actor="x")
+    act(s, "y", "block", toward="b")
+    forced(s, "end_turn", actor="y")
+    with pytest.raises(Refused, match="Y blocks the border from a to b"):
+        act(s, "x", "move", to="b")
+
+
+@pytest.mark.parametrize(
+    ("stats", "says"),
+    [
+        ({"section": "nowhere"}, r"combatant x: \$.section: no section 'nowhere' on the map"),
+        ({"deck": [{"name": "Odd", "hit": "d7"}]}, r"combatant x: \$.deck\[0\].hit: d7 isn't on the dice ladder"),
+        ({"miss": "d20"}, r"combatant x: \$.miss: d20 isn't on the dice ladder"),
+    ],
+)
+def test_a_stat_the_map_or_the_ladder_cant_take_is_refused_when_added(stats, says):
+    with pytest.raises(Refused, match=says):
+        encounter("triptycho", fighter("x", "p", **{"hp": 5, "section": "a", "deck": [SWORD], **stats}), map=HALL)
+
+
+def test_another_sides_deck_is_hidden_like_its_hand():
+    s = tri(HALL, ent("x", "p", "a", kind="pc"), ent("y", "q", "c"))
+    seen = s.rules.seen_by(s.state, Viewer(sides=frozenset({"p"})))
+    assert "deck" in seen.combatants["x"].stats and "deck" not in seen.combatants["y"].stats
+
+
+def test_a_hurt_incanter_is_told_to_stop():
+    knife = {"name": "Knife", "hit": "d6", "damage": "d4"}
+    s = tri(HALL, ent("x", "p", "a", BOLT, kind="pc"), ent("y", "q", "a", knife))
+    act(s, "x", "incant")
+    forced(s, "end_turn", actor="x")
+    act(s, "y", "play", "x", faces=(6, 1, 2), card="Knife")
+    assert "X stops incanting (hurt)." in _told(s)
+
+
+@pytest.mark.parametrize(
+    ("heights", "says"),
+    [((0, 0), "2 soft borders away; Bow reaches 1"), ((1, -2), "the terrain hides"), ((2, 2), "4 higher or lower")],
+)
+def test_a_shot_out_of_reach_says_whether_it_is_too_far_too_high_or_hidden(heights, says):
+    bow = {"name": "Bow", "range": 1 if heights == (0, 0) else 3, "hit": "d8", "damage": "d6"}
+    m = board(
+        section("o"),
+        section("m"),
+        section("t"),
+        borders=[border("o", "m", height=heights[0]), border("m", "t", height=heights[1])],
+    )
+    s = tri(m, ent("x", "p", "o", bow, kind="pc"), ent("y", "q", "t"))
+    with pytest.raises(Refused, match=says):
+        act(s, "x", "play", "y", card="Bow")

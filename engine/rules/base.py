@@ -146,6 +146,10 @@ class RuleSystem:
             typed.convert(stats, self.stats_type, what)
         return stats
 
+    def check_added(self, state: Encounter, stats: dict[str, Any], who: str) -> None:
+        """Refuse (naming `combatant WHO`) stats that can't be in this encounter: checks that need
+        its options (a section on its map, a die on its ladder). Default: none."""
+
     @staticmethod
     def since(state: Encounter, version: int) -> bool:
         """True when the encounter was created under version `version` of its rules or later.

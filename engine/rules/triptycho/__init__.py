@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
 from msgspec.structs import replace
 
 from combatlog.engine import rules as _registry
@@ -89,6 +90,21 @@ class Triptycho(RuleSystem):
         out = super().options(given)
         Map.load(out["map"])  # its sections and borders checked as a map too (ends, heights)
         return out
+
+    def check_added(self, state: Encounter, stats: dict[str, Any], who: str) -> None:
+        typed = msgspec.convert(stats, Stats, strict=False)
+        opts = options_of(state)
+        board = opts.board
+        for part in typed.section.split("+"):
+            if part not in board.sections:
+                sections = ", ".join(board.sections)
+                raise Refused(f"combatant {who}: $.section", f"no section {part!r} on the map", sections)
+        dice = [("miss", typed.miss), ("acrobatics", typed.acrobatics)]
+        for i, card in enumerate(typed.deck):
+            dice += [(f"deck[{i}].hit", card.hit), (f"deck[{i}].damage", card.damage)]
+        for where, die in dice:
+            if die is not None and die not in opts.ladder:
+                raise Refused(f"combatant {who}: $.{where}", f"{die} isn't on the dice ladder", " ".join(opts.ladder))
 
     def order(self, options: dict[str, Any]) -> Order:
         return TriptychoOrder(str(options.get("order", "alternating")))
@@ -189,7 +205,7 @@ class Triptycho(RuleSystem):
         c = draft.state.combatants[target]
         mine = own(draft.state)
         if target in mine.incanting:
-            draft.emit(IncantingChanged(combatant=target, incanting=False))
+            draft.emit(IncantingChanged(combatant=target, incanting=False, reason="hurt"))
         if mine.charges.get(target):
             draft.emit(ChargesChanged(combatant=target, charges=0, reason="hurt"))
         if c.defeated is None and c.damage >= stats_of(c).hp:
@@ -240,7 +256,13 @@ class Triptycho(RuleSystem):
             for cid, cards in mine.hands.items()
         }
         piles = {cid: ("",) * len(cards) for cid, cards in mine.piles.items()}  # no one sees a pile's order
-        return replace(state, extra=replace(mine, hands=hands, piles=piles))
+        combatants = {
+            cid: c
+            if viewer.may_see(cid, lambda x: state.combatants[x].side)
+            else replace(c, stats={k: v for k, v in c.stats.items() if k != "deck"})
+            for cid, c in state.combatants.items()
+        }  # nor another side's deck
+        return replace(state, combatants=combatants, extra=replace(mine, hands=hands, piles=piles))
 
     def health(self, state: Encounter, c: Combatant) -> tuple[int, int] | None:
         hp = stats_of(c).hp
@@ -278,6 +300,8 @@ class Triptycho(RuleSystem):
             return f"  {name} loses the incantation charges ({event.reason})."
         if t is ChargesChanged and event.at_start:
             return f"  {name} gains an incantation charge ({event.charges})."
+        if t is IncantingChanged and not event.incanting and event.reason:
+            return f"  {name} stops incanting ({event.reason})."
         if t is DistantBlockEnded:
             return f"  {name}'s Block on {event.a}|{event.b} ends."
         if t is CardPlayed or t is DeckShuffled:

@@ -197,7 +197,7 @@ def _aim(
     if path is None:
         if not card.ranged and not card.reach:
             return [], f"{card.name} is melee: {target.name} isn't in {here}"
-        return [], f"{target.name} in {there} is out of {card.name}'s range from {here} (or hidden by the terrain)"
+        return [], _out_of_reach(state, here, there, card, target.name)
     chosen = params.get("intercepted_by")
     if chosen is not None:
         blocker = state.combatants.get(str(chosen))
@@ -205,6 +205,20 @@ def _aim(
             return [], f"{chosen} holds no Block on a border this shot crosses, in its own section"
         return [(blocker, path)], None
     return [(target, path)], None
+
+
+def _out_of_reach(state: Encounter, here: str, there: str, card: Card, who: str) -> str:
+    """Why a shot from `here` can't reach `there`: too far, too high or low, or hidden."""
+    board = options_of(state).board
+    far = board.distance(here, there)
+    reach = card.reach_of
+    if far is None or far > reach:
+        return f"{who} in {there} is {far if far is not None else 'no'} soft borders away; {card.name} reaches {reach}"
+    paths = list(board.paths(here, there, reach))
+    if paths and all(abs(board.rise(p)) > reach for p in paths):
+        least = min(abs(board.rise(p)) for p in paths)
+        return f"{who} in {there} is {least} higher or lower; {card.name}'s range {reach} doesn't cover it"
+    return f"the terrain hides {who} in {there} from {here} (the ground rises, then falls, on the way)"
 
 
 def _path(state: Encounter, here: str, there: str, card: Card) -> tuple[Step, ...] | None:

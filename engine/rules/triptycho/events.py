@@ -78,6 +78,7 @@ class IncantingChanged(Event, frozen=True, tag="triptycho.IncantingChanged"):
 
     combatant: str
     incanting: bool
+    reason: str = ""
 
 
 class ChargesChanged(Event, frozen=True, tag="triptycho.ChargesChanged"):

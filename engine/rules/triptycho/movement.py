@@ -52,9 +52,10 @@ def route(
     board: Map = options_of(state).board
     start = section_of(mover)
     aquatic = stats_of(mover).aquatic
-    why = f"{to} is beyond a Move {n} from {start}"
     if to not in board.sections:
         return None, f"no section {to!r} (sections: {', '.join(board.sections)})"
+    stopped: dict[str, str] = {}  # why a section next to the way couldn't be entered
+    swam = False
     queue: deque[tuple[str, int, tuple[Step, ...]]] = deque([(start, 0, ())])
     best: dict[str, int] = {start: 0}
     while queue:
@@ -63,28 +64,33 @@ def route(
             return path, ""
         for there in sorted(board.neighbours(here)):
             step = board.neighbours(here)[there]
+            why = None
             if step.kind == "hard" and kind != "phase":
                 why = f"a wall between {here} and {there} (only Phase crosses it)"
-                continue
-            if step.height > 0 and kind == "move" and height < step.height:
+            elif step.height > 0 and kind == "move" and height < step.height:
                 why = f"{there} is {step.height} higher than {here}: climb, or a Move with Height {step.height}"
-                continue
-            if kind == "phase" and abs(step.height) > n:
+            elif kind == "phase" and abs(step.height) > n:
                 why = f"Phase {n} can't cross a height of {abs(step.height)}"
-                continue
-            stopper = blocked(state, mover, step, kind)
-            if stopper is not None:
+            elif (stopper := blocked(state, mover, step, kind)) is not None:
                 why = f"{stopper} blocks the border from {here} to {there}"
+            if why is not None:
+                stopped.setdefault(there, why)
                 continue
             cost = 1
             if n > 1 and not aquatic and board.sections[there].water:
                 cost = 2  # a Move of more than one section loses 1 for each water section entered
+                swam = True
             total = used + cost
             if total > n or best.get(there, n + 1) <= total:
                 continue
             best[there] = total
             queue.append((there, total, (*path, step)))
-    return None, why
+    if to in stopped:
+        return None, stopped[to]
+    far = board.distance(start, to)
+    if swam and far is not None and far <= n:
+        return None, f"{to} is beyond a Move {n} from {start}: each water section entered costs a section more"
+    return None, f"{to} is beyond a Move {n} from {start}"
 
 
 def teleport_problem(state: Encounter, mover: Combatant, to: str, n: int) -> str | None:
@@ -122,9 +128,11 @@ def travel(draft: Draft, mover: Combatant, to: str, n: int, kind: str, height: i
     path, why = route(state, mover, to, n, kind, height)
     if path is None:  # checked before: the state can't have changed
         raise AssertionError(why)
-    said = [f"{'moves' if kind == 'move' else kind + 's'} {start} -> " + " -> ".join(s.b for s in path)]
+    verb = {"move": "moves", "fly": "flies", "phase": "phases"}.get(kind, kind)
+    said = [f"{verb} {start} -> " + " -> ".join(s.b for s in path)]
     draft.emit(Moved(combatant=mover.id, to=to, distance=len(path)))
-    drop = sum(-s.height for s in path if s.height < 0) if kind == "move" else 0
+    # a plain Move falls down a drop; a Move with a Height value at least the drop's doesn't
+    drop = sum(-s.height for s in path if s.height < 0 and -s.height > height) if kind == "move" else 0
     if drop:
         said.append(fall(draft, mover.id, drop))
     return "; ".join(said)
