@@ -99,7 +99,7 @@ class Triptycho(RuleSystem):
             if part not in board.sections:
                 sections = ", ".join(board.sections)
                 raise Refused(f"combatant {who}: $.section", f"no section {part!r} on the map", sections)
-        dice = [("miss", typed.miss), ("acrobatics", typed.acrobatics)]
+        dice: list[tuple[str, str | None]] = [("miss", typed.miss), ("acrobatics", typed.acrobatics)]
         for i, card in enumerate(typed.deck):
             dice += [(f"deck[{i}].hit", card.hit), (f"deck[{i}].damage", card.damage)]
         for where, die in dice:
