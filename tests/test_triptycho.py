@@ -452,3 +452,73 @@ def test_a_shot_out_of_reach_says_whether_it_is_too_far_too_high_or_hidden(heigh
     s = tri(m, ent("x", "p", "o", bow, kind="pc"), ent("y", "q", "t"))
     with pytest.raises(Refused, match=says):
         act(s, "x", "play", "y", card="Bow")
+
+
+def test_teleport_jumps_walls_and_blocks_within_its_range_and_the_height_it_covers():
+    m = board(
+        section("a"),
+        section("b"),
+        section("c"),
+        borders=[border("a", "b", kind="hard"), border("b", "c", height=2)],
+    )
+    blink = {"name": "Blink", "move": 2, "movement": "teleport"}
+    s = tri(m, ent("x", "p", "a", blink, kind="pc"), ent("y", "q", "a"))
+    forced(s, "end_turn", actor="x")
+    act(s, "y", "block", toward="b")
+    forced(s, "end_turn", actor="y")
+    act(s, "x", "play", card="Blink", to="c")  # 2 borders, a wall and a rise of 2, a Block: none stops it
+    assert s.state.combatants["x"].position == "c"
+    short = {"name": "Hop", "move": 1, "movement": "teleport"}
+    s = tri(m, ent("x", "p", "b", short, kind="pc"), ent("y", "q", "a"))
+    with pytest.raises(Refused, match="2 higher or lower; Teleport 1"):
+        act(s, "x", "play", card="Hop", to="c")
+
+
+def test_a_block_doesnt_stop_fly_or_phase():
+    wings = {"name": "Wings", "move": 1, "movement": "fly"}
+    s = tri(HALL, ent("x", "p", "a", wings, kind="pc"), ent("y", "q", "a"))
+    forced(s, "end_turn", actor="x")
+    act(s, "y", "block", toward="b")
+    forced(s, "end_turn", actor="y")
+    with pytest.raises(Refused, match="blocks"):
+        act(s, "x", "move", to="b")
+    act(s, "x", "play", card="Wings", to="b")
+    assert s.state.combatants["x"].position == "b"
+
+
+def test_charges_are_kept_by_incanting_again_before_the_turn_ends():
+    s = tri(HALL, ent("x", "p", "a", BOLT, kind="pc"), ent("y", "q", "c"))
+    act(s, "x", "incant")
+    forced(s, "end_turn", actor="x")
+    forced(s, "end_turn", actor="y")
+    assert s.state.extra.charges["x"] == 1
+    act(s, "x", "incant")  # begun again this turn: the charge stays
+    forced(s, "end_turn", actor="x")
+    forced(s, "end_turn", actor="y")
+    assert s.state.extra.charges["x"] == 2  # and another at this turn's start
+
+
+def test_the_game_master_calls_an_acrobatics_roll_and_a_tie_succeeds():
+    from combatlog.events import GmRuling
+
+    s = tri(HALL, ent("x", "p", "a", kind="pc", acrobatics="d8"), ent("y", "q", "c"))
+    events = forced(s, "acrobatics", (4, 4), actor="x", params={"reason": "the ice"})
+    ruling = of(events, GmRuling)[0]
+    assert ruling.decision == "succeeds" and "4 against 4" in ruling.text
+    events = forced(s, "acrobatics", (2, 5), actor="x", params={"reason": "the ice"})
+    assert of(events, GmRuling)[0].decision == "fails"
+
+
+def test_the_game_masters_lines_show_each_hand_and_another_side_sees_only_how_many():
+    s = encounter(
+        "triptycho",
+        ent("x", "p", "a", kind="pc"),
+        fighter("y", "q", hp=10, section="c", deck=[SWORD, {"name": "Plan", "effect": "smiles"}]),
+        map=HALL,
+        order="listed",
+        starting_hand=1,
+    )
+    forced(s, "begin", (2,))
+    assert "y holds Plan" in s.rules.summary(s.state)
+    seen = s.rules.seen_by(s.state, Viewer(sides=frozenset({"p"})))
+    assert "y holds 1 card(s)" in s.rules.summary(seen)

@@ -279,6 +279,11 @@ class Triptycho(RuleSystem):
             lines.append(f"{cid} blocks {block.section} -> {block.toward}")
         for d in mine.distant:
             lines.append(f"{d.owner} blocks {d.a}|{d.b} from afar, through round {d.until}")
+        for cid, cards in sorted(mine.hands.items()):
+            if state.combatants[cid].active:
+                known = [card for card in cards if card]
+                held = ", ".join(known) if len(known) == len(cards) else f"{len(cards)} card(s)"
+                lines.append(f"{cid} holds {held or 'no cards'}")
         for cid in mine.incanting:
             lines.append(f"{cid} is incanting")
         for cid, n in sorted(mine.charges.items()):
