@@ -17,7 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from combatlog.engine import rules as registry
-from combatlog.engine.dice import Dice, DiceError
+from combatlog.engine.dice import Dice, DiceError, DiceMismatch
 from combatlog.engine.draft import Draft
 from combatlog.engine.errors import Refused
 from combatlog.engine.rules.base import ActionSpec, RuleSystem
@@ -105,6 +105,8 @@ def decide(view: Projection, command: Command, dice: Dice, rules: RuleSystem | N
         else:
             known = ", ".join(list(CORE_COMMANDS) + list(rules.commands))
             raise Refused(f"command {kind!r}", "unknown command", f"commands: {known}")
+    except DiceMismatch:
+        raise  # a forged die in a log under audit: the audit's finding, not a refusal
     except DiceError as exc:
         raise Refused(kind, str(exc)) from None
     return draft.events

@@ -209,7 +209,12 @@ class SeededDice(Dice):
 
 
 class ScriptedDice(Dice):
-    """Given faces, in order (tests and worked examples). Each item is one die's face."""
+    """Given faces, in order (tests and worked examples). Each item is one die's face.
+
+    They are recorded as entered: not the seed's, so an audit takes them as typed in rather
+    than re-rolling them from the seed."""
+
+    source: Literal["engine", "entered"] = "entered"
 
     def __init__(self, faces: Sequence[int]) -> None:
         self.queue = list(faces)
@@ -251,12 +256,24 @@ class EnteredDice(Dice):
         return faces
 
 
-class RecordedDice(Dice):
-    """A log's own rolls, replayed in order for an audit; a mismatch is reported, not rolled."""
+class DiceMismatch(DiceError):
+    """A log's die that isn't what it claims: a face its die can't show, or an engine roll the
+    encounter's seed doesn't give (an audit's finding, never a refusal to a person)."""
 
-    def __init__(self, rolled: Sequence[DiceRolled]) -> None:
+
+class RecordedDice(Dice):
+    """A log's own rolls, replayed in order for an audit; a mismatch is reported, not rolled.
+
+    `seeded`: the step's own dice from the encounter's seed. Every roll recorded as the
+    engine's must show exactly what they give, so a forged die (a changed face, a changed
+    seed) is caught; a roll recorded as entered is taken as typed in. A face its die can't
+    show is refused either way.
+    """
+
+    def __init__(self, rolled: Sequence[DiceRolled], seeded: Dice | None = None) -> None:
         self.rolled = list(rolled)
         self.used = 0
+        self.seeded = seeded
 
     def roll(self, expression: str, purpose: str = "", by: str | None = None) -> DiceRolled:
         expr = parse(expression)
@@ -269,4 +286,15 @@ class RecordedDice(Dice):
                 f"the step asks for {expr.text} ({purpose}) but the log recorded {recorded.expression} "
                 f"({recorded.purpose})"
             )
+        wrong = [f for f in recorded.faces if not expr.low <= f <= expr.high]
+        if wrong:
+            raise DiceMismatch(f"the log's {expr.text} ({purpose}) shows {wrong[0]}, which {_die(expr)} can't show")
+        if self.seeded is not None and recorded.source == "engine":
+            want = self.seeded.faces(expr, purpose)
+            if tuple(recorded.faces) != want:
+                shown = " ".join(map(str, recorded.faces))
+                raise DiceMismatch(
+                    f"the engine's {expr.text} ({purpose}) shows [{shown}], "
+                    f"but the encounter's seed gives [{' '.join(map(str, want))}]"
+                )
         return _stamp(expr.count_faces(recorded.faces), purpose, recorded.source, by)

@@ -24,7 +24,7 @@ from typing import Any
 import msgspec
 
 from combatlog.engine import RecordedDice, Refused, decide, get_rules
-from combatlog.engine.dice import DiceError
+from combatlog.engine.dice import DiceError, DiceMismatch, SeededDice
 from combatlog.events import (
     CommandIssued,
     DiceRolled,
@@ -42,7 +42,8 @@ from combatlog.replays import parallel
 
 
 class Finding(msgspec.Struct, frozen=True):
-    """One thing wrong with a log, at `seq`. `kind`: tampered, sequence, undecodable, unfollowed, illegal, torn."""
+    """One thing wrong with a log, at `seq`. `kind`: tampered, sequence, undecodable, unfollowed, illegal, torn,
+    dice (a die its expression can't show, or an engine roll the encounter's seed doesn't give)."""
 
     seq: int
     kind: str
@@ -244,8 +245,13 @@ def _redecide(
     projection: Projection, head: CommandIssued, step: list[tuple[Envelope[Any], bytes]], report: Report
 ) -> None:
     rolled = [env.event for env, _ in step if type(env.event) is DiceRolled]
+    seed = projection.state.seed
+    seeded = SeededDice(seed, projection.step + 1) if seed is not None else None
     try:
-        expected = decide(projection, head.command, RecordedDice(rolled))
+        expected = decide(projection, head.command, RecordedDice(rolled, seeded))
+    except DiceMismatch as exc:
+        report.findings.append(Finding(step[0][0].seq, "dice", str(exc)))
+        return
     except (Refused, DiceError, KeyError) as exc:
         msg = exc.args[0] if isinstance(exc, KeyError) else str(exc)
         report.findings.append(Finding(step[0][0].seq, "unfollowed", f"the command is refused when re-decided: {msg}"))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import msgspec
 
+from combatlog.engine.dice import parse
 from combatlog.events import decode_line, seal
 from combatlog.replays import MemoryLog
 from combatlog.replays.audit import Report, audit
@@ -383,3 +384,67 @@ def test_a_digest_member_that_is_not_hex_stops_the_audit_as_tampered():
     findings = audit(log_of(raw)).findings
     assert [(f.seq, f.kind) for f in findings] == [(6, "tampered")]
     assert "64 lowercase hex digits" in findings[0].message
+
+
+# --- the engine's dice are the seed's dice ---------------------------------------------------
+
+
+def _seeded_fight() -> list[bytes]:
+    s = new_session(seed=7, begin=True)
+    s.auto()
+    s.auto()
+    return lines(s)
+
+
+def _audit_raw(raw: list[bytes]) -> list:
+    log = MemoryLog()
+    log.append(raw, expected_seq=1)
+    return audit(log, workers=1).findings
+
+
+def _first_roll(raw: list[bytes]) -> int:
+    return next(i for i, line in enumerate(raw) if b'"DiceRolled"' in line and b'"source":"entered"' not in line)
+
+
+@pytest.mark.parametrize("face", ["highest", "changed"])
+def test_an_engine_die_the_seed_doesnt_give_is_a_finding_even_when_the_chain_is_resealed(face):
+    raw = _seeded_fight()
+    assert _audit_raw(raw) == []
+    i = _first_roll(raw)
+
+    def forge(e):
+        expr = parse(e.expression)
+        new = expr.high if face == "highest" else (e.faces[0] % expr.high) + 1
+        faces = (new,) + tuple(e.faces[1:])
+        return msgspec.structs.replace(e, faces=faces, total=e.total - e.faces[0] + new)
+
+    forged = resealed(raw, i, forge)
+    if forged == raw:  # the roll was already at that face: forge the next one instead
+        forged = resealed(raw, i + 1, forge)
+    findings = _audit_raw(forged)
+    assert findings and findings[0].kind in ("dice", "unfollowed")
+    dice = [f for f in findings if f.kind == "dice"]
+    assert dice and "the encounter's seed gives" in dice[0].message
+
+
+def test_a_face_its_die_cant_show_is_a_finding():
+    raw = _seeded_fight()
+    i = _first_roll(raw)
+    forged = resealed(raw, i, lambda e: msgspec.structs.replace(e, faces=(70,) + tuple(e.faces[1:]), total=70))
+    findings = _audit_raw(forged)
+    assert findings[0].kind == "dice" and "70, which" in findings[0].message
+
+
+def test_a_changed_seed_is_a_finding():
+    raw = _seeded_fight()
+    created = next(i for i, line in enumerate(raw) if b'"EncounterCreated"' in line)
+    forged = resealed(raw, created, lambda e: msgspec.structs.replace(e, seed=e.seed + 1))
+    assert any(f.kind == "dice" for f in _audit_raw(forged))
+
+
+def test_dice_typed_at_the_table_are_taken_as_typed():
+    s = new_session(seed=7, begin=True)
+    actor = s.state.acting[0]
+    target = next(c.id for c in s.state.active() if c.side != s.state.combatants[actor].side)
+    s.do("act", actor=actor, action="strike", targets=(target,), entered=((20,), (6,)))
+    assert _audit_raw(lines(s)) == []
