@@ -509,6 +509,8 @@ def transcript_cmd(log_path: str, fmt: str, dice: bool, viewers: tuple[str, ...]
 @app.command()
 @click.argument("log_path", metavar="LOG")
 @click.option("--json", "as_json", is_flag=True, help="The report as one JSON object.")
+@click.option("--strict", is_flag=True, help="Fail too when any override or typed-in die is in the log.")
+@click.option("--expect-head", default=None, metavar="SEQ:DIGEST", help="Fail unless the log still holds this.")
 @click.option(
     "--workers",
     type=click.IntRange(min=1),
@@ -516,9 +518,14 @@ def transcript_cmd(log_path: str, fmt: str, dice: bool, viewers: tuple[str, ...]
     metavar="N",
     help="Processes sharing the audit (default: one per core, up to 8, for logs of 50,000 events or more).",
 )
-def audit(log_path: str, as_json: bool, workers: int | None) -> None:
-    """Check the digest chain and re-decide every step; exit 1 with one finding per line."""
+def audit(log_path: str, as_json: bool, workers: int | None, strict: bool, expect_head: str | None) -> None:
+    """Check the digest chain and re-decide every step; exit 1 with one finding per line.
+
+    Overrides and dice typed in at the table are listed (on stderr); --strict fails on them too.
+    """
     log = read_log(log_path)
+    if expect_head is not None:
+        _check_head(log, log_path, expect_head)
     if sys.stderr.isatty():
         from rich.progress import Progress
 
@@ -539,9 +546,44 @@ def audit(log_path: str, as_json: bool, workers: int | None) -> None:
             click.echo(str(finding))
         for override in report.overrides:
             click.echo(f"seq {override.seq}: override by the game master: {override.reason}", err=True)
+        for e in report.entered:
+            who = f" by {e.by}" if e.by else ""
+            faces = " ".join(map(str, e.faces))
+            click.echo(f"seq {e.seq}: step {e.step}: {e.expression} [{faces}] typed in{who} ({e.purpose})", err=True)
         if report.clean:
             click.echo(f"clean: {report.events} events in {report.steps} steps", err=True)
+    if strict and report.clean and (report.overrides or report.entered):
+        click.echo(
+            f"strict: {len(report.overrides)} override(s) and {len(report.entered)} die/dice not rolled by the engine",
+            err=True,
+        )
+        sys.exit(1)
     sys.exit(0 if report.clean else 1)
+
+
+def _check_head(log: Any, log_path: str, expected: str) -> None:
+    """Fail unless the log still holds seq SEQ with digest DIGEST (written down earlier with `head`)."""
+    seq_text, sep, digest = expected.partition(":")
+    if not sep or not seq_text.isdigit() or not digest:
+        fail(f"--expect-head {expected[:80]!r}: give SEQ:DIGEST as `combatlog head` prints it", 2)
+    seq = int(seq_text)
+    found = next(iter(envelopes(log, seq, seq + 1)), None) if seq >= 1 else None
+    if found is None:
+        fail(f"{log_path}: seq {seq} is gone (the log holds {log.head()[0]} events): cut or replaced")
+    if found.digest != digest:
+        fail(f"{log_path}: seq {seq} has digest {found.digest[:16]}..., not {digest[:16]}...: rewritten")
+
+
+@app.command()
+@click.argument("log_path", metavar="LOG")
+def head(log_path: str) -> None:
+    """The log's last seq and digest, as SEQ:DIGEST: write it down or publish it, and check it
+    later with `audit --expect-head` (a cut or a re-chained log can't keep it)."""
+    log = read_log(log_path)
+    seq, line = log.head()
+    if line is None:
+        fail(f"{log_path}: the log is empty")
+    click.echo(f"{seq}:{msgspec.json.decode(line)['digest']}")
 
 
 @app.command()

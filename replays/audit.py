@@ -61,6 +61,17 @@ class Override(msgspec.Struct, frozen=True):
     subject: str
 
 
+class Entered(msgspec.Struct, frozen=True):
+    """A roll typed in at the table (not the engine's): the audit takes it as recorded."""
+
+    seq: int
+    step: int
+    expression: str
+    faces: tuple[int, ...]
+    purpose: str = ""
+    by: str | None = None
+
+
 class Report(msgspec.Struct):
     """The result of an audit."""
 
@@ -68,6 +79,7 @@ class Report(msgspec.Struct):
     steps: int = 0
     findings: list[Finding] = []
     overrides: list[Override] = []
+    entered: list[Entered] = []  # every die the engine did not roll, for a reviewer (`audit --strict`)
     notes: list[str] = []
 
     @property
@@ -157,6 +169,7 @@ def audit(log: EventLog, progress: Callable[[int], None] | None = None, workers:
             except parallel.PartFailed:
                 del report.findings[1 if torn is not None else 0 :]
                 report.overrides.clear()
+                report.entered.clear()
                 report.notes.clear()
                 report.events = report.steps = 0
         _audit_range(log, report, progress, Projection(), 1, last)
@@ -209,8 +222,12 @@ def _audit_range(
                 _check_version(projection, report, first.seq)
             _redecide(projection, head, step, report)
         for env, _ in step:
-            if type(env.event) is GmOverride:
+            kind = type(env.event)
+            if kind is GmOverride:
                 report.overrides.append(Override(env.seq, env.event.reason, env.event.subject))
+            elif kind is DiceRolled and env.event.source == "entered":
+                e = env.event
+                report.entered.append(Entered(env.seq, env.step, e.expression, e.faces, e.purpose, e.by))
         try:
             for env, _ in step:
                 apply_from(log, projection, env)

@@ -214,6 +214,7 @@ def run(
             _, _, standing, part, ended = message
             report.findings.extend(part.findings)
             report.overrides.extend(part.overrides)
+            report.entered.extend(part.entered)
             report.steps += part.steps
             report.events = part.events
             if not report.notes:

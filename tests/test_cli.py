@@ -505,3 +505,38 @@ def test_rulesets_name_lists_stats_and_actions_and_init_writes_a_file_that_plays
     log = tmp_path / "mine.jsonl"
     assert run("new", str(target), str(log)).exit_code == 0
     assert run("do", str(log), "begin").exit_code == 0
+
+
+def test_head_and_expect_head_anchor_a_log_against_a_cut_or_a_rewrite(tmp_path):
+    log = tmp_path / "h.jsonl"
+    assert run("new", str(EXAMPLES / "skirmish-ambush.toml"), str(log)).exit_code == 0
+    run("do", str(log), "begin")
+    anchor = run("head", str(log)).output.strip()
+    seq, digest = anchor.split(":")
+    assert int(seq) > 0 and len(digest) == 64
+    assert run("audit", str(log), "--expect-head", anchor).exit_code == 0
+    run("do", str(log), "auto")  # growing keeps the anchor
+    assert run("audit", str(log), "--expect-head", anchor).exit_code == 0
+    lines = log.read_bytes().splitlines(keepends=True)
+    (tmp_path / "cut.jsonl").write_bytes(b"".join(lines[: int(seq) - 3]))
+    cut = run("audit", str(tmp_path / "cut.jsonl"), "--expect-head", anchor)
+    assert cut.exit_code == 1 and f"seq {seq} is gone" in cut.output
+    wrong = run("audit", str(log), "--expect-head", f"{seq}:{'0' * 64}")
+    assert wrong.exit_code == 1 and "rewritten" in wrong.output
+    assert run("audit", str(log), "--expect-head", "nonsense").exit_code == 2
+
+
+def test_audit_lists_dice_typed_at_the_table_and_strict_fails_on_them(tmp_path):
+    log = tmp_path / "t.jsonl"
+    run("new", str(EXAMPLES / "skirmish-ambush.toml"), str(log))
+    run("do", str(log), "begin")
+    done = run("audit", str(log), "--strict")
+    assert done.exit_code == 0
+    state = json.loads(run("show", str(log), "--json").output)
+    actor = state["acting"][0]
+    foe = next(c for c, v in state["combatants"].items() if v["side"] != state["combatants"][actor]["side"])
+    assert run("do", str(log), "act", actor, "strike", foe, "--dice", "1d20: 20", "--dice", "6").exit_code == 0
+    told = run("audit", str(log))
+    assert told.exit_code == 0 and "typed in" in told.output and "[20]" in told.output
+    strict = run("audit", str(log), "--strict")
+    assert strict.exit_code == 1 and "2 die/dice not rolled by the engine" in strict.output
