@@ -22,7 +22,7 @@ from rich.markup import escape as escape_markup
 from combatlog.engine import Refused, RuleSystem, Session, get_rules, rule_names
 from combatlog.engine.dice import DiceError
 from combatlog.engine.encounter_file import EncounterFileError, read_encounter
-from combatlog.engine.grammar import UsageError, build_command, typed_faces
+from combatlog.engine.grammar import UsageError, build_command, typed_roll
 from combatlog.events import Command, LogError, json_schema
 from combatlog.events.privacy import GM, Viewer
 from combatlog.replays import JsonlLog, copy_log, open_log
@@ -239,16 +239,17 @@ def new(encounter: str, log_arg: str | None, log_path: str | None, seed: int | N
     )
 
 
-def _dice(entries: tuple[str, ...]) -> tuple[tuple[int, ...], ...] | None:
+def _dice(entries: tuple[str, ...]) -> tuple[tuple[tuple[int, ...], ...] | None, tuple[str, ...] | None]:
+    """The faces typed with --dice, and the expression each names ("" for bare faces)."""
     if not entries:
-        return None
+        return None, None
     rolls = []
     for entry in entries:
         try:
-            rolls.append(typed_faces(entry))
+            rolls.append(typed_roll(entry))
         except ValueError as exc:
             fail(f"--dice {exc}", 2)
-    return tuple(rolls)
+    return tuple(f for _, f in rolls), tuple(x for x, _ in rolls)
 
 
 @app.command(name="do", context_settings={"ignore_unknown_options": False})
@@ -271,15 +272,16 @@ def do_command(
     """
     session = write_session(log_path)
     before = session.projection.seq
+    entered, entered_for = _dice(dice)
     if kind == "auto":
         try:
-            session.auto()
+            session.auto(entered=entered, entered_for=entered_for)
         except (Refused, DiceError, LogError) as exc:
             fail(str(exc))
         tell_step(session, before)
         return
     try:
-        command = build_command(kind, words, params, _dice(dice), by, _rules_of(session))
+        command = build_command(kind, words, params, entered, by, _rules_of(session), entered_for)
     except UsageError as exc:
         fail(str(exc), 2)
     execute(session, command)

@@ -11,7 +11,7 @@ import click
 from combatlog.cli.main import _rules_of, _shown, app, write_session
 from combatlog.engine import Refused, Session
 from combatlog.engine.dice import DiceError
-from combatlog.engine.grammar import _UNCOLONED, UsageError, parse_line, typed_faces
+from combatlog.engine.grammar import _UNCOLONED, UsageError, parse_line, typed_roll
 from combatlog.events import LogError
 from combatlog.replays.transcript import transcript
 
@@ -74,6 +74,7 @@ def play(log_path: str, by: str) -> None:
             pass
     click.echo(_summary(session))
     queued: list[tuple[int, ...]] = []
+    queued_for: list[str] = []  # the expression each queued roll names ("" for bare faces)
     while True:
         try:
             line = input("combatlog> " if interactive else "")
@@ -85,7 +86,9 @@ def play(log_path: str, by: str) -> None:
         match = _DICE_LINE.match(line) or _UNCOLONED.match(line)
         if match:
             try:
-                queued.append(typed_faces(line))
+                expr, faces = typed_roll(line)
+                queued.append(faces)
+                queued_for.append(expr)
             except ValueError as exc:
                 click.echo(f"refused: {exc}")
                 continue
@@ -111,6 +114,7 @@ def play(log_path: str, by: str) -> None:
             continue
         if kind == "clear":
             queued.clear()
+            queued_for.clear()
             click.echo("dice cleared")
             continue
         if kind == "status":
@@ -122,10 +126,12 @@ def play(log_path: str, by: str) -> None:
                 click.echo(f"{seq:>6}  {text}")
             continue
         try:
-            if kind == "auto":
-                envelopes_ = session.auto()
+            if kind == "auto":  # queued dice go to the automatic combatant's rolls too
+                envelopes_ = session.auto(tuple(queued) or None, tuple(queued_for) or None)
             else:
-                command = parse_line(line, tuple(queued) if queued else None, by, _rules_of(session))
+                command = parse_line(
+                    line, tuple(queued) if queued else None, by, _rules_of(session), tuple(queued_for) or None
+                )
                 envelopes_ = session.execute(command)
         except (Refused, DiceError, UsageError, LogError) as exc:
             click.echo(f"refused: {exc}")
@@ -133,5 +139,6 @@ def play(log_path: str, by: str) -> None:
                 click.echo(f"the {len(queued)} queued roll(s) are kept; type more, or 'clear'")
             continue
         queued.clear()
+        queued_for.clear()
         click.echo(f"seq {envelopes_[-1].seq}: " + _summary(session))
     click.echo(f"saved: {_shown(session.log, log_path)} ({session.log.head()[0]} events)")

@@ -256,6 +256,33 @@ class EnteredDice(Dice):
         return faces
 
 
+class MixedDice(EnteredDice):
+    """Typed-in rolls mixed with the engine's, in a seeded encounter: each roll asked for takes
+    the next typed roll if it matches (its expression, when one was typed, and its number of
+    faces), else the engine rolls it from the step's seeded generator. Each roll records its
+    own source; typed rolls left unused make the command refused."""
+
+    def __init__(self, rolls: Sequence[Sequence[int]], exprs: Sequence[str] | None, seeded: Dice) -> None:
+        super().__init__(rolls)
+        self.exprs = list(exprs) if exprs is not None else [""] * len(self.rolls)
+        self.seeded = seeded
+
+    def roll(self, expression: str, purpose: str = "", by: str | None = None) -> DiceRolled:
+        expr = parse(expression)
+        if self.used < len(self.rolls):
+            typed = self.exprs[self.used] if self.used < len(self.exprs) else ""
+            faces = self.rolls[self.used]
+            if typed:  # the dice named, whatever modifier either side wrote (1d20 matches 1d20+4)
+                named = parse(typed)
+                matches = (named.count, named.sides, named.low) == (expr.count, expr.sides, expr.low)
+            else:
+                matches = len(faces) == expr.count
+            if matches:
+                faces = super().faces(expr, purpose)  # checks the count and the range
+                return _stamp(expr.count_faces(faces), purpose, "entered", by)
+        return _stamp(expr.count_faces(self.seeded.faces(expr, purpose)), purpose, "engine", by)
+
+
 class DiceMismatch(DiceError):
     """A log's die that isn't what it claims: a face its die can't show, or an engine roll the
     encounter's seed doesn't give (an audit's finding, never a refusal to a person)."""

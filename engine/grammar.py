@@ -25,6 +25,13 @@ def value(text: str) -> Any:
 _UNCOLONED = re.compile(r"^\s*(?P<expr>[0-9]*d[0-9%]+\S*)\s+(?P<faces>[0-9][0-9 ,]*)$", re.I)
 
 
+def typed_roll(entry: str) -> tuple[str, tuple[int, ...]]:
+    """(the expression typed, or "" for bare faces; the faces) of one roll typed at the table."""
+    faces = typed_faces(entry)
+    expr = entry.split(":", 1)[0].strip() if ":" in entry else ""
+    return (parse_dice(expr).text if expr else "", faces)
+
+
 def typed_faces(entry: str) -> tuple[int, ...]:
     """The faces of one roll typed at the table (`2d10: 7 9`, or bare faces `7 9`), checked against
     the expression when one is given; raises ValueError saying what is accepted."""
@@ -68,6 +75,7 @@ def build_command(
     entered: tuple[tuple[int, ...], ...] | None,
     by: str,
     rules: RuleSystem | None = None,
+    entered_for: tuple[str, ...] | None = None,
 ) -> Command:
     """The Command for `kind` and its words (the grammar of `do` and `play`); raises UsageError.
 
@@ -121,11 +129,24 @@ def build_command(
             raise UsageError(f"{kind} takes {shape}; left over: {' '.join(rest)}")
     elif words:
         raise UsageError(f"{kind} takes no words: {' '.join(words)}")
-    return Command(kind=kind, actor=actor, action=action, targets=targets, params=p, by=by, entered=entered)
+    return Command(
+        kind=kind,
+        actor=actor,
+        action=action,
+        targets=targets,
+        params=p,
+        by=by,
+        entered=entered,
+        entered_for=entered_for if entered is not None and entered_for and any(entered_for) else None,
+    )
 
 
 def parse_line(
-    line: str, entered: tuple[tuple[int, ...], ...] | None, by: str, rules: RuleSystem | None = None
+    line: str,
+    entered: tuple[tuple[int, ...], ...] | None,
+    by: str,
+    rules: RuleSystem | None = None,
+    entered_for: tuple[str, ...] | None = None,
 ) -> Command:
     """The Command a line of the `play` grammar says (`act bo attack g1 weapon=axe`): words in
     shell quoting, `KEY=VALUE` words as parameters; raises UsageError."""
@@ -138,11 +159,15 @@ def parse_line(
     kind, rest = words[0], words[1:]
     plain = tuple(w for w in rest if "=" not in w)
     params = [w for w in rest if "=" in w]
-    return build_command(kind, plain, params, entered, by, rules)
+    return build_command(kind, plain, params, entered, by, rules, entered_for)
 
 
-def typed_rolls(text: str) -> tuple[tuple[int, ...], ...] | None:
-    """Several rolls typed at the table, one per line or separated by `;` (`2d10: 7 9; 1d6: 4`);
-    None when there are none; raises ValueError saying what is accepted."""
+def typed_rolls(text: str) -> tuple[tuple[tuple[int, ...], ...] | None, tuple[str, ...] | None]:
+    """Several rolls typed at the table, one per line or separated by `;` (`2d10: 7 9; 1d6: 4`):
+    (their faces, the expression each names, "" for bare faces), or (None, None) when there are
+    none; raises ValueError saying what is accepted."""
     entries = [e.strip() for e in re.split(r"[;\n]", text) if e.strip()]
-    return tuple(typed_faces(e) for e in entries) if entries else None
+    if not entries:
+        return None, None
+    rolls = [typed_roll(e) for e in entries]
+    return tuple(f for _, f in rolls), tuple(x for x, _ in rolls)

@@ -10,8 +10,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import msgspec
+
 from combatlog.engine.decide import decide, legal_commands, rules_of
-from combatlog.engine.dice import Dice, DiceError, EnteredDice, Expr, NeedDice, SeededDice
+from combatlog.engine.dice import Dice, DiceError, EnteredDice, Expr, MixedDice, NeedDice, SeededDice
 from combatlog.engine.errors import Refused
 from combatlog.engine.rules.base import RuleSystem
 from combatlog.engine.turns import STALL_ROUNDS, stall_outcome
@@ -20,6 +22,7 @@ from combatlog.events import (
     Command,
     CommandIssued,
     DamageApplied,
+    DiceRolled,
     Envelope,
     Event,
     EventLog,
@@ -45,6 +48,8 @@ def load(log: EventLog) -> Projection:
 def dice_for(state: Encounter, command: Command, step: int) -> Dice:
     """The dice a command uses: its entered faces, else the encounter's seeded generator for the step."""
     if command.entered is not None:
+        if state.seed is not None:  # typed rolls where they match; the engine rolls the rest
+            return MixedDice(command.entered, command.entered_for, SeededDice(state.seed, step))
         return EnteredDice(command.entered)
     if state.seed is None:
         return _NoDice()
@@ -77,10 +82,11 @@ class Session:
             dice = dice_for(view.state, command, step)
         events = decide(view, command, dice)
         if isinstance(dice, EnteredDice) and dice.used < len(dice.rolls):
+            asked = [e.expression for e in events if isinstance(e, DiceRolled)]
             raise Refused(
                 command.kind,
                 f"{len(dice.rolls) - dice.used} entered roll(s) more than the command needs",
-                f"it needs {dice.used}",
+                f"it rolled {', '.join(asked) or 'nothing'}; give each roll's dice, as '1d8: 5', to match it",
             )
         return events
 
@@ -138,12 +144,20 @@ class Session:
         targets: tuple[str, ...] = (),
         entered: tuple[tuple[int, ...], ...] | None = None,
         by: str = "gm",
+        entered_for: tuple[str, ...] | None = None,
         **params: Any,
     ) -> list[Envelope[Event]]:
         """Shorthand: build a Command from the arguments and execute it."""
         return self.execute(
             Command(
-                kind=kind, actor=actor, action=action, targets=tuple(targets), params=params, entered=entered, by=by
+                kind=kind,
+                actor=actor,
+                action=action,
+                targets=tuple(targets),
+                params=params,
+                entered=entered,
+                entered_for=entered_for,
+                by=by,
             )
         )
 
@@ -159,16 +173,22 @@ class Session:
         """The command kinds that make sense now."""
         return legal_commands(self.projection)
 
-    def auto(self) -> list[Envelope[Event]]:
-        """Let the rule system's policy take the next acting combatant's step; raises Refused if no one acts."""
+    def auto(
+        self, entered: tuple[tuple[int, ...], ...] | None = None, entered_for: tuple[str, ...] | None = None
+    ) -> list[Envelope[Event]]:
+        """Let the rule system's policy take the next acting combatant's step, with dice typed
+        at the table if given (`entered`, as in Command); raises Refused if no one acts."""
         state = self.state
         if not state.acting:
             ruling = self.rules.ruling_policy(state) if state.rules is not None and state.phase != "end" else None
-            if ruling is not None:
-                return self.execute(ruling)
-            raise Refused("auto", f"no one is taking a turn (phase {state.phase})")
-        actor = state.combatants[state.acting[0]]
-        return self.execute(self.rules.policy(state, actor))
+            if ruling is None:
+                raise Refused("auto", f"no one is taking a turn (phase {state.phase})")
+            command = ruling
+        else:
+            command = self.rules.policy(state, state.combatants[state.acting[0]])
+        if entered is not None:
+            command = msgspec.structs.replace(command, entered=entered, entered_for=entered_for)
+        return self.execute(command)
 
     def play_out(self, max_steps: int = 10_000) -> int:
         """Let the policy play every turn until the encounter ends; returns the steps taken.

@@ -33,7 +33,9 @@ class Command(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, gc=
 
     `kind` names the command (`begin`, `act`, `end_turn`, `undo`...). `entered` holds the
     faces of physical dice typed in at the table, one tuple per roll, in the order the
-    engine asks for them; `None` means the engine's own seeded dice are used.
+    engine asks for them; `None` means the engine's own seeded dice are used. `entered_for`
+    names the expression each entered roll is for (`1d8`; "" for bare faces): in a seeded
+    encounter, typed rolls go to the rolls they match, in order, and the engine rolls the rest.
     """
 
     kind: str
@@ -43,6 +45,7 @@ class Command(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, gc=
     params: dict[str, Any] = {}
     by: str = "gm"
     entered: tuple[tuple[int, ...], ...] | None = None
+    entered_for: tuple[str, ...] | None = None
 
 
 # --- the step and its command ---------------------------------------------------------

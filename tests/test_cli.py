@@ -60,7 +60,8 @@ def test_new_then_do_runs_a_fight_step_by_step(tmp_path):
     state = json.loads(run("show", str(log), "--json").output)
     actor = state["acting"][0]
     target = "g1" if state["combatants"][actor]["side"] == "party" else "ayla"
-    result = run("do", str(log), "act", actor, "strike", target, "--dice", "1d20: 20", "--dice", "1d8: 5")
+    damage = state["combatants"][actor]["stats"]["damage"]  # the actor's own die: 1d8 or 1d6
+    result = run("do", str(log), "act", actor, "strike", target, "--dice", "1d20: 20", "--dice", f"{damage}: 5")
     assert result.exit_code == 0, result.output
     assert json.loads(run("show", str(log), "--json").output)["combatants"][target]["damage"] >= 5
     before = head(log)
@@ -231,13 +232,14 @@ def test_play_takes_typed_dice_undo_redo_and_saves_every_step(tmp_path):
     state = json.loads(run("show", str(log), "--json").output)
     actor = state["acting"][0]
     target = "g1" if state["combatants"][actor]["side"] == "party" else "ayla"
+    damage = state["combatants"][actor]["stats"]["damage"]
     script = (
         "\n".join(
             [
                 "status",
                 "act nobody strike g1",  # refused, nothing appended
                 "1d20: 20",  # a physical die, queued
-                "1d8: 3",
+                f"{damage}: 3",
                 f"act {actor} strike {target}",
                 "undo",
                 "redo",

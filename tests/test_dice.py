@@ -114,3 +114,60 @@ def test_zero_based_dice_read_0_to_9():
         EnteredDice([(10, 1)]).roll("2d10z")
     with pytest.raises(NeedDice, match="from 0 to 9"):
         EnteredDice([]).roll("1d10z", "direction")
+
+
+# --- typed dice mixed with the engine's, in a seeded encounter ---------------------------------
+
+
+def _seeded_turn():
+    from tests.builders import new_session
+
+    s = new_session(seed=7, begin=True)
+    actor = s.state.acting[0]
+    foe = next(c.id for c in s.state.active() if c.side != s.state.combatants[actor].side)
+    damage = s.rules.stats(s.state.combatants[actor]).damage
+    return s, actor, foe, damage
+
+
+def _rolls(envelopes):
+    from combatlog.events import DiceRolled
+
+    return [(e.event.expression, e.event.faces, e.event.source) for e in envelopes if isinstance(e.event, DiceRolled)]
+
+
+def test_a_typed_damage_die_is_used_and_the_engine_rolls_the_attack():
+    s, actor, foe, damage = _seeded_turn()
+    die = damage.split("d")[1]
+    envs = s.do("act", actor=actor, action="strike", targets=(foe,), entered=((1,),), entered_for=(f"1d{die}",))
+    rolled = _rolls(envs)  # seed 7: the engine's attack hits, and the typed die is the damage
+    assert rolled[0][2] == "engine" and rolled[0][0].startswith("1d20")
+    assert rolled[1] == (f"1d{die}", (1,), "entered")
+    from combatlog.replays.audit import audit
+
+    assert audit(s.log, workers=1).clean
+
+
+def test_a_typed_attack_die_matches_whatever_its_modifier():
+    s, actor, foe, _ = _seeded_turn()
+    envs = s.do("act", actor=actor, action="strike", targets=(foe,), entered=((20,),), entered_for=("1d20",))
+    rolled = _rolls(envs)
+    assert rolled[0][1:] == ((20,), "entered") and all(r[2] == "engine" for r in rolled[1:])
+    from combatlog.replays.audit import audit
+
+    assert audit(s.log, workers=1).clean
+
+
+def test_a_typed_roll_no_roll_asks_for_is_refused_naming_what_was_rolled():
+    from combatlog.engine import Refused
+
+    s, actor, foe, _ = _seeded_turn()
+    before = s.log.head()[0]
+    with pytest.raises(Refused, match=r"it rolled 1d20"):
+        s.do("act", actor=actor, action="strike", targets=(foe,), entered=((3, 3, 3),), entered_for=("3d6",))
+    assert s.log.head()[0] == before
+
+
+def test_auto_takes_typed_dice_too():
+    s, actor, foe, _ = _seeded_turn()
+    envs = s.auto(entered=((20,),), entered_for=("1d20",))
+    assert any(r[1:] == ((20,), "entered") for r in _rolls(envs))

@@ -200,13 +200,22 @@ def test_faces_typed_in_at_the_table_are_recorded_as_entered():
 
 
 def test_missing_or_extra_entered_dice_are_refused_naming_the_roll():
-    s = new_session(combatants=[AYLA, G1])
+    s = new_session(seed=None, combatants=[AYLA, G1])  # no seed: every die is typed in
     before = lines(s)
     with pytest.raises(Refused, match=r"1d20\+2 \(initiative\)"):
         s.execute(Command(kind="begin", entered=((20,),)))
     with pytest.raises(Refused, match="1 entered roll"):
         s.execute(Command(kind="begin", entered=((20,), (1,), (5,))))
     assert lines(s) == before
+
+
+def test_in_a_seeded_encounter_the_engine_rolls_what_was_not_typed():
+    s = new_session(combatants=[AYLA, G1])
+    envs = s.execute(Command(kind="begin", entered=((20,),)))
+    rolled = [(e.event.faces, e.event.source) for e in envs if type(e.event).__name__ == "DiceRolled"]
+    assert rolled[0] == ((20,), "entered") and rolled[1][1] == "engine"
+    with pytest.raises(Refused, match="1 entered roll"):  # typed more than the step rolls: refused
+        new_session(combatants=[AYLA, G1]).execute(Command(kind="begin", entered=((20,), (1,), (5,))))
 
 
 def test_an_encounter_without_a_seed_asks_for_every_die():

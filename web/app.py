@@ -186,20 +186,26 @@ def create_app(tables: Tables, debug: bool = False) -> Litestar:
         try:
             seen = _seen(form.get("seq"))
             kind = str(form.get("kind", "")).strip()
-            entered = typed_rolls(str(form.get("dice", "")))
+            entered, entered_for = typed_rolls(str(form.get("dice", "")))
             rules = table.session.rules if table.session.state.rules is not None else None
             if kind == "auto":
-                if entered is not None:
-                    raise UsageError("auto rolls its own dice; type dice with an action instead")
-                table.execute(lambda s: s.auto(), seen)
+                table.execute(lambda s: s.auto(entered, entered_for), seen)
             elif kind == "line":
-                table.execute(parse_line(str(form.get("line", "")), entered, "gm", rules), seen)
+                table.execute(parse_line(str(form.get("line", "")), entered, "gm", rules, entered_for), seen)
             elif kind == "act":
                 params = _params(str(form.get("params", "")))
                 actor, action = str(form.get("actor", "")), str(form.get("action", ""))
                 targets = tuple(str(x) for x in form.getall("targets", []) if str(x))
                 table.execute(
-                    Command(kind="act", actor=actor, action=action, targets=targets, params=params, entered=entered),
+                    Command(
+                        kind="act",
+                        actor=actor,
+                        action=action,
+                        targets=targets,
+                        params=params,
+                        entered=entered,
+                        entered_for=entered_for if entered_for and any(entered_for) else None,
+                    ),
                     seen,
                 )
             elif kind == "view":
@@ -207,7 +213,7 @@ def create_app(tables: Tables, debug: bool = False) -> Litestar:
                 table.execute(Command(kind="view", params=params), seen)
             elif kind in ("undo", "redo", "begin", "end_turn"):
                 actor_ = str(form.get("actor", "")) or None
-                table.execute(Command(kind=kind, actor=actor_, entered=entered), seen)
+                table.execute(Command(kind=kind, actor=actor_, entered=entered, entered_for=entered_for), seen)
             else:
                 raise UsageError(f"command {kind!r}: use act, auto, undo, redo, begin, end_turn, view or a typed line")
         except (Refused, DiceError, UsageError, LogError, ValueError, KeyError) as exc:
