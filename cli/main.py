@@ -40,10 +40,10 @@ def fail(message: str, code: int = 1) -> NoReturn:
     sys.exit(code)
 
 
-def read_log(path: str):
-    """Open an existing log for reading; a torn tail is reported and left out."""
+def read_log(path: str, write: bool = False):
+    """Open an existing log (to read only, unless `write`); a torn tail is reported and left out."""
     try:
-        log = open_log(path, create=False)
+        log = open_log(path, create=False, read_only=not write)
     except LogError as exc:
         fail(str(exc))
     torn = getattr(log, "torn", None)
@@ -87,7 +87,7 @@ def _shown(log, where: str) -> str:
 
 def write_session(path: str, clock: bool = False) -> Session:
     """A session on an existing log, for a command that appends."""
-    log = read_log(path)
+    log = read_log(path, write=True)
     if getattr(log, "torn", None) is not None:
         fail(f"{path}: the log is torn; nothing appended; run `combatlog repair {path}` first")
     try:
@@ -619,7 +619,7 @@ def export(log_path: str, other: str) -> None:
 @click.argument("log_path", metavar="LOG")
 def repair(log_path: str) -> None:
     """Move the torn tail of a JSON-lines log aside to LOG.torn, keeping every whole step."""
-    log = read_log(log_path)
+    log = read_log(log_path, write=True)
     if not isinstance(log, JsonlLog):
         fail(f"{_shown(log, log_path)}: only JSON-lines logs can be torn; SQLite and PostgreSQL commit whole steps")
     torn = log.repair()

@@ -292,37 +292,100 @@ class JsonlLog:
 
 
 class SqliteLog:
-    """An EventLog in SQLite: WAL, synchronous=FULL, one transaction per step."""
+    """An EventLog in SQLite: WAL, synchronous=FULL, one transaction per step.
 
-    SCHEMA = """
-    CREATE TABLE IF NOT EXISTS events (
+    The table is `combatlog_events` (as in PostgreSQL), with the schema's version in
+    `PRAGMA user_version` (1). A log written before the rename (a table `events`, version 0)
+    is read as it is, and renamed in place the first time it is opened to write. Opened with
+    `read_only`, nothing of the file is ever changed (not even its journal mode), and a log
+    in a read-only folder can still be read. A database that isn't a combatlog log (another
+    schema) is refused in one line.
+    """
+
+    TABLE = "combatlog_events"
+    VERSION = 1
+    SCHEMA = f"""
+    CREATE TABLE IF NOT EXISTS {TABLE} (
         seq INTEGER PRIMARY KEY,
         step INTEGER NOT NULL,
         line BLOB NOT NULL
     )"""
 
-    def __init__(self, path: str | Path, create: bool = True) -> None:
+    def __init__(self, path: str | Path, create: bool = True, read_only: bool = False) -> None:
         self.path = Path(path)
-        if not create and not self.path.exists():
+        if (not create or read_only) and not self.path.exists():
             raise LogError(f"{self.path}: no such log")
+        self.read_only = read_only
         self.torn: TornLog | None = None
         self._connect()
 
     def _connect(self) -> None:
         try:
-            # a log is used by one thread at a time, not always the one that opened it (a web
-            # server's event loop; a test between requests): SQLite's serialized mode allows it
-            self.db = sqlite3.connect(str(self.path), isolation_level=None, timeout=10, check_same_thread=False)
-            self.db.execute("PRAGMA journal_mode=WAL")
-            self.db.execute("PRAGMA synchronous=FULL")
-            self.db.execute(self.SCHEMA)
+            if self.read_only:
+                self.db = self._read_only()
+            else:
+                # a log is used by one thread at a time, not always the one that opened it (a
+                # web server's event loop; a test between requests): SQLite's serialized mode allows it
+                self.db = sqlite3.connect(str(self.path), isolation_level=None, timeout=10, check_same_thread=False)
+            self.table = self._table()
+            if not self.read_only:
+                self.db.execute("PRAGMA journal_mode=WAL")
+                self.db.execute("PRAGMA synchronous=FULL")
+                if self.table == "events":  # written before the rename: renamed now, once
+                    self.db.execute("BEGIN IMMEDIATE")
+                    self.db.execute(f"ALTER TABLE events RENAME TO {self.TABLE}")
+                    self.db.execute(f"PRAGMA user_version = {self.VERSION}")
+                    self.db.execute("COMMIT")
+                    self.table = self.TABLE
+                elif self.table is None:
+                    self.db.execute(self.SCHEMA)
+                    self.db.execute(f"PRAGMA user_version = {self.VERSION}")
+                    self.table = self.TABLE
+            elif self.table is None:
+                self.table = self.TABLE  # an empty file: no events yet
+                self._empty = True
         except sqlite3.DatabaseError as exc:
             raise LogError(f"{self.path}: not a combatlog SQLite log ({exc})") from None
         self._inode = self.path.stat().st_ino
 
+    def _read_only(self) -> sqlite3.Connection:
+        uri = self.path.resolve().as_uri()
+        db = sqlite3.connect(f"{uri}?mode=ro", uri=True, isolation_level=None, timeout=10, check_same_thread=False)
+        try:
+            db.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        except sqlite3.OperationalError:  # a WAL log in a folder we can't write: read it as it is
+            db.close()
+            db = sqlite3.connect(
+                f"{uri}?mode=ro&immutable=1", uri=True, isolation_level=None, timeout=10, check_same_thread=False
+            )
+        return db
+
+    def _table(self) -> str | None:
+        """The events table this file holds (None: none yet); refuses another program's database."""
+        (version,) = self.db.execute("PRAGMA user_version").fetchone()
+        names = {row[0] for row in self.db.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')")}
+        if version > self.VERSION:
+            raise LogError(
+                f"{self.path}: written by a newer combatlog (schema version {version}; this one reads up to "
+                f"{self.VERSION}); upgrade combatlog"
+            )
+        for table in (self.TABLE, "events"):
+            if table in names:
+                columns = [row[1] for row in self.db.execute(f"PRAGMA table_info({table})")]
+                if columns != ["seq", "step", "line"]:
+                    raise LogError(
+                        f"{self.path}: not a combatlog SQLite log (its table {table} has columns "
+                        f"{', '.join(columns) or 'none'}; a log's are seq, step, line)"
+                    )
+                return table
+        if names:
+            shown = ", ".join(sorted(names)[:5])
+            raise LogError(f"{self.path}: not a combatlog SQLite log (it holds {shown}, and no combatlog_events)")
+        return None
+
     def reopened(self) -> SqliteLog:
         """The same log through a connection of its own (a forked process can't share this one's)."""
-        return SqliteLog(self.path, create=False)
+        return SqliteLog(self.path, create=False, read_only=self.read_only)
 
     def refresh(self) -> None:
         """Open the database again if another file has taken its path (a follower after `demo --force`)."""
@@ -335,13 +398,15 @@ class SqliteLog:
             self._connect()
 
     def append(self, lines: Sequence[bytes], expected_seq: int) -> None:
+        if self.read_only:
+            raise LogError(f"{self.path}: opened to read; nothing is written")
         db = self.db
         try:
             db.execute("BEGIN IMMEDIATE")
         except sqlite3.OperationalError as exc:
             raise ConcurrencyError(f"{self.path}: the log is busy ({exc})") from None
         try:
-            (last,) = db.execute("SELECT COALESCE(MAX(seq), 0) FROM events").fetchone()
+            (last,) = db.execute(f"SELECT COALESCE(MAX(seq), 0) FROM {self.table}").fetchone()
             if expected_seq != last + 1:
                 raise ConcurrencyError(
                     f"{self.path}: expected to write seq {expected_seq}, but the log's next seq is {last + 1}"
@@ -349,7 +414,7 @@ class SqliteLog:
             rows = []
             for i, line in enumerate(lines):
                 rows.append((expected_seq + i, step_of(line), line))
-            db.executemany("INSERT INTO events (seq, step, line) VALUES (?, ?, ?)", rows)
+            db.executemany(f"INSERT INTO {self.table} (seq, step, line) VALUES (?, ?, ?)", rows)
             db.execute("COMMIT")
         except BaseException:
             db.execute("ROLLBACK")
@@ -357,9 +422,11 @@ class SqliteLog:
 
     def lines(self, start: int = 1, stop: int | None = None) -> Iterator[bytes]:
         if stop is None:
-            cursor = self.db.execute("SELECT line FROM events WHERE seq >= ? ORDER BY seq", (start,))
+            cursor = self.db.execute(f"SELECT line FROM {self.table} WHERE seq >= ? ORDER BY seq", (start,))
         else:
-            cursor = self.db.execute("SELECT line FROM events WHERE seq BETWEEN ? AND ? ORDER BY seq", (start, stop))
+            cursor = self.db.execute(
+                f"SELECT line FROM {self.table} WHERE seq BETWEEN ? AND ? ORDER BY seq", (start, stop)
+            )
         # The query runs now, on this connection (its read snapshot starts here, not at the
         # first line taken). BLOBs come back as bytes, taken out of their rows by a C
         # iterator with no Python frame per row: a replay's hot path, a third faster than a
@@ -367,7 +434,9 @@ class SqliteLog:
         return map(_first, cursor)
 
     def head(self) -> tuple[int, bytes | None]:
-        row = self.db.execute("SELECT seq, line FROM events ORDER BY seq DESC LIMIT 1").fetchone()
+        if getattr(self, "_empty", False):
+            return (0, None)
+        row = self.db.execute(f"SELECT seq, line FROM {self.table} ORDER BY seq DESC LIMIT 1").fetchone()
         return (0, None) if row is None else (row[0], bytes(row[1]))
 
     def close(self) -> None:
@@ -380,9 +449,10 @@ _first = operator.itemgetter(0)
 SQLITE_SUFFIXES = (".db", ".sqlite", ".sqlite3")
 
 
-def open_log(where: str | Path, create: bool = True) -> EventLog:
+def open_log(where: str | Path, create: bool = True, read_only: bool = False) -> EventLog:
     """The store for `where`: `memory:`, a `.jsonl` file, a `.db`/`.sqlite` file, or a `postgresql://` URL.
 
+    `read_only`: to show, audit, export or follow; an SQLite file is then never changed.
     Raises LogError naming what is accepted when the path has another suffix, when
     `create` is False and there is no such log, or when a PostgreSQL URL is given and
     psycopg isn't installed.
@@ -400,7 +470,7 @@ def open_log(where: str | Path, create: bool = True) -> EventLog:
     if path.suffix == ".jsonl":
         return JsonlLog(path, create=create)
     if path.suffix in SQLITE_SUFFIXES:
-        return SqliteLog(path, create=create)
+        return SqliteLog(path, create=create, read_only=read_only)
     raise LogError(
         f"{text}: can't tell the store from the name; use memory:, *.jsonl, *.db or *.sqlite, or a postgresql:// URL"
     )

@@ -221,3 +221,90 @@ def test_a_jsonl_log_replaced_under_a_reader_is_read_afresh_after_refresh(tmp_pa
     for seq in range(1, len(expected) + 1):
         assert list(reader.lines(seq, seq + 2)) == expected[seq - 1 : seq + 2], seq
     assert list(reader.lines()) == expected
+
+
+# --- the SQLite store's schema: versioned, renamed, and never changed by a read ---------------
+
+
+def _sqlite(path, sql: str) -> list:
+    import sqlite3
+
+    db = sqlite3.connect(path)
+    try:
+        return db.execute(sql).fetchall()
+    finally:
+        db.close()
+
+
+def _old_format(path, source_lines: list[bytes]) -> None:
+    """A log as combatlog wrote it before the rename: a table `events`, no schema version, no WAL."""
+    import sqlite3
+
+    from combatlog.events import decode_line
+
+    db = sqlite3.connect(path)
+    db.execute("CREATE TABLE events (seq INTEGER PRIMARY KEY, step INTEGER NOT NULL, line BLOB NOT NULL)")
+    db.executemany(
+        "INSERT INTO events VALUES (?, ?, ?)",
+        [(decode_line(line).seq, decode_line(line).step, line) for line in source_lines],
+    )
+    db.commit()
+    db.close()
+
+
+def test_a_new_sqlite_log_has_its_own_table_and_a_schema_version(tmp_path):
+    path = tmp_path / "new.db"
+    fight(SqliteLog(path)).log.close()
+    names = {row[0] for row in _sqlite(path, "SELECT name FROM sqlite_master WHERE type = 'table'")}
+    assert names == {"combatlog_events"} and _sqlite(path, "PRAGMA user_version") == [(1,)]
+
+
+def test_a_log_from_before_the_rename_is_read_unchanged_and_renamed_when_written(tmp_path):
+    import hashlib
+
+    from combatlog.replays.audit import audit
+
+    lines = list(fight(MemoryLog()).log.lines())
+    path = tmp_path / "old.db"
+    _old_format(path, lines)
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    reader = open_log(path, create=False, read_only=True)
+    assert list(reader.lines()) == lines and audit(reader, workers=1).clean
+    reader.close()
+    assert hashlib.sha256(path.read_bytes()).hexdigest() == digest  # not a byte changed by reading
+    assert _sqlite(path, "PRAGMA journal_mode") == [("delete",)] and not (tmp_path / "old.db-wal").exists()
+    writer = open_log(path, create=False)
+    Session(writer).auto()
+    writer.close()
+    assert _sqlite(path, "PRAGMA user_version") == [(1,)]
+    assert {r[0] for r in _sqlite(path, "SELECT name FROM sqlite_master WHERE type = 'table'")} == {"combatlog_events"}
+    assert audit(open_log(path, create=False, read_only=True), workers=1).clean
+
+
+@pytest.mark.parametrize(
+    ("sql", "says"),
+    [
+        ("CREATE TABLE invoices (id INTEGER)", "it holds invoices, and no combatlog_events"),
+        ("CREATE TABLE events (id INTEGER, total REAL)", "its table events has columns id, total"),
+        ("PRAGMA user_version = 9", r"written by a newer combatlog \(schema version 9"),
+    ],
+)
+def test_a_database_that_isnt_a_combatlog_log_is_refused_in_one_line_and_left_alone(tmp_path, sql, says):
+    import hashlib
+
+    path = tmp_path / "theirs.db"
+    _sqlite(path, sql)
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    for read_only in (True, False):
+        with pytest.raises(LogError, match=says) as err:
+            open_log(path, create=False, read_only=read_only)
+        assert "\n" not in str(err.value)
+    assert hashlib.sha256(path.read_bytes()).hexdigest() == digest
+
+
+def test_a_log_opened_to_read_refuses_to_write(tmp_path):
+    path = tmp_path / "r.db"
+    fight(SqliteLog(path)).log.close()
+    reader = open_log(path, create=False, read_only=True)
+    with pytest.raises(LogError, match="opened to read"):
+        reader.append([b"{}"], expected_seq=reader.head()[0] + 1)
