@@ -133,7 +133,15 @@ def execute(session: Session, command: Command) -> None:
 
 
 def example_path(rules: str) -> Path:
-    """The bundled example encounter of `rules` (examples/<rules>-*.toml)."""
+    """The example encounter of `rules`: the system's own (`RuleSystem.examples`), else the
+    bundled one (examples/<rules>-*.toml)."""
+    try:
+        system = get_rules(rules)
+    except (KeyError, ImportError):
+        system = None
+    for ref in system.examples if system is not None else ():
+        package, _, name = ref.partition(":")
+        return Path(str(resources.files(package) / name))
     folder = resources.files("combatlog.examples")
     found = sorted(p.name for p in folder.iterdir() if p.name.startswith(f"{rules}-") and p.name.endswith(".toml"))
     if not found:
@@ -628,14 +636,28 @@ def repair(log_path: str) -> None:
 
 @app.command()
 @click.argument("name", required=False)
-def rulesets(name: str | None) -> None:
+@click.option("--check", "check_it", is_flag=True, help="Run the checklist on NAME (a plugin's, say).")
+def rulesets(name: str | None, check_it: bool) -> None:
     """The installed rule systems, their options and commands; with NAME, all about that one:
-    its stats, its actions with their costs and help, as the bundled example's combatants have them."""
+    its stats, its actions with their costs and help, as the bundled example's combatants have them.
+
+    --check NAME: its example starts with `new`, plays to the end with `auto`, audits clean,
+    gives the same bytes for the same seed, and undo and redo restore the state.
+    """
+    if check_it:
+        if name is None:
+            fail("rulesets --check needs NAME", 2)
+        _check_ruleset(name)
+        return
     if name is not None:
         _ruleset(name)
         return
     for name in rule_names():
-        rules = get_rules(name)
+        try:
+            rules = get_rules(name)
+        except Exception as exc:  # one broken plugin never hides the rest
+            click.echo(f"{name}: failed to load ({type(exc).__name__}: {' '.join(str(exc).split())[:160]})")
+            continue
         click.echo(f"{name} {rules.version}")
         for key, spec in rules.option_specs.items():
             choices = f" ({', '.join(map(str, spec.choices))})" if spec.choices else ""
@@ -687,6 +709,52 @@ def _ruleset(name: str) -> None:
             cost = ", ".join(f"{v} {k}" for k, v in sorted(spec.cost.items())) or "free"
             targets = spec.targets if spec.max_targets else "no target"
             click.echo(f"  action {spec.name} [{cost}; {targets}]" + (f": {spec.help}" if spec.help else ""))
+
+
+def _check_ruleset(name: str) -> None:
+    """The checklist of a rule system, a line each; exit 1 at the first that fails."""
+    from combatlog.replays.audit import audit as audit_log
+    from combatlog.simulate.run import play
+
+    try:
+        get_rules(name)
+    except Exception as exc:
+        fail(f"{name}: failed to load ({type(exc).__name__}: {' '.join(str(exc).split())[:200]})")
+    path = example_path(name)
+
+    def step(what: str, ok: bool, why: str = "") -> None:
+        click.echo(f"{'ok  ' if ok else 'FAIL'} {what}" + (f": {why}" if why and not ok else ""))
+        if not ok:
+            sys.exit(1)
+
+    try:
+        commands = read_encounter(path)
+        check_commands(commands, str(path))
+        step(f"its example {path.name} starts with `new`", True)
+    except (EncounterFileError, Refused, DiceError) as exc:
+        step(f"its example {path.name} starts with `new`", False, str(exc))
+    try:
+        first = play(commands, 7, {})
+        step("it plays to the end with `auto`", first.state.phase == "end", f"phase {first.state.phase}")
+    except (Refused, DiceError, RuntimeError) as exc:
+        step("it plays to the end with `auto`", False, str(exc))
+    report = audit_log(first.log, workers=1)
+    step("the log audits clean", report.clean, "; ".join(str(f) for f in report.findings[:3]))
+    again = play(commands, 7, {})
+    step("the same seed gives the same bytes", list(first.log.lines()) == list(again.log.lines()))
+    session = Session(open_log("memory:"))
+    for command in commands:
+        session.execute(command)
+    session.do("begin")
+    session.auto()
+    before = session.state
+    if session.state.phase != "end":
+        session.auto()
+    after = session.state
+    session.undo()
+    undone = session.state == before
+    session.redo()
+    step("undo and redo restore the state", undone and session.state == after)
 
 
 @app.command()

@@ -25,8 +25,49 @@ BUILTIN: dict[str, str] = {
 }
 
 
+class PluginError(ValueError):
+    """A rule system that breaks the protocol, said in one line (what is wrong, and the fix)."""
+
+
+def check(system: object) -> RuleSystem:
+    """`system` if it keeps the protocol; raises PluginError naming the first thing that doesn't.
+
+    An instance of a RuleSystem subclass, with a name, its own actions (and initiative, unless
+    its order rolls none); every event type of its own folded, allowed in some phase, and (for
+    a system outside combatlog) tagged with its name as a prefix: `minid20.AttackRolled`.
+    """
+    if isinstance(system, type):
+        name = system.__name__
+        raise PluginError(f"{name}: the entry point names the class; name its instance (X = {name}())")
+    if not isinstance(system, RuleSystem):
+        raise PluginError(f"{system!r}: not a RuleSystem (subclass combatlog.plugin.RuleSystem)")
+    cls = type(system)
+    name = system.name
+    if not name or name == RuleSystem.name:
+        raise PluginError(f"{cls.__name__}: give the system a name (name = 'minid20')")
+    if cls.actions is RuleSystem.actions:
+        raise PluginError(f"{name}: no actions; override actions(state, actor) to return its ActionSpecs")
+    if cls.initiative is RuleSystem.initiative and cls.order is RuleSystem.order:
+        raise PluginError(f"{name}: no initiative; override initiative(draft, combatant, ids), or order(options)")
+    ours = cls.__module__.startswith("combatlog.")
+    from combatlog.projections.fold import HANDLERS
+    from combatlog.projections.phases import TABLE
+
+    allowed = {tag for (_, tag) in TABLE}
+    for event in system.events:
+        tag = str(event.__struct_config__.tag)  # type: ignore[attr-defined]
+        if not ours and not tag.startswith(f"{name}."):
+            raise PluginError(f"{name}: event {tag}: tag it with the system's name, tag='{name}.{event.__name__}'")
+        if event not in HANDLERS:
+            raise PluginError(f"{name}: event {tag} has no fold; decorate one with @register_fold({event.__name__})")
+        if tag not in allowed:
+            raise PluginError(f"{name}: event {tag} is allowed in no phase; call allow('{tag}', ...)")
+    return system
+
+
 def register(system: RuleSystem) -> RuleSystem:
-    """Make `system` available by its name; registers its event types; returns it."""
+    """Make `system` available by its name (after `check`); registers its event types; returns it."""
+    check(system)
     for cls in system.events:
         register_event(cls)
     if system.state_type is not None:
@@ -50,7 +91,7 @@ def get(name: str) -> RuleSystem:
         if ep is not None:
             system = ep.load()  # type: ignore[attr-defined]
             if name not in _systems:
-                register(system)
+                register(check(system))
     try:
         return _systems[name]
     except KeyError:
@@ -88,4 +129,4 @@ def _load_system(name: str) -> None:
 _catalogue.add_resolver(_load_every_system)
 set_rules_loader(_load_system)
 
-__all__ = ["ActionSpec", "OptionSpec", "RuleSystem", "get", "names", "register"]
+__all__ = ["ActionSpec", "OptionSpec", "PluginError", "RuleSystem", "check", "get", "names", "register"]

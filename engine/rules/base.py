@@ -73,6 +73,8 @@ class RuleSystem:
     # the positional words of those commands on the command line ("actor", a param, or "*param" for the rest)
     command_words: dict[str, tuple[str, ...]] = {}
     after_end: tuple[str, ...] = ()  # own commands still taken once the encounter is over (recovery, say)
+    # example encounter files a plugin ships, as "package:file.toml" (for `demo`, `init`, `rulesets --check`)
+    examples: tuple[str, ...] = ()
 
     # --- the encounter's options and combatants ---------------------------------------
 

@@ -1,0 +1,91 @@
+"""Everything a rule system outside combatlog needs, from one place.
+
+    from combatlog.plugin import RuleSystem, ActionSpec, Event, allow, register_fold, ...
+
+A system subclasses `RuleSystem`, declares its events (tagged with its name as a prefix,
+`minid20.AttackRolled`), their folds (`register_fold`) and the phases they may occur in
+(`allow`), its typed `Stats`/`Options`/`State` (msgspec Structs), and names its instance in
+the `combatlog.rules` entry-point group. `register` (and loading the entry point) checks it
+and says what breaks the protocol in one line (`PluginError`). `docs/writing-a-rule-system.md`
+walks through one; `combatlog rulesets --check NAME` runs the checklist on an installed one.
+"""
+
+from __future__ import annotations
+
+from msgspec.structs import replace
+
+from combatlog.engine.battlemap import Map
+from combatlog.engine.dice import DiceError, Expr, parse
+from combatlog.engine.draft import Draft
+from combatlog.engine.errors import Refused
+from combatlog.engine.order import ActionPointOrder, Order, RankedOrder, ReverseDeclareOrder, make_order
+from combatlog.engine.rules import PluginError, check, register
+from combatlog.engine.rules.base import ActionSpec, OptionSpec, RuleSystem
+from combatlog.engine.rules.typed import DiceExpr, PerMapping, put_row
+from combatlog.engine.timing import Timing, make_timing
+from combatlog.events import (
+    CombatantDefeated,
+    Command,
+    ConditionApplied,
+    ConditionRemoved,
+    DamageApplied,
+    DiceRolled,
+    Event,
+    Moved,
+    ResourceSpent,
+    ResourcesSet,
+)
+from combatlog.events.privacy import Viewer
+from combatlog.projections import Combatant, Condition, Encounter, Pending
+from combatlog.projections.fold import register_fold
+from combatlog.projections.phases import DECLARE, END, INITIATIVE, LIVE, RESOLVE, SETUP, SURPRISE, allow
+
+__all__ = [
+    "DECLARE",
+    "END",
+    "INITIATIVE",
+    "LIVE",
+    "RESOLVE",
+    "SETUP",
+    "SURPRISE",
+    "ActionPointOrder",
+    "ActionSpec",
+    "Combatant",
+    "CombatantDefeated",
+    "Command",
+    "Condition",
+    "ConditionApplied",
+    "ConditionRemoved",
+    "DamageApplied",
+    "DiceError",
+    "DiceExpr",
+    "DiceRolled",
+    "Draft",
+    "Encounter",
+    "Event",
+    "Expr",
+    "Map",
+    "Moved",
+    "OptionSpec",
+    "Order",
+    "PerMapping",
+    "Pending",
+    "PluginError",
+    "RankedOrder",
+    "Refused",
+    "ResourceSpent",
+    "ResourcesSet",
+    "ReverseDeclareOrder",
+    "RuleSystem",
+    "Timing",
+    "Viewer",
+    "allow",
+    "check",
+    "make_order",
+    "make_timing",
+    "parse",
+    "put_row",
+    "register",
+    "register_fold",
+    "replace",
+]

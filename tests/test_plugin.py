@@ -1,0 +1,169 @@
+"""The plugin API: a third party's rule system, written from `combatlog.plugin` alone and
+installed the way a user installs one, passes the checklist; each protocol mistake is said
+in one line; a broken plugin never hides the others."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+import msgspec
+import pytest
+
+import combatlog.plugin as plugin
+from combatlog.engine import rules as registry
+from combatlog.plugin import ActionSpec, Event, PluginError, RuleSystem, allow, register_fold
+
+MINID20 = Path(__file__).parent / "plugins" / "minid20"
+
+
+def _act(draft, pending) -> str:
+    return "acts"
+
+
+class _Good(RuleSystem):
+    name = "tidy"
+    version = "1"
+
+    def initiative(self, draft, combatant, ids):
+        return 1
+
+    def actions(self, state, actor):
+        return [ActionSpec("wait", None, {}, _act, targets="none", min_targets=0, max_targets=0)]
+
+
+class Unfolded(Event, frozen=True, tag="tidy.Unfolded"):
+    who: str
+
+
+class Unallowed(Event, frozen=True, tag="tidy.Unallowed"):
+    who: str
+
+
+class Untagged(Event, frozen=True, tag="Untagged"):
+    who: str
+
+
+register_fold(Unallowed)(lambda state, e: state)
+register_fold(Untagged)(lambda state, e: state)
+allow("Untagged")
+
+
+class _NoActions(RuleSystem):
+    name = "lazy"
+
+    def initiative(self, draft, combatant, ids):
+        return 1
+
+
+class _NoInitiative(_Good):
+    name = "slow"
+    initiative = RuleSystem.initiative  # type: ignore[assignment]
+
+
+def _with_events(*events):
+    return type("Evented", (_Good,), {"events": events})()
+
+
+@pytest.mark.parametrize(
+    ("system", "says"),
+    [
+        (_Good, "_Good: the entry point names the class; name its instance (X = _Good())"),
+        (_NoActions(), "lazy: no actions; override actions(state, actor) to return its ActionSpecs"),
+        (_NoInitiative(), "slow: no initiative; override initiative(draft, combatant, ids), or order(options)"),
+        (_with_events(Unfolded), "tidy: event tidy.Unfolded has no fold; decorate one with @register_fold(Unfolded)"),
+        (
+            _with_events(Unallowed),
+            "tidy: event tidy.Unallowed is allowed in no phase; call allow('tidy.Unallowed', ...)",
+        ),
+        (_with_events(Untagged), "tidy: event Untagged: tag it with the system's name, tag='tidy.Untagged'"),
+    ],
+)
+def test_each_protocol_mistake_is_one_line_naming_the_fix(system, says):
+    with pytest.raises(PluginError) as err:
+        registry.register(system)
+    assert str(err.value) == says and "\n" not in str(err.value)
+
+
+def test_the_plugin_module_exports_what_a_system_needs():
+    for name in (
+        "RuleSystem",
+        "ActionSpec",
+        "OptionSpec",
+        "Event",
+        "Draft",
+        "Refused",
+        "allow",
+        "register_fold",
+        "Encounter",
+        "Combatant",
+        "make_order",
+        "make_timing",
+        "parse",
+        "DiceExpr",
+        "put_row",
+    ):
+        assert hasattr(plugin, name), name
+    assert set(plugin.__all__) <= set(dir(plugin))
+
+
+def test_one_broken_plugin_never_hides_the_rest(monkeypatch):
+    from click.testing import CliRunner
+
+    from combatlog.cli.main import app
+
+    class Broken:
+        name = "brokenone"
+
+        def load(self):
+            raise ImportError("No module named 'brokenone_internals'")
+
+    monkeypatch.setattr(registry, "_entry_points", lambda: {"brokenone": Broken()})
+    out = CliRunner().invoke(app, ["rulesets"]).output
+    assert "brokenone: failed to load (ImportError: No module named 'brokenone_internals')" in out
+    assert "skirmish 1" in out and "triptycho 1" in out
+
+
+def test_a_plugin_installed_in_a_fresh_environment_passes_the_checklist(tmp_path):
+    env = tmp_path / "env"
+    venv.EnvBuilder(system_site_packages=True, with_pip=True).create(env)
+    python = env / "bin" / "python"
+    source = tmp_path / "minid20"  # built from a copy: the build leaves nothing in the repository
+    shutil.copytree(MINID20, source)
+    installed = subprocess.run(
+        [str(python), "-m", "pip", "install", "-q", "--no-deps", str(source)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+        cwd=tmp_path,
+    )
+    assert installed.returncode == 0, installed.stderr[-800:]
+    clean_env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+
+    def combatlog(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [str(python), "-m", "combatlog", *args],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            env=clean_env,
+            cwd=tmp_path,
+            check=False,
+        )
+
+    listed = combatlog("rulesets")
+    assert "minid20 1" in listed.stdout, listed.stderr
+    checked = combatlog("rulesets", "--check", "minid20")
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert checked.stdout.count("ok  ") == 5
+    log = tmp_path / "road.jsonl"
+    assert combatlog("demo", "--rules", "minid20", "--log", str(log)).returncode == 0
+    assert combatlog("audit", str(log)).returncode == 0
+    schema = msgspec.json.decode(combatlog("schema").stdout)
+    assert "minid20.CriticalHit" in msgspec.json.encode(schema).decode()
+    assert sys.executable != str(python)
