@@ -437,6 +437,8 @@ def _targets(state: Encounter, actor: Combatant, spec: ActionSpec, given: tuple[
             raise Refused(f"{actor.name}: {spec.name}", "takes no target")
         return ()
     if spec.targets == "self":
+        if given and tuple(given) != (actor.id,):
+            raise Refused(f"{actor.name}: {spec.name}", "targets only the one who takes it", "give no target")
         return (actor.id,)
     if not spec.min_targets <= len(given) <= spec.max_targets:
         n = str(spec.min_targets) if spec.min_targets == spec.max_targets else f"{spec.min_targets}-{spec.max_targets}"

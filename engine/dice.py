@@ -70,6 +70,16 @@ class Expr:
         """The highest face."""
         return self.sides + self.low - 1
 
+    def scaled(self, times: int) -> Expr:
+        """This expression with `times` as many dice, the modifier kept: a critical hit's damage
+        (`Expr.scaled(2)` of `2d6+3` is `4d6+3`). Only a plain sum of dice scales."""
+        if self.keep is not None or self.target is not None:
+            raise DiceError(f"{self.text}: only a plain sum of dice scales (no keep, no successes)")
+        if times < 1:
+            raise DiceError(f"{self.text} scaled by {times}: give a whole number of times, 1 or more")
+        zero = "z" if self.low == 0 else ""
+        return parse(f"{self.count * times}d{self.sides}{zero}" + (f"{self.modifier:+d}" if self.modifier else ""))
+
     def count_faces(self, faces: Sequence[int]) -> DiceRolled:
         """The DiceRolled event for these faces (purpose and source filled in by the caller)."""
         kept: tuple[int, ...] | None = None

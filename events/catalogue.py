@@ -215,6 +215,12 @@ class DiceRolled(Event, frozen=True):
     botch: bool = False
     private_to: str | None = None  # a secret roll: only this combatant's side (and the game master) sees it
 
+    @property
+    def natural(self) -> tuple[int, ...]:
+        """The faces that count, before any modifier: the kept ones of a kept roll (the d20 of
+        `2d20kh1+5`), else every face; a natural 20 is `natural == (20,)`."""
+        return self.kept if self.kept is not None else self.faces
+
     def redacted(self) -> DiceRolled:
         """The roll as someone without the right to see it reads it: that it was rolled, not what."""
         return msgspec.structs.replace(self, faces=(), total=0, kept=None, successes=None, botch=False, modifier=0)

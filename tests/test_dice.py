@@ -171,3 +171,15 @@ def test_auto_takes_typed_dice_too():
     s, actor, foe, _ = _seeded_turn()
     envs = s.auto(entered=((20,),), entered_for=("1d20",))
     assert any(r[1:] == ((20,), "entered") for r in _rolls(envs))
+
+
+def test_a_critical_doubles_the_dice_not_the_modifier_and_natural_reads_the_kept_die():
+    from combatlog.engine.dice import DiceError, ScriptedDice
+
+    assert parse("2d6+3").scaled(2).text == "4d6+3"
+    assert parse("1d10z").scaled(3).text == "3d10z"
+    with pytest.raises(DiceError, match="only a plain sum"):
+        parse("2d20kh1").scaled(2)
+    advantage = ScriptedDice([20, 4]).roll("2d20kh1+5")
+    assert advantage.natural == (20,) and advantage.total == 25
+    assert ScriptedDice([3, 4]).roll("2d6+1").natural == (3, 4)

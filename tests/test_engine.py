@@ -354,3 +354,17 @@ def test_every_rule_system_names_the_combatant_whose_stat_it_refuses(rules, stat
     with pytest.raises(Refused, match=r"^combatant g2\b"):
         s.do("add", id="g2", side="x", stats=stats)
     assert s.log.head()[0] == 2
+
+
+def test_a_self_targeted_action_refuses_another_target():
+    from combatlog.engine.rules.base import ActionSpec
+
+    s = new_session(begin=True)
+    actor = s.state.combatants[s.state.acting[0]]
+    selfish = [spec for spec in s.rules.actions(s.state, actor) if spec.targets == "self"]
+    assert selfish and all(isinstance(spec, ActionSpec) for spec in selfish)  # skirmish's guard
+    other = next(c.id for c in s.state.active() if c.id != actor.id)
+    before = lines(s)
+    with pytest.raises(Refused, match="targets only the one who takes it"):
+        s.do("act", actor=actor.id, action=selfish[0].name, targets=(other,))
+    assert lines(s) == before
