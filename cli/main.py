@@ -30,7 +30,7 @@ from combatlog.replays.audit import audit as run_audit
 from combatlog.replays.cursor import Cursor, envelopes
 from combatlog.replays.encounters import check_commands
 from combatlog.replays.follow import follow_envelopes
-from combatlog.replays.transcript import render, tell, transcript
+from combatlog.replays.transcript import printable, render, tell, transcript
 
 TIMINGS = ("turn", "simultaneous", "mixed")
 
@@ -412,12 +412,12 @@ def show(log_path: str, at: int | None, as_json: bool, viewers: tuple[str, ...])
     for cid in order:
         c = data["combatants"][cid]
         table.add_row(
-            ("> " if cid in state.acting else "") + escape_markup(cid),
-            escape_markup(c["name"]),
-            escape_markup(c["side"]),
+            ("> " if cid in state.acting else "") + escape_markup(printable(cid)),
+            escape_markup(printable(c["name"])),
+            escape_markup(printable(c["side"])),
             str(c["initiative"] or ""),
             c["status"],
-            escape_markup(", ".join(c["conditions"])),
+            escape_markup(printable(", ".join(c["conditions"]))),
             _bar(c["health"]) if c["health"] else f"{c['damage']} damage",
         )
     console.print(table)
@@ -477,7 +477,7 @@ def follow(log_path: str, only_new: bool, dice: bool, poll: float, timeout: floa
     try:
         for seq, line in tell(follow_envelopes(log, 0, poll, timeout), dice, log):
             if seq > start:
-                click.echo(line)
+                click.echo(printable(line))
     except LogError as exc:
         fail(str(exc))
     except KeyboardInterrupt:

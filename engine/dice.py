@@ -26,14 +26,24 @@ from typing import Literal
 
 from combatlog.events import DiceRolled
 
+# ASCII digits only, at most 7 of them a number ([0-9], not \d: that matches any script's digits)
 _TERM = re.compile(
-    r"""^(?P<count>\d*)d(?P<sides>\d+|%)(?P<zero>z)?
-        (?:(?P<keep>kh|kl|dh|dl|k)(?P<keepn>\d+))?
-        (?:>=(?P<target>\d+)(?P<cancel>c)?)?
-        (?P<mods>(?:[+-]\d+)*)$""",
+    r"""^(?P<count>[0-9]{0,7})d(?P<sides>[0-9]{1,7}|%)(?P<zero>z)?
+        (?:(?P<keep>kh|kl|dh|dl|k)(?P<keepn>[0-9]{1,7}))?
+        (?:>=(?P<target>[0-9]{1,7})(?P<cancel>c)?)?
+        (?P<mods>(?:[+-][0-9]{1,7})*)$""",
     re.VERBOSE,
 )
-_MODS = re.compile(r"[+-]\d+")
+_MODS = re.compile(r"[+-][0-9]{1,7}")
+MAX_TEXT = 64  # characters of a dice expression
+MAX_COUNT = 1000  # dice in one roll
+MAX_SIDES = 1_000_000  # faces of a die
+PARSE_CACHE = 4096  # expressions kept parsed (the cache is bounded: a stream of distinct ones can't grow it)
+
+
+def _excerpt(text: str) -> str:
+    """At most 40 characters of what was given, for an error message."""
+    return repr(text if len(text) <= 40 else text[:37] + "...")
 
 
 class DiceError(ValueError):
@@ -127,20 +137,27 @@ _parsed: dict[str, Expr] = {}
 
 def parse(expression: str) -> Expr:
     """Parse a dice expression; raises DiceError saying what is accepted."""
+    if not isinstance(expression, str):
+        raise DiceError(f"{_excerpt(str(expression))}: a dice expression is text, e.g. 2d6+1")
     text = expression.strip().lower().replace(" ", "")
     cached = _parsed.get(text)
     if cached is not None:
         return cached
+    if len(text) > MAX_TEXT:
+        raise DiceError(f"{_excerpt(expression)}: a dice expression is at most {MAX_TEXT} characters")
     m = _TERM.match(text)
     if m is None:
         raise DiceError(
-            f"can't read dice expression {expression!r}; use NdX (NdXz: faces from 0) with optional "
-            "kh/kl/dh/dl N, >=T[c] and +/-M, e.g. 2d10+3, 2d10z, d%, 4d6kh3, 6d10>=6c"
+            f"can't read dice expression {_excerpt(expression)}; use NdX (NdXz: faces from 0) with optional "
+            "kh/kl/dh/dl N, >=T[c] and +/-M, e.g. 2d10+3, 2d10z, d%, 4d6kh3, 6d10>=6c (ASCII digits, "
+            "at most 7 a number)"
         )
     count = int(m["count"] or 1)
     sides = 100 if m["sides"] == "%" else int(m["sides"])
-    if count < 1 or count > 1000 or sides < 2:
-        raise DiceError(f"{expression!r}: roll 1 to 1000 dice of at least 2 sides")
+    if count < 1 or count > MAX_COUNT or sides < 2 or sides > MAX_SIDES:
+        raise DiceError(
+            f"{_excerpt(expression)}: roll 1 to {MAX_COUNT} dice of 2 to {MAX_SIDES} sides"
+        )
     keepn = int(m["keepn"] or 0)
     if m["keep"] and keepn > count:
         raise DiceError(f"{expression!r}: can't keep or drop {keepn} of {count} dice")
@@ -156,6 +173,8 @@ def parse(expression: str) -> Expr:
         modifier=modifier,
         low=0 if m["zero"] else 1,
     )
+    if len(_parsed) >= PARSE_CACHE:
+        _parsed.clear()
     _parsed[text] = expr
     return expr
 

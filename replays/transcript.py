@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -20,6 +21,14 @@ def _name(projection: Projection, cid: str | None) -> str:
     return c.name if c is not None else str(cid)
 
 
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def printable(text: str) -> str:
+    """`text` with control characters (terminal escape sequences among them) shown as `?`."""
+    return _CONTROL.sub("?", text)
+
+
 def transcript(
     log: EventLog, stop: int | None = None, dice: bool = False, viewer: Viewer = GM
 ) -> Iterator[tuple[int, str]]:
@@ -29,7 +38,9 @@ def transcript(
     Thrynn 2: 14 against HD 11, a hit; 2d6 = 7 damage."), headings ("Round 2.") are flush left,
     details are indented. With `dice`, every roll is told as well, under its action.
     """
-    return tell(envelopes(log, 1, stop), dice, log, viewer)
+    return (
+        (seq, printable(line)) for seq, line in tell(envelopes(log, 1, stop), dice, log, viewer)
+    )
 
 
 def tell(
@@ -197,7 +208,7 @@ def render(lines: Iterable[str], fmt: str = "text", title: str = "combatlog tran
     if fmt == "markdown":
         first = True
         for line in lines:
-            stripped = line.strip()
+            stripped = html.escape(printable(line.strip()), quote=False)  # a name can't be markup
             if first:  # the encounter's opening line is the page's title
                 yield f"# {stripped}\n"
                 first = False

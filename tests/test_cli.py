@@ -542,3 +542,17 @@ def test_audit_lists_dice_typed_at_the_table_and_strict_fails_on_them(tmp_path):
     assert told.exit_code == 0 and "typed in" in told.output and "[20]" in told.output
     strict = run("audit", str(log), "--strict")
     assert strict.exit_code == 1 and "2 die/dice not rolled by the engine" in strict.output
+
+
+def test_names_never_reach_the_terminal_as_escape_sequences_or_markup(tmp_path):
+    encounter = tmp_path / "odd.toml"
+    text = (EXAMPLES / "skirmish-ambush.toml").read_text()
+    encounter.write_text(text.replace('name = "Goblin 1"', 'name = "Gob\\u001b[31mlin <b>[/x]"'))
+    log = tmp_path / "odd.jsonl"
+    assert run("new", str(encounter), str(log)).exit_code == 0
+    run("do", str(log), "begin")
+    for args in (("show", str(log)), ("transcript", str(log)), ("transcript", str(log), "--format", "markdown")):
+        out = run(*args).output
+        assert "\x1b" not in out and "Gob?[31mlin" in out, args
+    md = run("transcript", str(log), "--format", "markdown").output
+    assert "<b>" not in md and "&lt;b&gt;" in md

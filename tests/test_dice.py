@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 
 import pytest
 from hypothesis import given
@@ -183,3 +184,27 @@ def test_a_critical_doubles_the_dice_not_the_modifier_and_natural_reads_the_kept
     advantage = ScriptedDice([20, 4]).roll("2d20kh1+5")
     assert advantage.natural == (20,) and advantage.total == 25
     assert ScriptedDice([3, 4]).roll("2d6+1").natural == (3, 4)
+
+
+@pytest.mark.parametrize(
+    ("expression", "says"),
+    [
+        ("2d" + "9" * 5000, "at most 64 characters"),
+        ("1d\u0663", "ASCII digits"),
+        ("1001d6", "roll 1 to 1000 dice of 2 to 1000000 sides"),
+        ("1d2000000", "roll 1 to 1000 dice of 2 to 1000000 sides"),
+        ("1d6+" + "9" * 20, "at most 7 a number"),
+    ],
+)
+def test_an_expression_past_the_caps_is_refused_quoting_a_short_excerpt(expression, says):
+    with pytest.raises(DiceError, match=re.escape(says)) as err:
+        parse(expression)
+    assert len(str(err.value)) < 300
+
+
+def test_the_parse_cache_is_bounded():
+    from combatlog.engine import dice
+
+    for n in range(dice.PARSE_CACHE + 50):
+        parse(f"1d6+{n}")
+    assert len(dice._parsed) <= dice.PARSE_CACHE
