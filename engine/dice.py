@@ -155,9 +155,7 @@ def parse(expression: str) -> Expr:
     count = int(m["count"] or 1)
     sides = 100 if m["sides"] == "%" else int(m["sides"])
     if count < 1 or count > MAX_COUNT or sides < 2 or sides > MAX_SIDES:
-        raise DiceError(
-            f"{_excerpt(expression)}: roll 1 to {MAX_COUNT} dice of 2 to {MAX_SIDES} sides"
-        )
+        raise DiceError(f"{_excerpt(expression)}: roll 1 to {MAX_COUNT} dice of 2 to {MAX_SIDES} sides")
     keepn = int(m["keepn"] or 0)
     if m["keep"] and keepn > count:
         raise DiceError(f"{expression!r}: can't keep or drop {keepn} of {count} dice")

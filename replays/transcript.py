@@ -38,9 +38,7 @@ def transcript(
     Thrynn 2: 14 against HD 11, a hit; 2d6 = 7 damage."), headings ("Round 2.") are flush left,
     details are indented. With `dice`, every roll is told as well, under its action.
     """
-    return (
-        (seq, printable(line)) for seq, line in tell(envelopes(log, 1, stop), dice, log, viewer)
-    )
+    return ((seq, printable(line)) for seq, line in tell(envelopes(log, 1, stop), dice, log, viewer))
 
 
 def tell(
