@@ -30,6 +30,7 @@ from combatlog.replays.audit import audit as run_audit
 from combatlog.replays.cursor import Cursor, envelopes
 from combatlog.replays.encounters import check_commands
 from combatlog.replays.follow import follow_envelopes
+from combatlog.replays.parallel import cores
 from combatlog.replays.transcript import printable, render, tell, transcript
 
 TIMINGS = ("turn", "simultaneous", "mixed")
@@ -536,6 +537,8 @@ def audit(log_path: str, as_json: bool, workers: int | None, strict: bool, expec
     log = read_log(log_path)
     if expect_head is not None:
         _check_head(log, log_path, expect_head)
+    if workers is not None:
+        workers = min(workers, cores())  # more processes than cores only slow each other down
     if sys.stderr.isatty():
         from rich.progress import Progress
 

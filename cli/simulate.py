@@ -58,6 +58,10 @@ def simulate(
             fail("--html needs Plotly: pip install 'combatlog[report]'", 2)
     if workers is not None and workers < 1:
         fail(f"--workers {workers}: give at least 1", 2)
+    if workers is not None:
+        from combatlog.replays.parallel import cores
+
+        workers = min(workers, cores())  # more processes than cores only slow each other down
     changed = {}
     for item in options:
         key, sep, text = item.partition("=")

@@ -41,6 +41,14 @@ class PartFailed(Exception):
     """A part of a split audit failed, or didn't start where the part before it ended."""
 
 
+def cores() -> int:
+    """The cores this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
 def parts(log: EventLog, workers: int | None, last: int) -> list[tuple[int, int]]:
     """The ranges (first seq, last seq) an audit of lines 1 to `last` is split into; one range means not split."""
     whole = [(1, last)]

@@ -448,3 +448,50 @@ def test_dice_typed_at_the_table_are_taken_as_typed():
     target = next(c.id for c in s.state.active() if c.side != s.state.combatants[actor].side)
     s.do("act", actor=actor, action="strike", targets=(target,), entered=((20,), (6,)))
     assert _audit_raw(lines(s)) == []
+
+
+# --- a step's shape, each check on its own -----------------------------------------------------
+
+
+def _resealed_all(lines_: list[bytes]) -> list[bytes]:
+    """`lines_` (envelopes maybe edited) sealed again from the start, seqs renumbered."""
+    from combatlog.events.envelope import GENESIS
+
+    out, previous = [], GENESIS
+    for n, line in enumerate(lines_, start=1):
+        env = decode_line(line)
+        new, sealed = seal(previous, n, env.step, env.event)
+        previous = sealed.digest
+        out.append(new)
+    return out
+
+
+def _a_step_with_events(raw: list[bytes]) -> tuple[int, int]:
+    """(index of a CommandIssued, how many events its step holds) for an act step with damage."""
+    starts = [i for i, line in enumerate(raw) if b'"CommandIssued"' in line]
+    for a, b in zip(starts, starts[1:]):
+        if b'"kind":"act"' in raw[a] and any(b'"DamageApplied"' in line for line in raw[a:b]):
+            return a, b - a
+    raise AssertionError("no act step with damage")
+
+
+def test_a_step_announcing_more_events_than_it_holds_is_a_finding():
+    raw = _seeded_fight()
+    i, held = _a_step_with_events(raw)
+    edited = list(raw)
+    env = decode_line(raw[i])
+    edited[i] = seal("", env.seq, env.step, msgspec.structs.replace(env.event, events=held + 2))[0]
+    findings = _audit_raw(_resealed_all(edited))
+    said = f"announced {held + 2} events but holds {held}"
+    assert any(f.kind == "unfollowed" and said in f.message for f in findings)
+
+
+def test_a_step_missing_its_last_event_with_the_count_fixed_is_a_finding():
+    raw = _seeded_fight()
+    i, held = _a_step_with_events(raw)
+    env = decode_line(raw[i])
+    fixed = seal("", env.seq, env.step, msgspec.structs.replace(env.event, events=held - 1))[0]
+    edited = raw[:i] + [fixed] + raw[i + 1 : i + held - 1] + raw[i + held :]
+    findings = _audit_raw(_resealed_all(edited))
+    assert findings and not any("announced" in f.message for f in findings)
+    assert any(f.kind == "unfollowed" and "the step is missing" in f.message for f in findings)

@@ -556,3 +556,20 @@ def test_names_never_reach_the_terminal_as_escape_sequences_or_markup(tmp_path):
         assert "\x1b" not in out and "Gob?[31mlin" in out, args
     md = run("transcript", str(log), "--format", "markdown").output
     assert "<b>" not in md and "&lt;b&gt;" in md
+
+
+def test_workers_past_the_cores_are_capped(tmp_path, monkeypatch):
+    import combatlog.replays.parallel as parallel
+
+    seen = {}
+    real = parallel.parts
+
+    def spy(log, workers, last):
+        seen["workers"] = workers
+        return real(log, workers, last)
+
+    monkeypatch.setattr(parallel, "parts", spy)
+    log = tmp_path / "w.jsonl"
+    run("new", str(EXAMPLES / "skirmish-ambush.toml"), str(log))
+    assert run("audit", str(log), "--workers", "64").exit_code == 0
+    assert seen["workers"] == parallel.cores()
