@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
 
 import click
 
 from combatlog.cli.main import _rules_of, _shown, app, write_session
+from combatlog.cli.main import show as show_cmd
 from combatlog.engine import Refused, Session
 from combatlog.engine.dice import DiceError
 from combatlog.engine.grammar import _UNCOLONED, UsageError, parse_line, typed_roll
@@ -19,7 +24,7 @@ _DICE_LINE = re.compile(r"^\s*(?P<expr>[0-9]*d[0-9%]+[^:]*)\s*:\s*(?P<faces>[0-9
 
 PLAY_HELP = (
     "act ACTOR ACTION [TARGET...] [key=value...] | end_turn [ACTOR] | begin | auto | surprise SIDE... | "
-    "note TEXT | ruling TOPIC DECISION | end [OUTCOME] | undo | redo | status | log [N] | help | quit; "
+    "note TEXT | ruling TOPIC DECISION | end [OUTCOME] | undo | redo | status | show | log [N] | help | quit; "
     "physical dice: type '2d10: 7 9' before the command that rolls them"
 )
 
@@ -45,16 +50,104 @@ def _summary(session: Session) -> str:
     return line
 
 
-def _completer(session: Session):
-    def complete(text: str, index: int):
-        state = session.state
-        words = ["act", "end_turn", "begin", "auto", "undo", "redo", "status", "log", "note", "quit", *state.combatants]
-        for cid in state.acting:
-            words += [a.name for a in session.rules.actions(state, state.combatants[cid])]
-        found = [w for w in dict.fromkeys(words) if w.startswith(text)]
-        return found[index] if index < len(found) else None
+def words_for(session: Session, line: str) -> list[str]:
+    """What may come next on a `play` line, where the cursor is: a command, then (for `act`) the
+    acting combatant, its actions, the targets the action takes, and `key=` parameters."""
+    state = session.state
+    words = line.split()
+    ending = not line or line.endswith(" ")
+    done = words if ending else words[:-1]  # the words already finished
+    commands = [
+        "act",
+        "end_turn",
+        "begin",
+        "auto",
+        "undo",
+        "redo",
+        "show",
+        "status",
+        "log",
+        "note",
+        "ruling",
+        "surprise",
+        "remove",
+        "override",
+        "end",
+        "clear",
+        "help",
+        "quit",
+    ]
+    rules = _rules_of(session)
+    if rules is not None:
+        commands += list(rules.commands)
+    if not done:
+        return commands
+    kind = done[0]
+    if kind in ("end_turn", "remove"):
+        return list(state.acting) + [cid for cid in state.combatants if cid not in state.acting]
+    if kind != "act" or rules is None:
+        return []
+    if len(done) == 1:
+        return list(state.acting) or list(state.combatants)
+    actor = state.combatants.get(done[1])
+    if actor is None:
+        return []
+    specs = {spec.name: spec for spec in rules.actions(state, actor)}
+    if len(done) == 2:
+        return list(specs)
+    spec = specs.get(done[2])
+    if spec is None:
+        return []
+    out: list[str] = []
+    if spec.targets not in ("none", "self"):
+        out += [c.id for c in state.active() if c.id != actor.id and c.id not in done]
+    out += [f"{key}=" for key in re.findall(r"\b([a-z_]+)=", spec.help) if f"{key}=" not in line]
+    return out
 
-    return complete
+
+def _completer(session: Session):  # type: ignore[no-untyped-def]
+    """A prompt_toolkit completer over `words_for`."""
+    from prompt_toolkit.completion import Completer, Completion
+
+    class PlayCompleter(Completer):
+        def get_completions(self, document, complete_event):  # type: ignore[no-untyped-def]
+            text = document.text_before_cursor
+            current = "" if not text or text.endswith(" ") else text.split()[-1]
+            for word in dict.fromkeys(words_for(session, text)):
+                if word.startswith(current):
+                    yield Completion(word, start_position=-len(current))
+
+    return PlayCompleter()
+
+
+def history_path() -> Path:
+    """Where `play` keeps its history across sessions ($XDG_STATE_HOME/combatlog/play-history)."""
+    root = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
+    return Path(root) / "combatlog" / "play-history"
+
+
+def _reader(session: Session, interactive: bool, **terminal: Any) -> Callable[[], str]:
+    """A function reading the next line: prompt_toolkit on a terminal (completion where the cursor
+    is, history kept, Ctrl-C cancels the line), plain input() otherwise."""
+    if not interactive:
+        return lambda: input("")
+    from prompt_toolkit import PromptSession
+    from prompt_toolkit.history import FileHistory
+
+    path = history_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    prompt: PromptSession[str] = PromptSession(
+        history=FileHistory(str(path)), completer=_completer(session), **terminal
+    )  # `terminal`: input= and output= (a test's pipe)
+
+    def read() -> str:
+        while True:
+            try:
+                return prompt.prompt("combatlog> ")
+            except KeyboardInterrupt:  # Ctrl-C cancels the line, never the session
+                continue
+
+    return read
 
 
 @app.command()
@@ -63,21 +156,13 @@ def _completer(session: Session):
 def play(log_path: str, by: str) -> None:
     """Run the fight interactively: every line is one step, saved as it happens."""
     session = write_session(log_path)
-    interactive = sys.stdin.isatty()
-    if interactive:
-        try:
-            import readline
-
-            readline.set_completer(_completer(session))
-            readline.parse_and_bind("tab: complete")
-        except ImportError:  # pragma: no cover - no readline on this platform
-            pass
+    read = _reader(session, sys.stdin.isatty())
     click.echo(_summary(session))
     queued: list[tuple[int, ...]] = []
     queued_for: list[str] = []  # the expression each queued roll names ("" for bare faces)
     while True:
         try:
-            line = input("combatlog> " if interactive else "")
+            line = read()
         except EOFError:
             break
         line = line.strip()
@@ -119,6 +204,9 @@ def play(log_path: str, by: str) -> None:
             continue
         if kind == "status":
             click.echo(_summary(session))
+            continue
+        if kind == "show":  # the table of `combatlog show`: bars, conditions, whose turn
+            show_cmd.callback(log_path=log_path, at=None, as_json=False, viewers=())  # type: ignore[misc]
             continue
         if kind == "log":
             n = int(rest[0]) if rest and rest[0].isdigit() else 10

@@ -573,3 +573,39 @@ def test_workers_past_the_cores_are_capped(tmp_path, monkeypatch):
     run("new", str(EXAMPLES / "skirmish-ambush.toml"), str(log))
     assert run("audit", str(log), "--workers", "64").exit_code == 0
     assert seen["workers"] == parallel.cores()
+
+
+def test_play_completion_knows_where_the_cursor_is(tmp_path):
+    from combatlog.cli.main import write_session
+    from combatlog.cli.play import _completer, words_for
+
+    log = _started(tmp_path)
+    session = write_session(str(log))
+    actor = session.state.acting[0]
+    assert "act" in words_for(session, "") and "show" in words_for(session, "s")
+    assert words_for(session, "act ")[0] == actor
+    assert {"strike", "shoot", "move", "guard"} <= set(words_for(session, f"act {actor} "))
+    foes = words_for(session, f"act {actor} strike ")
+    assert foes and actor not in foes
+    from prompt_toolkit.document import Document
+
+    found = [c.text for c in _completer(session).get_completions(Document(f"act {actor} st"), None)]
+    assert found == ["strike"]
+
+
+def test_play_on_a_terminal_keeps_history_and_ctrl_c_cancels_only_the_line(tmp_path, monkeypatch):
+    from prompt_toolkit.input import create_pipe_input
+    from prompt_toolkit.output import DummyOutput
+
+    from combatlog.cli import play as play_module
+    from combatlog.cli.main import write_session
+
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    log = _started(tmp_path)
+    session = write_session(str(log))
+    with create_pipe_input() as pipe:
+        read = play_module._reader(session, interactive=True, input=pipe, output=DummyOutput())
+        pipe.send_text("note half typed\x03")  # Ctrl-C: the line is dropped, the loop goes on
+        pipe.send_text("status\r")
+        assert read() == "status"
+    assert "status" in play_module.history_path().read_text()
