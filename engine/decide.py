@@ -388,8 +388,17 @@ def _override_effects(draft: Draft, reason: str, effects: list[str], p: dict[str
             )
             draft.rules.after_damage(draft, target)
         elif key == "condition":
+            ends = v.get("ends")
+            if ends not in (None, "bearer_turn", "source_turn"):
+                raise Refused(f"override condition ends={ends!r}", "not a turn it can last until", "bearer_turn")
             draft.emit(
-                ConditionApplied(target=target, condition=str(v["name"]), duration=v.get("duration"), source="gm")
+                ConditionApplied(
+                    target=target,
+                    condition=str(v["name"]),
+                    duration=v.get("duration"),
+                    source=str(v.get("source", "gm")),
+                    ends=ends,
+                )
             )
         elif key == "remove_condition":
             draft.emit(ConditionRemoved(target=target, condition=str(v["name"]), reason=reason))

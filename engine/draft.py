@@ -12,12 +12,23 @@ import msgspec
 
 from combatlog.engine import turns
 from combatlog.engine.errors import Refused
-from combatlog.events import DamageApplied, DiceRolled, Event
+from combatlog.events import (
+    ConditionApplied,
+    ConditionRemoved,
+    DamageApplied,
+    DiceRolled,
+    Event,
+    TurnEnded,
+    TurnStarted,
+)
 from combatlog.projections import TABLE, Encounter, apply
 
 if TYPE_CHECKING:
     from combatlog.engine.dice import Dice
     from combatlog.engine.rules.base import RuleSystem
+
+
+_TURN_MARKS = (TurnStarted, TurnEnded)
 
 
 class Draft:
@@ -49,7 +60,39 @@ class Draft:
             state = msgspec.structs.replace(state, phase=phase)
         self.state = state
         self.events.append(event)
+        if type(event) in _TURN_MARKS:
+            self._turn_durations(event)  # type: ignore[arg-type]
         return event
+
+    def _turn_durations(self, event: TurnStarted | TurnEnded) -> None:
+        """Conditions that last until a turn: one ends as its bearer's next turn starts
+        (`bearer_turn`), another as its source's next turn ends (`source_turn`, armed when that
+        turn starts, so the turn it was given in doesn't count)."""
+        actors = set(event.actors)
+        starting = type(event) is TurnStarted
+        for c in list(self.state.combatants.values()):
+            for cond in c.conditions:
+                if cond.ends == "bearer_turn" and starting and c.id in actors:
+                    self.emit(ConditionRemoved(target=c.id, condition=cond.name, reason="until its next turn"))
+                elif cond.ends == "source_turn" and cond.source in actors:
+                    if starting and not cond.armed:
+                        self.emit(
+                            ConditionApplied(
+                                target=c.id,
+                                condition=cond.name,
+                                duration=cond.remaining,
+                                source=cond.source,
+                                ends="source_turn",
+                                armed=True,
+                            )
+                        )
+                    elif not starting and cond.armed and not getattr(event, "yielded", False):
+                        who = self.state.combatants[cond.source].name if cond.source in self.state.combatants else ""
+                        self.emit(
+                            ConditionRemoved(
+                                target=c.id, condition=cond.name, reason=f"until the end of {who}'s next turn"
+                            )
+                        )
 
     def advance(self) -> None:
         """Go on: the next turn, the round's end, or the encounter's end (after a rule system's command)."""

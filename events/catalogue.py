@@ -253,12 +253,16 @@ class DamageApplied(Event, frozen=True):
 
 
 class ConditionApplied(Event, frozen=True):
-    """A condition now affects a combatant, for `duration` rounds or until removed."""
+    """A condition now affects a combatant, for `duration` rounds or until removed; or, with
+    `ends`, until a turn: `bearer_turn` (until the bearer's next turn starts) or `source_turn`
+    (until the end of the source's next turn). `armed`: the source's next turn has begun."""
 
     target: str
     condition: str
     duration: int | None = None
     source: str | None = None
+    ends: Literal["bearer_turn", "source_turn"] | None = None
+    armed: bool = False
 
 
 class ConditionRemoved(Event, frozen=True):

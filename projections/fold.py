@@ -349,7 +349,7 @@ def _damage(state: Encounter, e: ev.DamageApplied) -> Encounter:
 def _condition(state: Encounter, e: ev.ConditionApplied) -> Encounter:
     c = state.combatant(e.target)
     rest = tuple(x for x in c.conditions if x.name != e.condition)
-    cond = Condition(name=e.condition, remaining=e.duration, source=e.source)
+    cond = Condition(name=e.condition, remaining=e.duration, source=e.source, ends=e.ends, armed=e.armed)
     return _with(state, e.target, conditions=rest + (cond,))
 
 
@@ -366,6 +366,9 @@ def _moved(state: Encounter, e: ev.Moved) -> Encounter:
 
 @register_fold(ev.CombatantDefeated)
 def _defeated(state: Encounter, e: ev.CombatantDefeated) -> Encounter:
+    c = state.combatant(e.combatant)
+    if any(x.ends is not None for x in c.conditions):  # a condition lasting until a turn ends with the bearer
+        return _with(state, e.combatant, defeated=e.how, conditions=tuple(x for x in c.conditions if x.ends is None))
     return _with(state, e.combatant, defeated=e.how)
 
 

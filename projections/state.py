@@ -21,6 +21,8 @@ class Condition(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, g
     name: str
     remaining: int | None = None
     source: str | None = None
+    ends: str | None = None  # bearer_turn | source_turn: it lasts until a turn (ConditionApplied)
+    armed: bool = False  # a source_turn condition whose source's next turn has begun
 
 
 class Combatant(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, gc=False):

@@ -141,6 +141,8 @@ def tell(
                     )
         elif t is ev.CombatantDefeated:
             line = f"  {_name(projection, e.combatant)} is {e.how}."
+        elif t is ev.ConditionApplied and e.armed:
+            pass  # the source's next turn began: nothing to tell
         elif t is ev.ConditionApplied:
             line = f"  {_name(projection, e.target)}: {e.condition}."
         elif t is ev.ConditionRemoved:

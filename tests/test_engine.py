@@ -20,6 +20,8 @@ from combatlog.events import (
 )
 from combatlog.projections import replay
 from combatlog.replays import MemoryLog
+from combatlog.replays.audit import audit
+from combatlog.replays.transcript import transcript
 from tests.builders import ORDERS, PARTY, TIMINGS, lines, new_session
 
 AYLA, BO, G1, G2 = PARTY
@@ -368,3 +370,53 @@ def test_a_self_targeted_action_refuses_another_target():
     with pytest.raises(Refused, match="targets only the one who takes it"):
         s.do("act", actor=actor.id, action=selfish[0].name, targets=(other,))
     assert lines(s) == before
+
+
+# --- conditions that last until a turn -------------------------------------------------------
+
+
+def _end_turns_until(s, cid: str, limit: int = 20) -> None:
+    """End turns until `cid` is acting."""
+    for _ in range(limit):
+        if cid in s.state.acting:
+            return
+        s.do("end_turn", actor=s.state.acting[0])
+    raise AssertionError(f"{cid} never acted")
+
+
+def test_a_condition_until_the_bearers_next_turn_ends_as_that_turn_starts():
+    s = new_session(begin=True)
+    first = s.state.acting[0]
+    s.do("override", reason="dodges", condition={"target": first, "name": "dodging", "ends": "bearer_turn"})
+    s.do("end_turn", actor=first)  # its own turn ending doesn't end it
+    assert s.state.combatants[first].has("dodging")
+    _end_turns_until(s, first)
+    assert not s.state.combatants[first].has("dodging")
+    told = [line for _, line in transcript(s.log)]
+    assert any(line.strip() == f"{s.state.combatants[first].name}: no longer dodging." for line in told)
+
+
+def test_a_condition_until_the_end_of_the_sources_next_turn_outlasts_the_turn_it_was_given_in():
+    s = new_session(begin=True)
+    source = s.state.acting[0]
+    target = next(c.id for c in s.state.active() if c.id != source)
+    s.do(
+        "override",
+        reason="marked",
+        condition={"target": target, "name": "marked", "ends": "source_turn", "source": source},
+    )
+    s.do("end_turn", actor=source)  # the turn it was given in
+    assert s.state.combatants[target].has("marked")
+    _end_turns_until(s, source)  # the source's next turn: still marked while it lasts
+    assert s.state.combatants[target].has("marked")
+    s.do("end_turn", actor=source)
+    assert not s.state.combatants[target].has("marked")
+    assert audit(s.log, workers=1).clean
+
+
+def test_a_condition_until_a_turn_is_cleared_when_its_bearer_is_defeated():
+    s = new_session(begin=True)
+    first = s.state.acting[0]
+    s.do("override", reason="dodges", condition={"target": first, "name": "dodging", "ends": "bearer_turn"})
+    s.do("override", reason="a rock", defeat={"target": first, "how": "down"})
+    assert not s.state.combatants[first].has("dodging")
