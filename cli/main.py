@@ -7,7 +7,6 @@ command that fails appends nothing. Reading never creates a log.
 from __future__ import annotations
 
 import contextlib
-import itertools
 import json
 import sys
 from datetime import UTC, datetime
@@ -41,8 +40,9 @@ def fail(message: str, code: int = 1) -> NoReturn:
     sys.exit(code)
 
 
-def read_log(path: str, write: bool = False):
-    """Open an existing log (to read only, unless `write`); a torn tail is reported and left out."""
+def read_log(path: str, write: bool = False, rules: bool = True):
+    """Open an existing log (to read only, unless `write`); a torn tail is reported and left out.
+    `rules`: fail in one line when its rule system isn't installed (not for a byte copy)."""
     try:
         log = open_log(path, create=False, read_only=not write)
     except LogError as exc:
@@ -50,22 +50,19 @@ def read_log(path: str, write: bool = False):
     torn = getattr(log, "torn", None)
     if torn is not None:
         click.echo(f"combatlog: warning: {torn}", err=True)
-    _check_rules(log, path)
+    if rules:
+        _check_rules(log, path)
     return log
 
 
 def _check_rules(log, path: str) -> None:
-    """Fail in one line if the log's rule system isn't installed (its events can't be told or decided)."""
-    for line in itertools.islice(log.lines(), 4):  # the creation is the first step's second line
-        if b'"type":"EncounterCreated"' in line:
-            try:
-                name = msgspec.json.decode(line)["event"]["rules"]
-                get_rules(name)
-            except KeyError as exc:
-                fail(f"{_shown(log, path)}: {exc.args[0]}")
-            except (msgspec.DecodeError, TypeError):
-                return  # an unreadable line: the command reports it, naming its seq
-            return
+    """Fail in one line if the log's rule system isn't installed (its events can't be told or
+    decided), naming the version it was recorded under and the package that provides it."""
+    from combatlog.replays.audit import missing_rules
+
+    missing = missing_rules(log)
+    if missing is not None:
+        fail(f"{_shown(log, path)}: {missing[1]}")
 
 
 def _is_url(where: str) -> bool:
@@ -604,7 +601,7 @@ def head(log_path: str) -> None:
 @click.argument("other", metavar="OTHER_PATH")
 def export(log_path: str, other: str) -> None:
     """Copy a log to another store (JSON lines, SQLite, PostgreSQL), every byte and digest intact."""
-    source = read_log(log_path)
+    source = read_log(log_path, rules=False)  # a byte copy needs no rule system
     if Path(other).exists() and Path(other).stat().st_size > 0:
         fail(f"{other} exists; export writes only to a new log")
     target = _open_or_fail(other)

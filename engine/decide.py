@@ -129,7 +129,12 @@ def _create(view: Projection, command: Command) -> list[Event]:
         raise Refused("create", f"seed {seed!r} is not a whole number", "give an integer seed")
     return [
         EncounterCreated(
-            rules=rules.name, rules_version=rules.version, options=options, seed=seed, title=str(p.get("title", ""))
+            rules=rules.name,
+            rules_version=rules.version,
+            options=options,
+            seed=seed,
+            title=str(p.get("title", "")),
+            package=registry.package_of(rules.name),
         )
     ]
 

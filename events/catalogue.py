@@ -87,6 +87,7 @@ class EncounterCreated(Event, frozen=True):
     options: dict[str, Any] = {}
     seed: int | None = None
     title: str = ""
+    package: str | None = None  # the distribution that provides a plugin's rule system (None: combatlog's own)
 
 
 class CombatantAdded(Event, frozen=True):

@@ -141,6 +141,26 @@ def _steps(
         progress(seq)
 
 
+def missing_rules(log: EventLog) -> tuple[int, str] | None:
+    """(seq, why) when the rule system `log` was recorded under isn't installed, else None."""
+    from combatlog.engine.rules import MissingRuleSystem, get
+
+    for seq, line in enumerate(log.lines(1, 4), start=1):
+        if b'"EncounterCreated"' not in line:
+            continue
+        try:
+            event = msgspec.json.decode(line)["event"]
+            name = str(event["rules"])
+        except (msgspec.DecodeError, KeyError, TypeError):
+            return None  # an unreadable line: the audit reports it where it stands
+        try:
+            get(name)
+        except MissingRuleSystem:
+            return seq, str(MissingRuleSystem(name, event.get("rules_version"), event.get("package")).args[0])
+        return None
+    return None
+
+
 def audit(log: EventLog, progress: Callable[[int], None] | None = None, workers: int | None = None) -> Report:
     """Audit `log` as it stands when the audit begins: the digest chain, then every step
     re-decided with its recorded dice.
@@ -154,6 +174,10 @@ def audit(log: EventLog, progress: Callable[[int], None] | None = None, workers:
     part before it ended in, the whole audit is done again in this process.
     """
     report = Report()
+    missing = missing_rules(log)
+    if missing is not None:  # one finding, not a violation per step
+        report.findings.append(Finding(missing[0], "rules", missing[1]))
+        return report
     torn = getattr(log, "torn", None)
     if torn is not None:
         report.findings.append(Finding(torn.seq, "torn", str(torn)))

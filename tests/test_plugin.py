@@ -167,3 +167,24 @@ def test_a_plugin_installed_in_a_fresh_environment_passes_the_checklist(tmp_path
     schema = msgspec.json.decode(combatlog("schema").stdout)
     assert "minid20.CriticalHit" in msgspec.json.encode(schema).decode()
     assert sys.executable != str(python)
+
+    # where the plugin isn't installed (this process): one line naming it, its version and its package
+    from combatlog.replays import open_log
+    from combatlog.replays.audit import audit
+
+    saved = open_log(log, create=False, read_only=True)
+    report = audit(saved, workers=1)
+    assert [f.kind for f in report.findings] == ["rules"]
+    assert "rule system 'minid20' version 1 (from the package minid20) isn't installed" in report.findings[0].message
+    assert "pip install minid20" in report.findings[0].message
+    here = subprocess.run(
+        [sys.executable, "-m", "combatlog", "audit", str(log)], capture_output=True, text=True, check=False
+    )
+    assert here.returncode == 1 and here.stderr.count("\n") == 1 and "pip install minid20" in here.stderr
+    copied = subprocess.run(
+        [sys.executable, "-m", "combatlog", "export", str(log), str(tmp_path / "copy.jsonl")],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert copied.returncode == 0 and (tmp_path / "copy.jsonl").read_bytes() == log.read_bytes()

@@ -362,7 +362,7 @@ def test_an_export_that_loses_a_race_leaves_the_other_writers_events_alone(url, 
                     other.append(theirs[:20], 1)
                 yield line
 
-    monkeypatch.setattr(cli, "read_log", lambda path: Slow())
+    monkeypatch.setattr(cli, "read_log", lambda path, **_: Slow())
     result = CliRunner().invoke(cli.app, ["export", "source", url])
     assert result.exit_code == 1 and "nothing exported" in result.output
     assert list(opened(url).lines()) == theirs[:20]

@@ -25,6 +25,21 @@ BUILTIN: dict[str, str] = {
 }
 
 
+class MissingRuleSystem(KeyError):
+    """A rule system that isn't installed: its name, and (from a log) its version and package."""
+
+    def __init__(self, name: str, version: str | None = None, package: str | None = None) -> None:
+        self.name, self.version, self.package = name, version, package
+        installed = ", ".join(names()) or "none"
+        if version is None and package is None:
+            super().__init__(f"no rule system {name!r}; installed: {installed}")
+            return
+        where = f" version {version}" if version else ""
+        source = f" (from the package {package})" if package else ""
+        hint = f"; install it: pip install {package}" if package else ""
+        super().__init__(f"rule system {name!r}{where}{source} isn't installed (installed: {installed}){hint}")
+
+
 class PluginError(ValueError):
     """A rule system that breaks the protocol, said in one line (what is wrong, and the fix)."""
 
@@ -95,7 +110,16 @@ def get(name: str) -> RuleSystem:
     try:
         return _systems[name]
     except KeyError:
-        raise KeyError(f"no rule system {name!r}; installed: {', '.join(names()) or 'none'}") from None
+        raise MissingRuleSystem(name) from None
+
+
+def package_of(name: str) -> str | None:
+    """The distribution that provides the installed plugin `name` (None: ours, or not known)."""
+    if name in BUILTIN:
+        return None
+    ep = _entry_points().get(name)
+    dist = getattr(ep, "dist", None)
+    return getattr(dist, "name", None) if dist is not None else None
 
 
 def names() -> list[str]:
@@ -129,4 +153,15 @@ def _load_system(name: str) -> None:
 _catalogue.add_resolver(_load_every_system)
 set_rules_loader(_load_system)
 
-__all__ = ["ActionSpec", "OptionSpec", "PluginError", "RuleSystem", "check", "get", "names", "register"]
+__all__ = [
+    "ActionSpec",
+    "MissingRuleSystem",
+    "OptionSpec",
+    "PluginError",
+    "RuleSystem",
+    "check",
+    "get",
+    "names",
+    "package_of",
+    "register",
+]
