@@ -113,6 +113,29 @@ class Draft:
             rolled = msgspec.structs.replace(rolled, private_to=by)
         return self.emit(rolled)  # type: ignore[return-value]
 
+    def attack_roll(self, expression: str, purpose: str, roller: str, target: str | None = None) -> DiceRolled:
+        """An attack-like roll of `expression` (one die and a modifier, `1d20+4`) with what
+        conditions make of it (`RuleSystem.roll_mods`): advantage as `2d20kh1+4`, disadvantage
+        as `2d20kl1+4`, a bonus added, a low face rolled once more. Every roll is recorded."""
+        from combatlog.engine.dice import parse
+        from combatlog.engine.rules.base import RollMods
+
+        state = self.state
+        mods = self.rules.roll_mods(
+            state, state.combatants[roller], state.combatants.get(target) if target is not None else None
+        )
+        expr = parse(expression)
+        if mods == RollMods() or expr.count != 1 or expr.keep is not None or expr.target is not None:
+            return self.roll(expression, purpose, by=roller)  # as given: nothing changes it, or not one die
+        die = f"{expr.sides}" + ("z" if expr.low == 0 else "")
+        dice = f"1d{die}" if mods.advantage == 0 else f"2d{die}{'kh' if mods.advantage > 0 else 'kl'}1"
+        modifier = expr.modifier + mods.bonus
+        text = dice + (f"{modifier:+d}" if modifier else "")
+        rolled = self.roll(text, purpose, by=roller)
+        if mods.reroll_below and min(rolled.natural) < mods.reroll_below:
+            rolled = self.roll(text, f"{purpose} (rolled again: {min(rolled.natural)})", by=roller)
+        return rolled
+
     def damage(
         self,
         target: str,

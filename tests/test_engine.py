@@ -420,3 +420,48 @@ def test_a_condition_until_a_turn_is_cleared_when_its_bearer_is_defeated():
     s.do("override", reason="dodges", condition={"target": first, "name": "dodging", "ends": "bearer_turn"})
     s.do("override", reason="a rock", defeat={"target": first, "how": "down"})
     assert not s.state.combatants[first].has("dodging")
+
+
+# --- conditions that change attack rolls --------------------------------------------------
+
+
+def test_conditions_give_advantage_disadvantage_a_bonus_and_a_reroll_to_every_attack(monkeypatch):
+    from combatlog.engine.rules.base import RollMods
+    from combatlog.engine.rules.skirmish import SKIRMISH
+    from combatlog.events import DiceRolled
+
+    monkeypatch.setattr(
+        type(SKIRMISH),
+        "targeted_mods",
+        {"dodging": RollMods(advantage=-1), "prone": RollMods(advantage=1)},
+    )
+    monkeypatch.setattr(
+        type(SKIRMISH), "rolling_mods", {"blessed": RollMods(bonus=2), "lucky": RollMods(reroll_below=2)}
+    )
+    s = new_session(begin=True)
+    actor = s.state.acting[0]
+    attack = s.rules.stats(s.state.combatants[actor]).attack
+    foe = next(c.id for c in s.state.active() if c.side != s.state.combatants[actor].side)
+
+    def strike_roll(*conditions_on_foe: str, mine: tuple[str, ...] = ()) -> list:
+        t = new_session(begin=True)
+        for name in conditions_on_foe:
+            t.do("override", reason="set up", condition={"target": foe, "name": name})
+        for name in mine:
+            t.do("override", reason="set up", condition={"target": actor, "name": name})
+        envs = t.do("act", actor=actor, action="strike", targets=(foe,))
+        return [e.event for e in envs if isinstance(e.event, DiceRolled)]
+
+    assert strike_roll("dodging")[0].expression == f"2d20kl1+{attack}"
+    assert strike_roll("prone")[0].expression == f"2d20kh1+{attack}"
+    assert strike_roll("dodging", "prone")[0].expression == f"1d20+{attack}"  # they cancel
+    assert strike_roll(mine=("blessed",))[0].expression == f"1d20+{attack + 2}"
+    plain = strike_roll()
+    assert plain[0].expression == f"1d20+{attack}"  # nothing on either: the roll as the system wrote it
+    t = new_session(begin=True)
+    t.do("override", reason="set up", condition={"target": actor, "name": "lucky"})
+    from tests.builders import act
+
+    events = act(t, actor, "strike", foe, faces=(1, 15, 3))  # a 1, rolled again: 15, then the damage
+    rolled = [e for e in events if isinstance(e, DiceRolled)]
+    assert [r.faces for r in rolled] == [(1,), (15,), (3,)] and "rolled again: 1" in rolled[1].purpose

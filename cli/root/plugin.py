@@ -20,7 +20,7 @@ from combatlog.engine.draft import Draft
 from combatlog.engine.errors import Refused
 from combatlog.engine.order import ActionPointOrder, Order, RankedOrder, ReverseDeclareOrder, make_order
 from combatlog.engine.rules import PluginError, check, register
-from combatlog.engine.rules.base import ActionSpec, OptionSpec, RuleSystem
+from combatlog.engine.rules.base import ActionSpec, OptionSpec, RollMods, RuleSystem
 from combatlog.engine.rules.typed import DiceExpr, PerMapping, put_row
 from combatlog.engine.timing import Timing, make_timing
 from combatlog.events import (
@@ -73,6 +73,7 @@ __all__ = [
     "PluginError",
     "RankedOrder",
     "Refused",
+    "RollMods",
     "ResourceSpent",
     "ResourcesSet",
     "ReverseDeclareOrder",

@@ -47,6 +47,24 @@ class ActionSpec:
 
 
 @dataclass(frozen=True)
+class RollMods:
+    """How conditions change an attack-like roll: `advantage` > 0 rolls the die twice and keeps
+    the higher, < 0 the lower (one of each cancels); `bonus` is added; a face below `reroll_below`
+    is rolled once more (the second stands)."""
+
+    advantage: int = 0
+    bonus: int = 0
+    reroll_below: int = 0
+
+    def __add__(self, other: RollMods) -> RollMods:
+        return RollMods(
+            self.advantage + other.advantage,
+            self.bonus + other.bonus,
+            max(self.reroll_below, other.reroll_below),
+        )
+
+
+@dataclass(frozen=True)
 class OptionSpec:
     """An encounter option: its default and the values accepted (None: any value of its type)."""
 
@@ -75,6 +93,9 @@ class RuleSystem:
     after_end: tuple[str, ...] = ()  # own commands still taken once the encounter is over (recovery, say)
     # example encounter files a plugin ships, as "package:file.toml" (for `demo`, `init`, `rulesets --check`)
     examples: tuple[str, ...] = ()
+    # conditions that change attack rolls (`Draft.attack_roll`): the roller's own, and the target's
+    rolling_mods: dict[str, RollMods] = {}  # "blessed": RollMods(bonus=1), "poisoned": RollMods(advantage=-1)
+    targeted_mods: dict[str, RollMods] = {}  # "dodging": RollMods(advantage=-1), "prone": RollMods(advantage=1)
 
     # --- the encounter's options and combatants ---------------------------------------
 
@@ -147,6 +168,17 @@ class RuleSystem:
         if self.stats_type is not None:
             typed.convert(stats, self.stats_type, what)
         return stats
+
+    def roll_mods(self, state: Encounter, roller: Combatant, target: Combatant | None) -> RollMods:
+        """What the roller's conditions and the target's make of an attack-like roll (from
+        `rolling_mods` and `targeted_mods`; override for more)."""
+        out = RollMods()
+        for cond in roller.conditions:
+            out = out + self.rolling_mods.get(cond.name, RollMods())
+        if target is not None:
+            for cond in target.conditions:
+                out = out + self.targeted_mods.get(cond.name, RollMods())
+        return out
 
     def check_added(self, state: Encounter, stats: dict[str, Any], who: str) -> None:
         """Refuse (naming `combatant WHO`) stats that can't be in this encounter: checks that need

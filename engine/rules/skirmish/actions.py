@@ -20,7 +20,7 @@ def attack(draft: Draft, p: Pending) -> str:
     if not target.active:
         return f"{target.name} is already down"
     mine = draft.rules.stats(attacker)
-    roll = draft.roll(f"1d20+{mine.attack}", f"{p.action} at {target.id}", by=attacker.id)
+    roll = draft.attack_roll(f"1d20+{mine.attack}", f"{p.action} at {target.id}", attacker.id, target.id)
     defense = draft.rules.stats(target).defense + (2 if target.has("guarded") else 0)
     if roll.total < defense:
         return f"miss ({roll.total} against {defense})"
