@@ -30,6 +30,20 @@ class ConcurrencyError(LogError):
     """Another writer appended first: the expected next sequence number was taken."""
 
 
+def someone_else(where: object, expected: int, next_seq: int) -> str:
+    """The one line a writer that lost the race reads: who added what, that nothing was applied."""
+    if next_seq < expected:
+        return (
+            f"{where}: the log now ends before seq {expected} (its next is {next_seq}): cut or replaced since "
+            "it was read; nothing was applied"
+        )
+    added = f"seq {expected}" if next_seq - 1 == expected else f"seqs {expected}-{next_seq - 1}"
+    return (
+        f"{where}: someone else added steps ({added}) since this log was read; "
+        "nothing was applied: look at the new state and try again"
+    )
+
+
 @runtime_checkable
 class EventLog(Protocol):
     """An append-only store of sealed event lines (see `combatlog.events.envelope`).

@@ -44,6 +44,7 @@ except ImportError:  # pragma: no cover - exercised only without the extra
 
 from combatlog.events import ConcurrencyError, LogError, TornLog
 from combatlog.events.envelope import step_of
+from combatlog.events.log import someone_else
 from combatlog.replays.follow import replaced_or_cut
 
 TABLE = "combatlog_events"
@@ -174,9 +175,7 @@ class PostgresLog:
                 cur.execute(f"SELECT COALESCE(MAX(seq), 0) FROM {TABLE} WHERE encounter = %s", (self.encounter,))
                 (last,) = cur.fetchone()  # type: ignore[misc]  # an aggregate: always one row
                 if expected_seq != last + 1:
-                    raise ConcurrencyError(
-                        f"{self.where}: expected to write seq {expected_seq}, but the log's next seq is {last + 1}"
-                    )
+                    raise ConcurrencyError(someone_else(self.where, expected_seq, last + 1))
                 if not rows:
                     return
                 cur.executemany(f"INSERT INTO {TABLE} (encounter, seq, step, line) VALUES (%s, %s, %s, %s)", rows)

@@ -37,6 +37,7 @@ import msgspec
 
 from combatlog.events import ConcurrencyError, CorruptLog, EventLog, LogError, TornLog
 from combatlog.events.envelope import step_of
+from combatlog.events.log import someone_else
 
 
 class _Head(msgspec.Struct):
@@ -62,9 +63,7 @@ class MemoryLog:
 
     def append(self, lines: Sequence[bytes], expected_seq: int) -> None:
         if expected_seq != len(self._lines) + 1:
-            raise ConcurrencyError(
-                f"expected to write seq {expected_seq}, but the log's next seq is {len(self._lines) + 1}"
-            )
+            raise ConcurrencyError(someone_else("the log", expected_seq, len(self._lines) + 1))
         self._lines.extend(lines)
 
     def lines(self, start: int = 1, stop: int | None = None) -> Iterator[bytes]:
@@ -198,9 +197,7 @@ class JsonlLog:
             if self.torn is not None:
                 raise LogError(str(self.torn) + "; nothing was appended")
             if expected_seq != self._count + 1:
-                raise ConcurrencyError(
-                    f"{self.path}: expected to write seq {expected_seq}, but the log's next seq is {self._count + 1}"
-                )
+                raise ConcurrencyError(someone_else(self.path, expected_seq, self._count + 1))
             os.write(fd, payload)
             os.fsync(fd)
         finally:
@@ -408,9 +405,7 @@ class SqliteLog:
         try:
             (last,) = db.execute(f"SELECT COALESCE(MAX(seq), 0) FROM {self.table}").fetchone()
             if expected_seq != last + 1:
-                raise ConcurrencyError(
-                    f"{self.path}: expected to write seq {expected_seq}, but the log's next seq is {last + 1}"
-                )
+                raise ConcurrencyError(someone_else(self.path, expected_seq, last + 1))
             rows = []
             for i, line in enumerate(lines):
                 rows.append((expected_seq + i, step_of(line), line))

@@ -127,7 +127,7 @@ def tell(
             elif dice:
                 faces = " ".join(str(f) for f in e.faces)
                 who = f"{_name(projection, e.by)}: " if e.by else ""
-                line = f"  {who}{e.expression} [{faces}] = {e.total} ({e.purpose})" + (
+                line = f"  {who}{e.expression} [{faces}] = {e.total} ({_named(projection, e.purpose)})" + (
                     " (entered)" if e.source == "entered" else ""
                 )
         elif t is ev.DamageApplied:
@@ -181,6 +181,15 @@ def tell(
     if open_action is not None:
         yield open_action[0], f"{open_action[2]}."
     yield from deferred
+
+
+_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
+
+
+def _named(projection: Projection, text: str) -> str:
+    """`text` (a roll's purpose, `strike at g1`) with combatant ids read as their names."""
+    combatants = projection.state.combatants
+    return _WORD.sub(lambda m: combatants[m[0]].name if m[0] in combatants else m[0], text)
 
 
 def _sides_of(state: Any) -> Any:

@@ -147,7 +147,7 @@ def two_writers(open_log) -> None:
     first = fight(open_log())
     second = Session(open_log())
     first.do("note", text="the first writer")
-    with pytest.raises(ConcurrencyError, match="expected to write seq"):
+    with pytest.raises(ConcurrencyError, match="someone else added steps .* nothing was applied"):
         second.do("note", text="the second writer, who had not seen it")
     final = list(open_log().lines())
     notes = [line for line in final if b'"type":"Note"' in line]

@@ -147,8 +147,13 @@ def test_a_refused_append_writes_nothing(url, opened):
     copy_log(memory, log)
     before = list(log.lines())
     n = log.head()[0]
-    for wrong in (n, n + 2, 1):
-        with pytest.raises(ConcurrencyError, match=f"next seq is {n + 1}"):
+    said = {
+        n: rf"someone else added steps \(seq {n}\)",
+        n + 2: f"its next is {n + 1}",
+        1: rf"someone else added steps \(seqs 1-{n}\)",
+    }
+    for wrong, says in said.items():
+        with pytest.raises(ConcurrencyError, match=says):
             log.append([b'{"seq":1,"step":1}', b'{"seq":2,"step":1}'], wrong)
     with pytest.raises(LogError, match="not a sealed event line.*nothing was appended"):
         log.append([b"not json"], n + 1)
