@@ -12,7 +12,7 @@ from typing import Any
 
 import click
 
-from combatlog.cli.main import _rules_of, _shown, app, write_session
+from combatlog.cli.main import _rules_of, _shown, app, told_since, write_session
 from combatlog.cli.main import show as show_cmd
 from combatlog.engine import Refused, Session
 from combatlog.engine.dice import DiceError
@@ -213,6 +213,7 @@ def play(log_path: str, by: str) -> None:
             for seq, text in list(transcript(session.log))[-n:]:
                 click.echo(f"{seq:>6}  {text}")
             continue
+        before = session.projection.seq
         try:
             if kind == "auto":  # queued dice go to the automatic combatant's rolls too
                 envelopes_ = session.auto(tuple(queued) or None, tuple(queued_for) or None)
@@ -228,5 +229,7 @@ def play(log_path: str, by: str) -> None:
             continue
         queued.clear()
         queued_for.clear()
+        for told in told_since(session, before):  # what the step did, as the transcript tells it
+            click.echo(told)
         click.echo(f"seq {envelopes_[-1].seq}: " + _summary(session))
     click.echo(f"saved: {_shown(session.log, log_path)} ({session.log.head()[0]} events)")
