@@ -24,7 +24,8 @@ _DICE_LINE = re.compile(r"^\s*(?P<expr>[0-9]*d[0-9%]+[^:]*)\s*:\s*(?P<faces>[0-9
 
 PLAY_HELP = (
     "act ACTOR ACTION [TARGET...] [key=value...] | end_turn [ACTOR] | begin | auto | surprise SIDE... | "
-    "note TEXT | ruling TOPIC DECISION | end [OUTCOME] | undo | redo | status | show | log [N] | help | quit; "
+    "note TEXT | ruling TOPIC DECISION | end [OUTCOME] | undo | redo | status | show | log [N] | "
+    "dice? COMMAND | help | quit; "
     "physical dice: type '2d10: 7 9' before the command that rolls them"
 )
 
@@ -120,6 +121,30 @@ def _completer(session: Session):  # type: ignore[no-untyped-def]
     return PlayCompleter()
 
 
+def _rolls_asked(session: Session, line: str, by: str) -> str:
+    """The rolls `line` would ask for, in order (nothing is appended): with the encounter's own
+    dice where it has a seed, else with every die at its highest (so a hit's damage shows too)."""
+    from combatlog.engine.dice import Dice, Expr, SeededDice
+
+    class Highest(Dice):
+        def faces(self, expr: Expr, purpose: str) -> tuple[int, ...]:
+            return (expr.high,) * expr.count
+
+    if not line.strip():
+        return "dice? COMMAND: which rolls it would ask for, e.g. dice? act bo strike g1"
+    try:
+        command = parse_line(line, None, by, _rules_of(session))
+        state = session.state
+        dice = SeededDice(state.seed, session.projection.step + 1) if state.seed is not None else Highest()
+        events = session.preview(command, dice)
+    except (Refused, DiceError, UsageError, LogError) as exc:
+        return f"refused: {exc}"
+    from combatlog.events import DiceRolled
+
+    rolls = [f"{e.expression} ({e.purpose})" for e in events if isinstance(e, DiceRolled)]
+    return "rolls asked: " + ("; ".join(rolls) if rolls else "none")
+
+
 def history_path() -> Path:
     """Where `play` keeps its history across sessions ($XDG_STATE_HOME/combatlog/play-history)."""
     root = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
@@ -201,6 +226,9 @@ def play(log_path: str, by: str) -> None:
             queued.clear()
             queued_for.clear()
             click.echo("dice cleared")
+            continue
+        if kind == "dice?":  # which rolls the command would ask for, before typing any
+            click.echo(_rolls_asked(session, line.split(None, 1)[1] if " " in line else "", by))
             continue
         if kind == "status":
             click.echo(_summary(session))

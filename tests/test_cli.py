@@ -609,3 +609,16 @@ def test_play_on_a_terminal_keeps_history_and_ctrl_c_cancels_only_the_line(tmp_p
         pipe.send_text("status\r")
         assert read() == "status"
     assert "status" in play_module.history_path().read_text()
+
+
+def test_play_says_which_rolls_a_command_would_ask_for_and_appends_nothing(tmp_path):
+    log = _started(tmp_path)
+    state = json.loads(run("show", str(log), "--json").output)
+    actor = state["acting"][0]
+    target = "g1" if state["combatants"][actor]["side"] == "party" else "ayla"
+    before = head(log)
+    result = CliRunner().invoke(app, ["play", str(log)], input=f"dice? act {actor} strike {target}\nquit\n")
+    assert result.exit_code == 0
+    asked = next(line for line in result.output.splitlines() if line.startswith("rolls asked: "))
+    assert asked.startswith("rolls asked: 1d20+") and f"(strike at {target})" in asked
+    assert head(log) == before
