@@ -63,6 +63,16 @@ CREATE TABLE IF NOT EXISTS {TABLE} (
     line BYTEA NOT NULL,
     PRIMARY KEY (encounter, seq)
 )"""
+# the schema's version, one row (as SQLite's PRAGMA user_version): a database written by a
+# newer combatlog is refused rather than misread; one made before the row existed is version 1
+VERSION = 1
+META = "combatlog_schema"
+META_SCHEMA = f"""
+CREATE TABLE IF NOT EXISTS {META} (
+    singleton BOOLEAN PRIMARY KEY DEFAULT TRUE CHECK (singleton),
+    version INTEGER NOT NULL
+);
+INSERT INTO {META} (version) VALUES ({VERSION}) ON CONFLICT (singleton) DO NOTHING"""
 
 # Serializes table creation between processes opening a fresh database at once.
 _SCHEMA_LOCK = 0x636C6F67  # "clog"
@@ -142,7 +152,11 @@ class PostgresLog:
                 with self.db.transaction():
                     self.db.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
                     self.db.execute(SCHEMA)
-            elif not create and self.head()[0] == 0:
+                    for statement in META_SCHEMA.split(";"):
+                        self.db.execute(statement)
+            else:
+                self._check_version(create)
+            if exists and not create and self.head()[0] == 0:
                 raise LogError(f"{self.where}: no such log (encounter {self.encounter!r} has no events)")
         except LogError:
             self.db.close()
@@ -150,6 +164,22 @@ class PostgresLog:
         except psycopg.Error as exc:
             self.db.close()
             raise LogError(f"{self.where}: can't use the PostgreSQL database ({_one_line(exc)})") from None
+
+    def _check_version(self, create: bool) -> None:
+        """Refuse a database of a newer schema; record the version in one made before the row existed."""
+        has_meta = self._query_one("SELECT to_regclass(%s) IS NOT NULL", (META,))[0]
+        if has_meta:
+            (version,) = self._query_one(f"SELECT COALESCE(MAX(version), 1) FROM {META}", ())
+            if version > VERSION:
+                raise LogError(
+                    f"{self.where}: written by a newer combatlog (schema version {version}; this one reads up to "
+                    f"{VERSION}); upgrade combatlog"
+                )
+        elif create:
+            with self.db.transaction():
+                self.db.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
+                for statement in META_SCHEMA.split(";"):
+                    self.db.execute(statement)
 
     def _query_one(self, sql: str, params: tuple[Any, ...]) -> tuple[Any, ...]:
         try:

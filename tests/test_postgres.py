@@ -412,3 +412,17 @@ def _from(raw: list[bytes]) -> MemoryLog:
     log = MemoryLog()
     log._lines = list(raw)
     return log
+
+
+def test_the_schema_has_a_version_row_and_a_newer_one_is_refused(url, opened):
+    log = opened(url)
+    log.close()
+    with psycopg.connect(SERVER, autocommit=True) as db:
+        assert db.execute("SELECT version FROM combatlog_schema").fetchall() == [(1,)]
+        db.execute("UPDATE combatlog_schema SET version = 9")
+    try:
+        with pytest.raises(LogError, match=r"newer combatlog \(schema version 9"):
+            opened(url)
+    finally:
+        with psycopg.connect(SERVER, autocommit=True) as db:
+            db.execute("UPDATE combatlog_schema SET version = 1")
