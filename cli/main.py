@@ -672,6 +672,19 @@ def rulesets(name: str | None, check_it: bool) -> None:
             click.echo(f"  command {kind} {words}".rstrip() + f": {text}")
 
 
+def _struct_in(annotation: Any) -> type | None:
+    """The msgspec Struct an annotation holds (a list of weapons, an optional shield), if any."""
+    import typing
+
+    if isinstance(annotation, type) and issubclass(annotation, msgspec.Struct):
+        return annotation
+    for arg in typing.get_args(annotation):
+        found = _struct_in(arg)
+        if found is not None:
+            return found
+    return None
+
+
 def _ruleset(name: str) -> None:
     try:
         rules = get_rules(name)
@@ -683,10 +696,17 @@ def _ruleset(name: str) -> None:
         default = "required" if spec.default is msgspec.NODEFAULT else f"= {spec.default!r}"
         click.echo(f"  option {key} {default}{choices}" + (f": {spec.help}" if spec.help else ""))
     if rules.stats_type is not None:
+        import typing
+
+        hints = typing.get_type_hints(rules.stats_type)
         for field in msgspec.structs.fields(rules.stats_type):
             required = field.required
             shown = "required" if required else f"default {field.default!r}"
             click.echo(f"  stat {field.name}: {shown}")
+            inner = _struct_in(hints.get(field.name))
+            if inner is not None:  # a table of its own (a weapon, a card): its keys
+                keys = [f.name + ("" if not f.required else " (required)") for f in msgspec.structs.fields(inner)]
+                click.echo(f"    {field.name} keys: {', '.join(keys)}")
     for kind, text in rules.commands.items():
         words = " ".join(
             w.lstrip("*.").upper() + ("..." if w[0] in "*." else "") for w in rules.command_words.get(kind, ())

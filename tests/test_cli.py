@@ -499,6 +499,8 @@ def test_new_takes_the_log_beside_the_encounter_by_default(tmp_path):
 def test_rulesets_name_lists_stats_and_actions_and_init_writes_a_file_that_plays(tmp_path):
     told = run("rulesets", "triptycho").output
     assert "option map required" in told and "stat deck: required" in told and "action play [1 action" in told
+    assert "deck keys: name (required), phase, range, thrown, reach, area, incantation, hit, damage" in told
+    assert "weapons keys: name (required), damage (required), range" in run("rulesets", "starflight").output
     assert run("rulesets", "chess").exit_code == 1
     target = tmp_path / "mine.toml"
     assert run("init", "--rules", "straalara", str(target)).exit_code == 0
