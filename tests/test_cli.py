@@ -624,3 +624,11 @@ def test_play_says_which_rolls_a_command_would_ask_for_and_appends_nothing(tmp_p
     asked = next(line for line in result.output.splitlines() if line.startswith("rolls asked: "))
     assert asked.startswith("rolls asked: 1d20+") and f"(strike at {target})" in asked
     assert head(log) == before
+
+
+def test_the_prose_of_small_commands_reads_as_a_table_would_say_it(tmp_path):
+    log = _started(tmp_path)
+    assert "GM ruling (surprise): patrol" in run("do", str(log), "ruling", "surprise", "patrol").output
+    assert "Goblin 2 leaves the fight (fled)." in run("do", str(log), "remove", "g2", "--param", "reason=fled").output
+    ended = run("do", str(log), "end").output
+    assert "The encounter ends: ended by the game master." in ended and "None" not in ended
