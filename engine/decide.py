@@ -364,7 +364,7 @@ def _override(draft: Draft, command: Command) -> None:
         )
     try:
         _override_effects(draft, reason, effects, p)
-    except (KeyError, ValueError, TypeError) as exc:
+    except (KeyError, ValueError, TypeError, OverflowError) as exc:
         raise Refused(
             "override",
             f"a field is missing or of the wrong kind ({exc})",

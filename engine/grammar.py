@@ -18,7 +18,7 @@ def value(text: str) -> Any:
     """`text` as JSON when it parses (`3`, `true`, `[1, 2]`), else the text itself."""
     try:
         return json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, a number past Python's digit limit, or nested too deep
         return text
 
 

@@ -78,11 +78,20 @@ class MemoryLog:
         pass
 
 
+def _a_file_here(path: Path) -> None:
+    """Refuse, in one line, a log path that is a folder or lies in a folder that doesn't exist."""
+    if path.is_dir():
+        raise LogError(f"{path}: a folder, not a log; give a file (*.jsonl, *.db)")
+    if not path.parent.is_dir():
+        raise LogError(f"{path}: the folder {path.parent} doesn't exist; make it first, or choose another path")
+
+
 class JsonlLog:
     """An EventLog in a JSON-lines file (flushed and fsynced per step)."""
 
     def __init__(self, path: str | Path, create: bool = True) -> None:
         self.path = Path(path)
+        _a_file_here(self.path)
         if not self.path.exists():
             if not create:
                 raise LogError(f"{self.path}: no such log")
@@ -310,6 +319,7 @@ class SqliteLog:
 
     def __init__(self, path: str | Path, create: bool = True, read_only: bool = False) -> None:
         self.path = Path(path)
+        _a_file_here(self.path)
         if (not create or read_only) and not self.path.exists():
             raise LogError(f"{self.path}: no such log")
         self.read_only = read_only

@@ -1,0 +1,103 @@
+"""Input that can't hurt: each bad input through the command line is one line on stderr (exit
+1, or 2 for usage), never a traceback, and leaves the log as it was."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from combatlog.cli.main import app
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "skirmish-ambush.toml"
+DIGITS = "9" * 5000
+NESTED = "[" * 5000 + "]" * 5000
+
+
+@pytest.fixture
+def log(tmp_path) -> Path:
+    path = tmp_path / "fight.jsonl"
+    runner = CliRunner()
+    assert runner.invoke(app, ["new", str(EXAMPLE), str(path)]).exit_code == 0
+    assert runner.invoke(app, ["do", str(path), "begin"]).exit_code == 0
+    return path
+
+
+CASES = {
+    "override without a name": ["override", "--param", "reason=x", "--param", 'condition={"target": "g1"}'],
+    "override move without to": ["override", "--param", "reason=x", "--param", 'move={"target": "g1"}'],
+    "override damage not a map": ["override", "--param", "reason=x", "--param", "damage=5"],
+    "override damage 1e400": ["override", "--param", "reason=x", "--param", 'damage={"target":"g1","amount":1e400}'],
+    "override damage 5000 digits": [
+        "override",
+        "--param",
+        "reason=x",
+        "--param",
+        '{"target":"g1","amount":' + DIGITS + "}",
+    ],
+    "override without a reason": ["override", "--param", 'damage={"target":"g1","amount":1}'],
+    "act by nobody": ["act", "nobody", "strike", "g1"],
+    "act an unknown action": ["act", "bo", "dance"],
+    "dice past the caps": ["act", "bo", "strike", "g1", "--dice", "1d6: " + DIGITS],
+    "dice on the wrong die": ["act", "bo", "strike", "g1", "--dice", "1d20: 25"],
+    "a param without a value": ["note", "--param", "text"],
+    "an unknown command": ["launch", "g1"],
+    "a view that isn't one": ["view", "--param", "side=goblins", "--param", "hp=secret"],
+}
+
+
+@pytest.mark.parametrize("args", CASES.values(), ids=CASES.keys())
+def test_a_bad_command_is_one_line_and_leaves_the_log_alone(log, args):
+    before = hashlib.sha256(log.read_bytes()).hexdigest()
+    result = CliRunner().invoke(app, ["do", str(log), *args])
+    assert result.exit_code in (1, 2), result.output
+    assert "Traceback" not in result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    assert result.output.strip().count("\n") == 0, result.output
+    assert hashlib.sha256(log.read_bytes()).hexdigest() == before
+
+
+def test_deeply_nested_json_is_taken_as_text_not_a_crash(log):
+    result = CliRunner().invoke(app, ["do", str(log), "note", "--param", f"text={NESTED}"])
+    assert result.exit_code == 0 and isinstance(result.exception, SystemExit | None)
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["show", "{tmp}/folder.jsonl"], "a folder, not a log"),
+        (["new", str(EXAMPLE), "{tmp}/missing/f.jsonl"], "the folder"),
+        (["demo", "--log", "{tmp}/missing/d.db"], "the folder"),
+        (["show", "{tmp}/nothing.jsonl"], "no such log"),
+        (["show", "{tmp}/notes.txt"], "can't tell the store from the name"),
+        (["audit", "{tmp}/fight.jsonl", "--expect-head", "x"], "SEQ:DIGEST"),
+    ],
+)
+def test_a_bad_path_is_one_line(tmp_path, args, says):
+    (tmp_path / "folder.jsonl").mkdir()
+    (tmp_path / "fight.jsonl").write_bytes(b"")
+    result = CliRunner().invoke(app, [a.replace("{tmp}", str(tmp_path)) for a in args])
+    assert result.exit_code in (1, 2) and says in result.output, result.output
+    assert result.output.strip().count("\n") == 0, result.output
+
+
+@pytest.mark.parametrize(
+    ("stat", "says"),
+    [
+        ('hp = "ten"', "Expected int"),
+        ("hp = inf", "Expected int"),
+        ("hp = nan", "Expected int"),
+        ("hp = -3", ">= 1"),
+        ("hp = true", "Expected int"),
+    ],
+)
+def test_a_bad_stat_is_refused_when_the_combatant_is_added(tmp_path, stat, says):
+    text = EXAMPLE.read_text().replace("hp = 14", stat, 1)
+    encounter = tmp_path / "bad.toml"
+    encounter.write_text(text)
+    result = CliRunner().invoke(app, ["new", str(encounter), str(tmp_path / "bad.jsonl")])
+    assert result.exit_code == 1 and says in result.output and "combatants[0] (ayla)" in result.output, result.output
+    assert result.output.strip().count("\n") == 0
+    assert not (tmp_path / "bad.jsonl").exists()
