@@ -109,11 +109,16 @@ class JsonlLog:
         count = 0
         end = 0  # bytes up to the end of the last complete line
         size = 0
+        since = 0  # where this scan began reading: the last step to check lies after it
         with open(self.path, "rb") as fh:
             st = os.fstat(fh.fileno())
             if self._seen is not None and not self._same_prefix(fh, st.st_size):
                 self._index = []  # another file now, or this one cut back: the old offsets mean nothing
-            fh.seek(0)
+            elif self._seen is not None and st.st_ino == self._seen[0]:
+                # the same file, grown: only what was appended since is read (a follower's refresh)
+                count, end, size = self._count, self._good_bytes, self._good_bytes
+                since = size
+            fh.seek(size)
             while True:
                 chunk = fh.read(1 << 20)
                 if not chunk:
@@ -125,7 +130,7 @@ class JsonlLog:
                 size += len(chunk)
             torn_from = count + 1 if end < size else None
             # The last step must hold as many lines as its CommandIssued announced.
-            tail_start = max(0, end - (1 << 20))
+            tail_start = max(0, end - (1 << 20), since if end > since else 0)
             fh.seek(tail_start)
             tail = fh.read(end - tail_start)
         lines = tail.split(b"\n")[:-1]
@@ -134,7 +139,7 @@ class JsonlLog:
         for line in lines:
             offsets.append(pos)
             pos += len(line) + 1
-        if tail_start > 0 and lines:  # the first piece may be part of a line
+        if tail_start > 0 and tail_start != since and lines:  # the first piece may be part of a line
             lines, offsets = lines[1:], offsets[1:]
         for back in range(len(lines) - 1, -1, -1):
             if b'"type":"CommandIssued"' not in lines[back]:

@@ -308,3 +308,52 @@ def test_a_log_opened_to_read_refuses_to_write(tmp_path):
     reader = open_log(path, create=False, read_only=True)
     with pytest.raises(LogError, match="opened to read"):
         reader.append([b"{}"], expected_seq=reader.head()[0] + 1)
+
+
+def test_a_json_lines_follower_reads_only_what_was_appended(tmp_path, monkeypatch):
+    import builtins
+
+    import combatlog.replays.stores as stores
+
+    path = tmp_path / "long.jsonl"
+    s = fight(JsonlLog(path))
+    for _ in range(40):
+        s.auto()
+        if s.state.phase == "end":
+            break
+    follower = JsonlLog(path, create=False)
+    size = path.stat().st_size
+    read = {"bytes": 0}
+    real_open = builtins.open
+
+    class Counting:
+        def __init__(self, fh):
+            self.fh = fh
+
+        def read(self, n=-1):
+            data = self.fh.read(n)
+            read["bytes"] += len(data)
+            return data
+
+        def __getattr__(self, name):
+            return getattr(self.fh, name)
+
+        def __iter__(self):
+            for line in self.fh:
+                read["bytes"] += len(line)
+                yield line
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self.fh.close()
+
+    writer = JsonlLog(path, create=False)
+    Session(writer).do("note", text="one more step")
+    grown = path.stat().st_size - size
+    monkeypatch.setattr(stores, "open", lambda *a, **k: Counting(real_open(*a, **k)), raising=False)
+    follower.refresh()
+    assert follower.head()[0] == writer.head()[0]
+    # the new step, read twice (the count, then the check that it is whole), and a line before it
+    assert read["bytes"] < 3 * grown + 1000 < size, (read["bytes"], grown, size)
