@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import sys
 from datetime import UTC, datetime
 from importlib import resources
@@ -83,13 +84,27 @@ def _shown(log, where: str) -> str:
     return getattr(log, "where", where)
 
 
+def signing():
+    """The signer of the key at COMBATLOG_SIGNING_KEY (None when it isn't set)."""
+    key_path = os.environ.get("COMBATLOG_SIGNING_KEY")
+    if not key_path:
+        return None
+    from combatlog.replays.signing import signer as make_signer
+
+    try:
+        return make_signer(Path(key_path))
+    except LogError as exc:
+        fail(str(exc))
+
+
 def write_session(path: str, clock: bool = False) -> Session:
-    """A session on an existing log, for a command that appends."""
+    """A session on an existing log, for a command that appends; its steps are signed with the
+    key at COMBATLOG_SIGNING_KEY when that is set (`combatlog keygen` makes one)."""
     log = read_log(path, write=True)
     if getattr(log, "torn", None) is not None:
         fail(f"{path}: the log is torn; nothing appended; run `combatlog repair {path}` first")
     try:
-        return Session(log, clock=_utc_now if clock else None)
+        return Session(log, clock=_utc_now if clock else None, signer=signing())
     except (LogError, KeyError) as exc:
         fail(str(exc.args[0] if isinstance(exc, KeyError) else exc))
 
@@ -199,7 +214,7 @@ def demo(rules_name: str, seed: int, log_path: str, timing: str | None, clock: b
         params["options"] = {**params.get("options", {}), "timing": timing}
         commands[0] = msgspec.structs.replace(create, params=params)
     log = _open_or_fail(log_path)
-    session = Session(log, clock=_utc_now if clock else None)
+    session = Session(log, clock=_utc_now if clock else None, signer=signing())
     for command in commands + [Command(kind="begin")]:
         execute(session, command)
     try:
@@ -235,7 +250,7 @@ def new(encounter: str, log_arg: str | None, log_path: str | None, seed: int | N
     if log.head()[0] > 0:  # a database URL names an encounter that may already hold events
         log.close()
         fail(f"{_shown(log, log_path)} holds events; choose a new --log")
-    session = Session(log)
+    session = Session(log, signer=signing())
     for command in commands:
         execute(session, command)
     shown = _shown(log, log_path)
@@ -519,6 +534,7 @@ def transcript_cmd(log_path: str, fmt: str, dice: bool, viewers: tuple[str, ...]
 @click.option("--json", "as_json", is_flag=True, help="The report as one JSON object.")
 @click.option("--strict", is_flag=True, help="Fail too when any override or typed-in die is in the log.")
 @click.option("--expect-head", default=None, metavar="SEQ:DIGEST", help="Fail unless the log still holds this.")
+@click.option("--key", default=None, metavar="PUBLIC", help="Check every step is signed by this Ed25519 key (hex).")
 @click.option(
     "--workers",
     type=click.IntRange(min=1),
@@ -526,7 +542,9 @@ def transcript_cmd(log_path: str, fmt: str, dice: bool, viewers: tuple[str, ...]
     metavar="N",
     help="Processes sharing the audit (default: one per core, up to 8, for logs of 50,000 events or more).",
 )
-def audit(log_path: str, as_json: bool, workers: int | None, strict: bool, expect_head: str | None) -> None:
+def audit(
+    log_path: str, as_json: bool, workers: int | None, strict: bool, expect_head: str | None, key: str | None
+) -> None:
     """Check the digest chain and re-decide every step; exit 1 with one finding per line.
 
     Overrides and dice typed in at the table are listed (on stderr); --strict fails on them too.
@@ -549,6 +567,13 @@ def audit(log_path: str, as_json: bool, workers: int | None, strict: bool, expec
             )
     else:
         report = run_audit(log, workers=workers)
+    if key is not None:
+        from combatlog.replays.audit import signatures
+
+        try:
+            report.findings.extend(signatures(log, key.strip()))
+        except LogError as exc:
+            fail(str(exc), 2)
     if as_json:
         click.echo(json.dumps(msgspec.to_builtins(report) | {"clean": report.clean}, sort_keys=True))
     else:
@@ -582,6 +607,23 @@ def _check_head(log: Any, log_path: str, expected: str) -> None:
         fail(f"{log_path}: seq {seq} is gone (the log holds {log.head()[0]} events): cut or replaced")
     if found.digest != digest:
         fail(f"{log_path}: seq {seq} has digest {found.digest[:16]}..., not {digest[:16]}...: rewritten")
+
+
+@app.command()
+@click.argument("path", metavar="PRIVATE_KEY_FILE")
+def keygen(path: str) -> None:
+    """Make an Ed25519 key to sign steps with: writes the private key (readable by you only) and
+    prints the public key. Sign with COMBATLOG_SIGNING_KEY=FILE; check with audit --key PUBLIC."""
+    from combatlog.replays.signing import keygen as make_key
+
+    target = Path(path)
+    if target.exists():
+        fail(f"{path} exists; choose a new file (a key is never overwritten)")
+    try:
+        public = make_key(target)
+    except LogError as exc:
+        fail(str(exc))
+    click.echo(public)
 
 
 @app.command()

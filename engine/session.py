@@ -26,6 +26,7 @@ from combatlog.events import (
     Envelope,
     Event,
     EventLog,
+    StepSigned,
     line_decoder,
     seal,
 )
@@ -59,9 +60,17 @@ def dice_for(state: Encounter, command: Command, step: int) -> Dice:
 class Session:
     """One encounter being played: execute commands, read the state, undo and redo."""
 
-    def __init__(self, log: EventLog, clock: Callable[[], str] | None = None) -> None:
+    def __init__(
+        self,
+        log: EventLog,
+        clock: Callable[[], str] | None = None,
+        signer: Callable[[str], tuple[str, str]] | None = None,
+    ) -> None:
+        """`signer(digest) -> (public key hex, signature hex)`: when given, every step ends with a
+        `StepSigned` of the digest before it (`combatlog.replays.signing` makes one from a key)."""
         self.log = log
         self.clock = clock
+        self.signer = signer
         self.projection = load(log)
 
     @property
@@ -103,7 +112,8 @@ class Session:
         view = self.projection
         step = view.step + 1
         at = self.clock() if self.clock is not None else None
-        all_events = [CommandIssued(command=command, events=len(events) + 1), *events]
+        signed = 1 if self.signer is not None else 0
+        all_events = [CommandIssued(command=command, events=len(events) + 1 + signed), *events]
         previous = view.digest
         lines: list[bytes] = []
         envelopes: list[Envelope[Event]] = []
@@ -124,6 +134,13 @@ class Session:
                 folded.append(decode(line))
             except Exception as exc:  # msgspec's errors: a field given a value of the wrong type
                 raise Refused(command.kind, f"{type(event).__name__} can't be stored as given ({exc})") from None
+        if self.signer is not None:  # the step's last line signs the digest of the line before it
+            key, signature = self.signer(previous)
+            seq += 1
+            line, envelope = seal(previous, seq, step, StepSigned(key=key, signature=signature), at)
+            lines.append(line)
+            envelopes.append(envelope)
+            folded.append(decode(line))
         # Fold first, so an event the projection would refuse is never written; if the
         # fold or the append fails, the projection is rebuilt from the log as it stands.
         try:

@@ -322,6 +322,14 @@ class Note(Event, frozen=True):
     by: str = "gm"
 
 
+class StepSigned(Event, frozen=True):
+    """The step's last event: the game master's Ed25519 signature of the digest of the line
+    before it (which seals the whole log up to there). `key`: the public key, hex."""
+
+    key: str
+    signature: str
+
+
 class ViewSet(Event, frozen=True):
     """What the players' view shows (the game master's screen shows everything): a side's
     health as `exact`, `level` (healthy, injured, bloodied, critical, down) or `hidden`; or a
@@ -367,6 +375,7 @@ _CORE: tuple[type[Event], ...] = (
     GmOverride,
     Note,
     ViewSet,
+    StepSigned,
 )
 
 _registered: list[type[Event]] = list(_CORE)

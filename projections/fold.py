@@ -139,7 +139,7 @@ def _noop(state: Encounter, event: Any) -> Encounter:
     return state
 
 
-for _t in (ev.CommandIssued, ev.DiceRolled, ev.GmRuling, ev.GmOverride, ev.Note, ev.ResolutionStarted):
+for _t in (ev.CommandIssued, ev.DiceRolled, ev.GmRuling, ev.GmOverride, ev.Note, ev.ResolutionStarted, ev.StepSigned):
     HANDLERS[_t] = _noop
 
 

@@ -70,6 +70,7 @@ TRANSITIONS: list[dict[str, Any]] = [
     {"trigger": "GmOverride", "source": "*", "dest": None},
     {"trigger": "Note", "source": "*", "dest": None},
     {"trigger": "ViewSet", "source": "*", "dest": None},
+    {"trigger": "StepSigned", "source": "*", "dest": None},
 ]
 
 MACHINE = Machine(

@@ -32,6 +32,7 @@ from combatlog.events import (
     Envelope,
     EventLog,
     GmOverride,
+    StepSigned,
     check_link,
     line_decoder,
 )
@@ -139,6 +140,38 @@ def _steps(
     ended[0] = True
     if progress is not None:
         progress(seq)
+
+
+def signatures(log: EventLog, public: str) -> list[Finding]:
+    """Every step's signature checked against the public key `public` (hex): a step that isn't
+    signed, is signed by another key, or whose signature doesn't verify is a `signature` finding."""
+    from combatlog.replays.cursor import envelopes
+    from combatlog.replays.signing import verifier
+
+    check = verifier(public)
+    out: list[Finding] = []
+
+    def judge(step: list[Envelope[Any]]) -> None:
+        last = step[-1]
+        number = last.step
+        if type(last.event) is not StepSigned or len(step) < 2:
+            out.append(Finding(step[0].seq, "signature", f"step {number} is not signed"))
+        elif last.event.key != public:
+            out.append(
+                Finding(last.seq, "signature", f"step {number} is signed by another key ({last.event.key[:16]}...)")
+            )
+        elif not check(step[-2].digest, last.event.signature):
+            out.append(Finding(last.seq, "signature", f"the signature of step {number} doesn't verify"))
+
+    current: list[Envelope[Any]] = []
+    for env in envelopes(log):
+        if current and env.step != current[0].step:
+            judge(current)
+            current = []
+        current.append(env)
+    if current:
+        judge(current)
+    return out
 
 
 def missing_rules(log: EventLog) -> tuple[int, str] | None:
@@ -297,7 +330,7 @@ def _redecide(
         msg = exc.args[0] if isinstance(exc, KeyError) else str(exc)
         report.findings.append(Finding(step[0][0].seq, "unfollowed", f"the command is refused when re-decided: {msg}"))
         return
-    recorded = step[1:]
+    recorded = [pair for pair in step[1:] if type(pair[0].event) is not StepSigned]  # a signature isn't decided
     if (
         expected
         and recorded

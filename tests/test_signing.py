@@ -1,0 +1,96 @@
+"""Signed steps: each step ends with the game master's Ed25519 signature of the digest before
+it, so a log re-chained after an edit fails `audit --key` even where re-deciding can't see it."""
+
+from __future__ import annotations
+
+import msgspec
+import pytest
+from click.testing import CliRunner
+
+pytest.importorskip("cryptography", reason="cryptography isn't installed: pip install -e '.[sign]'")
+
+from combatlog.cli.main import app
+from combatlog.engine import Session
+from combatlog.events import GENESIS, LogError, StepSigned, decode_line, seal
+from combatlog.replays import MemoryLog
+from combatlog.replays.audit import audit, signatures
+from combatlog.replays.signing import keygen, signer
+from tests.builders import PARTY
+
+
+@pytest.fixture
+def key(tmp_path):
+    path = tmp_path / "gm.pem"
+    return path, keygen(path)
+
+
+def signed_fight(path) -> MemoryLog:
+    log = MemoryLog()
+    s = Session(log, signer=signer(path))
+    s.do("create", rules="skirmish", options={}, seed=7)
+    for c in PARTY:
+        s.do("add", **c)
+    s.do("begin")
+    s.auto()
+    s.auto()
+    return log
+
+
+def rechained(raw: list[bytes], change) -> list[bytes]:
+    """`raw` with `change` applied to each event and every line sealed again (signatures kept as they were)."""
+    out, previous = [], GENESIS
+    for line in raw:
+        env = decode_line(line)
+        new, sealed = seal(previous, env.seq, env.step, change(env.event))
+        previous = sealed.digest
+        out.append(new)
+    return out
+
+
+def test_every_step_is_signed_and_audits_clean_with_the_key(key):
+    path, public = key
+    log = signed_fight(path)
+    envs = [decode_line(line) for line in log.lines()]
+    steps = {e.step for e in envs}
+    assert sum(isinstance(e.event, StepSigned) for e in envs) == len(steps)
+    assert audit(log, workers=1).clean  # a signature isn't something the rules decide
+    assert signatures(log, public) == []
+
+
+def test_a_rechained_rename_the_dice_cant_see_fails_the_signatures(key):
+    path, public = key
+    raw = list(signed_fight(path).lines())
+
+    def rename(event):
+        if type(event).__name__ == "CombatantAdded" and event.id == "ayla":
+            return msgspec.structs.replace(event, name="Aylaa")
+        return event
+
+    forged = MemoryLog()
+    forged.append(rechained(raw, rename), expected_seq=1)
+    findings = signatures(forged, public)
+    assert findings and all(f.kind == "signature" for f in findings)
+    assert "doesn't verify" in findings[0].message
+
+
+def test_another_key_and_an_unsigned_step_are_findings(tmp_path, key):
+    path, public = key
+    log = signed_fight(path)
+    other = keygen(tmp_path / "other.pem")
+    assert "signed by another key" in signatures(log, other)[0].message
+    Session(log).do("note", text="added without the key")
+    assert signatures(log, public)[-1].message.endswith("is not signed")
+
+
+def test_keygen_never_overwrites_and_a_bad_key_is_one_line(tmp_path):
+    target = tmp_path / "k.pem"
+    first = CliRunner().invoke(app, ["keygen", str(target)])
+    assert first.exit_code == 0 and len(first.output.strip()) == 64
+    again = CliRunner().invoke(app, ["keygen", str(target)])
+    assert again.exit_code == 1 and "never overwritten" in again.output
+    bad = tmp_path / "bad.pem"
+    bad.write_text("not a key")
+    with pytest.raises(LogError, match="not an Ed25519 private key"):
+        signer(bad)
+    with pytest.raises(LogError, match="64 hex digits"):
+        signatures(MemoryLog(), "zz")
