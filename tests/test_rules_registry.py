@@ -98,3 +98,22 @@ def test_a_decoder_made_before_a_system_loaded_decodes_its_events(tmp_path):
     )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
     assert done.stdout.strip() == "ok", done.stderr
+
+
+def test_an_unknown_tag_loads_only_the_system_its_prefix_names(monkeypatch):
+    from combatlog.engine import rules as registry
+
+    loaded = []
+
+    class Point:
+        def __init__(self, name):
+            self.name = name
+
+        def load(self):
+            loaded.append(self.name)
+            raise ImportError("not really installed")
+
+    monkeypatch.setattr(registry, "_entry_points", lambda: {"minid20": Point("minid20"), "other": Point("other")})
+    registry._load_system_of("minid20.CriticalHit")
+    registry._load_system_of("stranger.Thing")  # names nothing installed: nothing is imported
+    assert loaded == ["minid20"]

@@ -136,13 +136,18 @@ def names() -> list[str]:
     return sorted(n for n in known if n in _systems or n not in BUILTIN)
 
 
-def _load_every_system(tag: str) -> None:
-    """A log names an event type no one registered: load every rule system (theirs register it)."""
-    for name in names():
-        try:
-            get(name)
-        except Exception:  # a broken plugin must not stop a log of another system from loading
-            continue
+def _load_system_of(tag: str) -> None:
+    """A log names an event type no one registered: load the one rule system that can hold it,
+    the one its tag names (`minid20.CriticalHit` -> minid20) when it is installed; an unprefixed
+    tag is one of ours (older events of the bundled systems). Nothing else is imported."""
+    prefix, dot, _ = tag.partition(".")
+    candidates = [prefix] if dot else list(BUILTIN)
+    for name in candidates:
+        if name in BUILTIN or name in _entry_points():
+            try:
+                get(name)
+            except Exception:  # a broken plugin must not stop a log of another system from loading
+                continue
 
 
 def _load_system(name: str) -> None:
@@ -150,7 +155,7 @@ def _load_system(name: str) -> None:
     get(name)
 
 
-_catalogue.add_resolver(_load_every_system)
+_catalogue.add_resolver(_load_system_of)
 set_rules_loader(_load_system)
 
 __all__ = [
