@@ -206,6 +206,21 @@ def machine() -> dict:
     }
 
 
+def simulate_rates(runs: int) -> dict[str, float]:
+    """Fights a second, one process, for each bundled example encounter (`combatlog simulate`)."""
+    from combatlog.engine.encounter_file import read_encounter
+    from combatlog.simulate import simulate
+
+    out = {}
+    examples = Path(__file__).resolve().parents[1] / "examples"
+    for path in sorted(examples.glob("*.toml")):
+        commands = read_encounter(path)
+        t = time.perf_counter()
+        simulate(commands, runs=runs, seed=1, workers=1)
+        out[str(commands[0].params["rules"])] = round(runs / (time.perf_counter() - t), 1)
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="about 100k events (under a minute)")
@@ -224,8 +239,13 @@ def main() -> None:
     t = time.perf_counter()
     memory = build(total)
     n = memory.head()[0]
-    say(f"  {n:,} events in {time.perf_counter() - t:.1f} s")
+    built = time.perf_counter() - t
+    say(f"  {n:,} events in {built:.1f} s")
     results: dict = {"events": n, **machine()}
+    # the decide path: the automatic policy deciding, sealing and folding the session, one core
+    results["decide_events_per_s"] = round(n / built)
+    say("simulate ...")
+    results["simulate_fights_per_s"] = simulate_rates(runs=50 if args.quick else 200)
     with tempfile.TemporaryDirectory() as tmp:
         jsonl = JsonlLog(Path(tmp) / "long.jsonl")
         sqlite = SqliteLog(Path(tmp) / "long.db")
@@ -386,6 +406,13 @@ def table(r: dict) -> None:
         f">= 100,000: {ok(r['audit_events_per_s'] >= 100_000)}",
     )
     t.add_row("audit, one process", f"{r['audit_one_process_events_per_s']:,} events/s", "")
+    t.add_row(
+        "decide (policy, seal, fold), one core",
+        f"{r['decide_events_per_s']:,} events/s",
+        f">= 300,000: {ok(r['decide_events_per_s'] >= 300_000)}",
+    )
+    for system, rate in r["simulate_fights_per_s"].items():
+        t.add_row(f"simulate {system}, one core", f"{rate:,} fights/s", "")
     if r["peer_replay_ratio"] is not None:
         t.add_row(
             f"peer (eventsourcing), {r['peer_events']:,} events",

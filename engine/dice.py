@@ -20,7 +20,7 @@ from __future__ import annotations
 import hashlib
 import random
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -324,10 +324,16 @@ class RecordedDice(Dice):
     show is refused either way.
     """
 
-    def __init__(self, rolled: Sequence[DiceRolled], seeded: Dice | None = None) -> None:
+    def __init__(self, rolled: Sequence[DiceRolled], seeded: Dice | Callable[[], Dice] | None = None) -> None:
         self.rolled = list(rolled)
         self.used = 0
-        self.seeded = seeded
+        self._seeded = seeded  # made on the first engine roll it checks (a step without dice needs none)
+
+    @property
+    def seeded(self) -> Dice | None:
+        if self._seeded is not None and not isinstance(self._seeded, Dice):
+            self._seeded = self._seeded()
+        return self._seeded
 
     def roll(self, expression: str, purpose: str = "", by: str | None = None) -> DiceRolled:
         expr = parse(expression)

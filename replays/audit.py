@@ -320,7 +320,8 @@ def _redecide(
 ) -> None:
     rolled = [env.event for env, _ in step if type(env.event) is DiceRolled]
     seed = projection.state.seed
-    seeded = SeededDice(seed, projection.step + 1) if seed is not None else None
+    step_number = projection.step + 1
+    seeded = (lambda: SeededDice(seed, step_number)) if seed is not None else None
     try:
         expected = decide(projection, head.command, RecordedDice(rolled, seeded))
     except DiceMismatch as exc:
