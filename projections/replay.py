@@ -45,26 +45,47 @@ def replay(log: EventLog, stop: int | None = None, start: Projection | Snapshot 
     return projection
 
 
-def states_around(log: EventLog, step: int) -> list[Encounter]:
-    """[state before step `step`, state after it], folded again from the log."""
+def states_between(log: EventLog, low: int, high: int) -> dict[int, list[Encounter]]:
+    """{step: [state before it, state after it]} for every step from `low` to `high`, folded
+    again from the log in one pass."""
     projection = Projection()
-    before = None
+    out: dict[int, list[Encounter]] = {}
+    current: int | None = None
     for envelope in envelopes(log):
-        if envelope.step == step and before is None:
-            before = projection.state
-        elif envelope.step > step and before is not None:
-            return [before, projection.state]
+        step = envelope.step
+        if step != current:
+            if current is not None and low <= current <= high:
+                out[current][1] = projection.state
+            if step > high:
+                return out
+            if low <= step <= high:
+                out[step] = [projection.state, projection.state]
+            current = step
         apply_from(log, projection, envelope)
-    if before is None:
-        raise CorruptLog(f"step {step} is not in the log", 0)
-    return [before, projection.state]
+    if current is not None and low <= current <= high:
+        out[current][1] = projection.state
+    return out
 
 
 def apply_from(log: EventLog, projection: Projection, envelope: Envelope[Any]) -> None:
-    """Fold `envelope`; an undo or redo of a step older than the projection keeps is folded again from `log`."""
+    """Fold `envelope`; an undo or redo of a step older than the projection keeps is folded again
+    from `log`, with the steps below it up to the projection's window in the same pass, so undoing
+    deeper and deeper reads the log once per window of steps, not once per undo."""
     while True:
         try:
             projection.apply(envelope)
             return
         except NeedsHistory as need:
-            projection.history[need.step] = states_around(log, need.step)
+            low = max(1, need.step - projection.keep + 1)
+            found = states_between(log, low, need.step)
+            if need.step not in found:
+                raise CorruptLog(f"step {need.step} is not in the log", envelope.seq) from None
+            kept = projection._kept
+            for step in sorted(found, reverse=True):  # the needed step last in, so first to stay
+                if step not in projection.history:
+                    projection.history[step] = found[step]
+                    kept.append(step)
+            while len(kept) > projection.keep:
+                dropped = kept.popleft()
+                if dropped != need.step:
+                    projection.history.pop(dropped, None)

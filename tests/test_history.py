@@ -45,3 +45,31 @@ def test_a_long_replay_keeps_at_most_the_window(monkeypatch):
     s = new_session(seed=9, begin=True)
     _play(s, 30)
     assert len(replay(s.log).history) <= 4
+
+
+def test_undoing_deeper_than_the_kept_window_reads_the_log_once_per_window(monkeypatch):
+    import importlib
+
+    replay_module = importlib.import_module("combatlog.projections.replay")
+    from combatlog.projections import Projection
+    from combatlog.projections.replay import apply_from, envelopes
+    from tests.builders import new_session
+
+    s = new_session(begin=True)
+    s.auto()
+    for n in range(40):
+        s.do("note", text=f"note {n}")
+    steps = s.projection.step
+    undone = 0
+    while undone < 30 and len(s.projection.undo) > 6:  # past create, the four adds and begin
+        s.undo()
+        undone += 1
+    assert undone >= 20
+    calls = []
+    real = replay_module.states_between
+    monkeypatch.setattr(replay_module, "states_between", lambda *a: calls.append(a) or real(*a))
+    window = Projection(keep=8)
+    for envelope in envelopes(s.log):
+        apply_from(s.log, window, envelope)
+    assert window.state == s.state  # the same fight, undone as deep
+    assert 1 <= len(calls) <= undone // 8 + 2, (len(calls), undone, steps)  # once per window of 8, not per undo
