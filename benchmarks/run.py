@@ -206,6 +206,26 @@ def machine() -> dict:
     }
 
 
+def undo_at_depth(steps: int) -> dict[str, float]:
+    """`steps` note steps, then as many undos in a row (in memory): each undo's time, median and
+    worst, in ms. Past the projection's window each refill folds a window of steps in one pass."""
+    from combatlog.engine import Session
+
+    s = Session(MemoryLog())
+    s.do("create", rules="skirmish", options={}, seed=1)
+    for cid, side in (("a", "x"), ("b", "y")):
+        s.do("add", id=cid, side=side, stats={"hp": 10})
+    for n in range(steps):
+        s.do("note", text=f"note {n}")
+    times = []
+    for _ in range(steps):
+        t = time.perf_counter()
+        s.undo()
+        times.append((time.perf_counter() - t) * 1000)
+    times.sort()
+    return {"steps": steps, "median_ms": round(times[len(times) // 2], 3), "max_ms": round(times[-1], 1)}
+
+
 def simulate_rates(runs: int) -> dict[str, float]:
     """Fights a second, one process, for each bundled example encounter (`combatlog simulate`)."""
     from combatlog.engine.encounter_file import read_encounter
@@ -317,6 +337,10 @@ def main() -> None:
         results["redo_ms"] = redo_ms
         results["seek_ms"] = seek_ms
 
+        # 3b. undo at depth: N steps, then N undos in a row, past the window of kept states
+        say("undo at depth ...")
+        results["undo_at_depth"] = undo_at_depth(2_000 if args.quick else 10_000)
+
         # 4. append: the session's steps, one transaction (and fsync) per step
         say("append ...")
         steps: list[list[bytes]] = []
@@ -397,6 +421,12 @@ def table(r: dict) -> None:
     for k, v in r["seek_ms"].items():
         t.add_row(f"seek at {int(k):,}", f"{v} ms", f"< 5 ms: {ok(v < 5)}")
     first, last = list(r["undo_ms"].values())[0], list(r["undo_ms"].values())[-1]
+    d = r["undo_at_depth"]
+    t.add_row(
+        f"undo at depth, in memory: {d['steps']:,} steps, then {d['steps']:,} undos",
+        f"median {d['median_ms']} ms, worst {d['max_ms']} ms",
+        f"median < 1 ms: {ok(d['median_ms'] < 1)}",
+    )
     t.add_row("undo, longest / shortest log", f"{last / first:.2f}x", f"<= 1.5x: {ok(last / first <= 1.5)}")
     for k, v in r["append_steps_per_s"].items():
         t.add_row(f"append, {k}", f"{v:,} steps/s, p99 {r['append_p99_ms'][k]} ms", f">= 3,000: {ok(v >= 3000)}")
