@@ -237,7 +237,7 @@ def play(log_path: str, by: str) -> None:
             show_cmd.callback(log_path=log_path, at=None, as_json=False, viewers=())  # type: ignore[misc]
             continue
         if kind == "log":
-            n = int(rest[0]) if rest and rest[0].isdigit() else 10
+            n = int(rest[0]) if rest and rest[0].isascii() and rest[0].isdigit() and len(rest[0]) <= 6 else 10
             for seq, text in list(transcript(session.log))[-n:]:
                 click.echo(f"{seq:>6}  {text}")
             continue

@@ -101,3 +101,12 @@ def test_a_bad_stat_is_refused_when_the_combatant_is_added(tmp_path, stat, says)
     assert result.exit_code == 1 and says in result.output and "combatants[0] (ayla)" in result.output, result.output
     assert result.output.strip().count("\n") == 0
     assert not (tmp_path / "bad.jsonl").exists()
+
+
+def test_play_lines_past_the_limits_are_one_line_each_and_the_loop_goes_on(log):
+    before = hashlib.sha256(log.read_bytes()).hexdigest()
+    script = f"1d6: {DIGITS}\nlog {DIGITS}\nact bo strike g1 --param x={NESTED}\nstatus\nquit\n"
+    result = CliRunner().invoke(app, ["play", str(log)], input=script)
+    assert result.exit_code == 0 and "Traceback" not in result.output
+    assert "refused: " in result.output and "saved: " in result.output
+    assert hashlib.sha256(log.read_bytes()).hexdigest() == before
