@@ -353,9 +353,9 @@ class SqliteLog:
                     self.db.execute(self.SCHEMA)
                     self.db.execute(f"PRAGMA user_version = {self.VERSION}")
                     self.table = self.TABLE
-            elif self.table is None:
-                self.table = self.TABLE  # an empty file: no events yet
-                self._empty = True
+            elif self.table is None:  # an empty database: nothing to read
+                self.db.close()
+                raise LogError(f"{self.path}: no such log (an empty database; `combatlog new` starts one)")
         except sqlite3.DatabaseError as exc:
             raise LogError(f"{self.path}: not a combatlog SQLite log ({exc})") from None
         self._inode = self.path.stat().st_ino
@@ -444,8 +444,6 @@ class SqliteLog:
         return map(_first, cursor)
 
     def head(self) -> tuple[int, bytes | None]:
-        if getattr(self, "_empty", False):
-            return (0, None)
         row = self.db.execute(f"SELECT seq, line FROM {self.table} ORDER BY seq DESC LIMIT 1").fetchone()
         return (0, None) if row is None else (row[0], bytes(row[1]))
 

@@ -71,12 +71,15 @@ def test_deeply_nested_json_is_taken_as_text_not_a_crash(log):
         (["new", str(EXAMPLE), "{tmp}/missing/f.jsonl"], "the folder"),
         (["demo", "--log", "{tmp}/missing/d.db"], "the folder"),
         (["show", "{tmp}/nothing.jsonl"], "no such log"),
+        (["show", "{tmp}/empty.db"], "no such log (an empty database"),
+        (["audit", "{tmp}/empty.db"], "no such log (an empty database"),
         (["show", "{tmp}/notes.txt"], "can't tell the store from the name"),
         (["audit", "{tmp}/fight.jsonl", "--expect-head", "x"], "SEQ:DIGEST"),
     ],
 )
 def test_a_bad_path_is_one_line(tmp_path, args, says):
     (tmp_path / "folder.jsonl").mkdir()
+    (tmp_path / "empty.db").write_bytes(b"")
     (tmp_path / "fight.jsonl").write_bytes(b"")
     result = CliRunner().invoke(app, [a.replace("{tmp}", str(tmp_path)) for a in args])
     assert result.exit_code in (1, 2) and says in result.output, result.output
