@@ -103,28 +103,41 @@ async def post_note(client: httpx.AsyncClient, base: str, gm: str, i: int) -> in
     return int(r.text.split('data-seq="', 1)[1].split('"', 1)[0])
 
 
+async def lags(post_to: str, follow_on: str, table: str, viewers: int, steps: int) -> list[float]:
+    """Seconds from a step posted to `post_to` until each of `viewers` players' pages served by
+    `follow_on` has it, for `steps` steps."""
+    gm, players = token(SECRET.encode(), table, "gm"), token(SECRET.encode(), table, "players")
+    limits = httpx.Limits(max_connections=viewers + 10, max_keepalive_connections=viewers + 10)
+    async with httpx.AsyncClient(limits=limits) as client:
+        pages: list[tuple[dict[int, float], asyncio.Event]] = [({}, asyncio.Event()) for _ in range(viewers)]
+        tasks = [
+            asyncio.create_task(follow(f"{follow_on}/play/{players}/stream", seen, ready, client))
+            for seen, ready in pages
+        ]
+        for _, ready in pages:
+            await ready.wait()
+        await asyncio.sleep(0.5)
+        out = []
+        for i in range(steps):
+            sent = time.perf_counter()
+            seq = await post_note(client, post_to, gm, i)
+            deadline = time.monotonic() + 10
+            while not all(any(s >= seq for s in seen) for seen, _ in pages):
+                if time.monotonic() > deadline:
+                    raise SystemExit(f"step {seq} didn't reach every page within 10 s")
+                await asyncio.sleep(0.001)
+            out.extend(min(t for s, t in seen.items() if s >= seq) - sent for seen, _ in pages)
+        for task in tasks:
+            task.cancel()
+        return out
+
+
 async def across_processes(where: str, steps: int) -> list[float]:
+    """One players' page on one process, the steps posted to another."""
     a, base_a = serve(where)
     b, base_b = serve(where)
-    tid = table_id(where)
-    gm, players = token(SECRET.encode(), tid, "gm"), token(SECRET.encode(), tid, "players")
     try:
-        async with httpx.AsyncClient() as client:
-            seen: dict[int, float] = {}
-            ready = asyncio.Event()
-            task = asyncio.create_task(follow(f"{base_b}/play/{players}/stream", seen, ready, client))
-            await ready.wait()
-            await asyncio.sleep(0.3)
-            out = []
-            for i in range(steps):
-                sent = time.perf_counter()
-                seq = await post_note(client, base_a, gm, i)
-                while seq not in seen and not any(s >= seq for s in seen):
-                    await asyncio.sleep(0.001)
-                arrived = min(t for s, t in seen.items() if s >= seq)
-                out.append(arrived - sent)
-            task.cancel()
-            return out
+        return await lags(base_a, base_b, table_id(where), 1, steps)
     finally:
         for proc in (a, b):
             proc.terminate()
@@ -132,33 +145,10 @@ async def across_processes(where: str, steps: int) -> list[float]:
 
 
 async def fan_out(where: str, viewers: int, steps: int) -> list[float]:
+    """`viewers` players' pages on the process the steps are posted to."""
     proc, base = serve(where)
-    tid = table_id(where)
-    gm, players = token(SECRET.encode(), tid, "gm"), token(SECRET.encode(), tid, "players")
     try:
-        limits = httpx.Limits(max_connections=viewers + 10, max_keepalive_connections=viewers + 10)
-        async with httpx.AsyncClient(limits=limits) as client:
-            pages = [({}, asyncio.Event()) for _ in range(viewers)]
-            tasks = [
-                asyncio.create_task(follow(f"{base}/play/{players}/stream", seen, ready, client))
-                for seen, ready in pages
-            ]
-            for _, ready in pages:
-                await ready.wait()
-            await asyncio.sleep(0.5)
-            out = []
-            for i in range(steps):
-                sent = time.perf_counter()
-                seq = await post_note(client, base, gm, i)
-                deadline = time.monotonic() + 10
-                while not all(any(s >= seq for s in seen) for seen, _ in pages):
-                    if time.monotonic() > deadline:
-                        raise SystemExit(f"step {seq} didn't reach every page within 10 s")
-                    await asyncio.sleep(0.002)
-                out.extend(min(t for s, t in seen.items() if s >= seq) - sent for seen, _ in pages)
-            for task in tasks:
-                task.cancel()
-            return out
+        return await lags(base, base, table_id(where), viewers, steps)
     finally:
         proc.terminate()
         proc.wait(10)

@@ -35,12 +35,7 @@ def render(studies: list[tuple[str, Report]]) -> str:
                 go.Bar(
                     x=outcomes,
                     y=[o.p for o in odds],
-                    error_y={
-                        "type": "data",
-                        "symmetric": False,
-                        "array": [o.high - o.p for o in odds],
-                        "arrayminus": [o.p - o.low for o in odds],
-                    },
+                    error_y=_bars([o.p for o in odds], [o.low for o in odds], [o.high for o in odds]),
                     hovertemplate="%{x}: %{y:.1%}<extra></extra>",
                 ),
                 layout={"title": "Who wins (95% Wilson interval)", "yaxis": {"tickformat": ".0%", "range": [0, 1]}},
@@ -60,12 +55,7 @@ def render(studies: list[tuple[str, Report]]) -> str:
                 go.Bar(
                     x=names,
                     y=[d.p for d in defeated],
-                    error_y={
-                        "type": "data",
-                        "symmetric": False,
-                        "array": [d.high - d.p for d in defeated],
-                        "arrayminus": [d.p - d.low for d in defeated],
-                    },
+                    error_y=_bars([d.p for d in defeated], [d.low for d in defeated], [d.high for d in defeated]),
                 ),
                 layout={"title": "Defeated", "yaxis": {"tickformat": ".0%", "range": [0, 1]}},
             )
@@ -78,12 +68,7 @@ def render(studies: list[tuple[str, Report]]) -> str:
                     name=label,
                     x=names,
                     y=[s.p50 for s in spreads],
-                    error_y={
-                        "type": "data",
-                        "symmetric": False,
-                        "array": [s.p95 - s.p50 for s in spreads],
-                        "arrayminus": [s.p50 - s.p5 for s in spreads],
-                    },
+                    error_y=_bars([s.p50 for s in spreads], [s.p5 for s in spreads], [s.p95 for s in spreads]),
                 )
             )
         chart(fig)
@@ -95,6 +80,16 @@ def render(studies: list[tuple[str, Report]]) -> str:
         + "\n".join(parts)
         + "</body></html>\n"
     )
+
+
+def _bars(mid: list[float], low: list[float], high: list[float]) -> dict[str, Any]:
+    """Plotly's asymmetric error bars from each value's low and high ends."""
+    return {
+        "type": "data",
+        "symmetric": False,
+        "array": [h - m for m, h in zip(mid, high)],
+        "arrayminus": [m - lo for m, lo in zip(mid, low)],
+    }
 
 
 def _pct(o: Any) -> str:

@@ -103,30 +103,22 @@ def _ordered(state: Encounter) -> list[Combatant]:
     return [state.combatants[cid] for cid in ids]
 
 
-def gm_screen(state: Encounter, seq: int) -> Screen:
-    """Everything, for the game master."""
-    rules = _rules(state)
-    view = state.players or PlayerView()
-    rows = []
-    for c in _ordered(state):
-        track = rules.health(state, c) if rules is not None else None
-        rows.append(
-            Row(
-                id=c.id,
-                name=c.name,
-                side=c.side,
-                kind=c.kind,
-                status=_status(c),
-                acting=c.id in state.acting,
-                initiative=c.initiative,
-                conditions=[_condition(x.name, x.remaining) for x in c.conditions],
-                health=track,
-                level=level_of(*track) if track is not None else None,
-                damage=None if track is not None else c.damage,
-                resources=dict(sorted(c.resources.items())),
-                hidden=c.id in view.hidden,
-            )
-        )
+def _row(state: Encounter, c: Combatant, **shown: Any) -> Row:
+    """A combatant as a screen shows it; `shown`: how health and the rest show on this screen."""
+    return Row(
+        id=c.id,
+        name=c.name,
+        side=c.side,
+        kind=c.kind,
+        status=_status(c),
+        acting=c.id in state.acting,
+        initiative=c.initiative,
+        conditions=[_condition(x.name, x.remaining) for x in c.conditions],
+        **shown,
+    )
+
+
+def _screen(state: Encounter, seq: int, **shown: Any) -> Screen:
     return Screen(
         title=state.title or (state.rules or "encounter"),
         rules=state.rules or "",
@@ -135,6 +127,31 @@ def gm_screen(state: Encounter, seq: int) -> Screen:
         round=state.round,
         outcome=state.outcome,
         winner=state.winner,
+        **shown,
+    )
+
+
+def gm_screen(state: Encounter, seq: int) -> Screen:
+    """Everything, for the game master."""
+    rules = _rules(state)
+    view = state.players or PlayerView()
+    rows = []
+    for c in _ordered(state):
+        track = rules.health(state, c) if rules is not None else None
+        rows.append(
+            _row(
+                state,
+                c,
+                health=track,
+                level=level_of(*track) if track is not None else None,
+                damage=None if track is not None else c.damage,
+                resources=dict(sorted(c.resources.items())),
+                hidden=c.id in view.hidden,
+            )
+        )
+    return _screen(
+        state,
+        seq,
         order=[[state.combatants[cid].name for cid in tier] for tier in state.order],
         acting=[state.combatants[cid].name for cid in state.acting],
         rows=rows,
@@ -153,45 +170,20 @@ def player_screen(state: Encounter, seq: int) -> Screen:
             continue
         shown = view.hp_of(state, c.side)
         track = rules.health(state, c) if rules is not None else None
-        defeated = c.defeated is not None
-        rows.append(
-            Row(
-                id=c.id,
-                name=c.name,
-                side=c.side,
-                kind=c.kind,
-                status=_status(c),
-                acting=c.id in state.acting,
-                initiative=c.initiative,
-                conditions=[_condition(x.name, x.remaining) for x in c.conditions],
-                health=track if shown == "exact" else None,
-                level=(
-                    ("down" if defeated else level_of(*track) if track is not None else None)
-                    if shown == "level"
-                    else None
-                ),
-                damage=None,
-            )
-        )
+        if shown != "level":
+            level = None
+        elif c.defeated is not None:
+            level = "down"
+        else:
+            level = level_of(*track) if track is not None else None
+        rows.append(_row(state, c, health=track if shown == "exact" else None, level=level, damage=None))
     acting = [state.combatants[cid].name for cid in state.acting if cid not in hidden]
     if len(acting) < len(state.acting):
         acting.append("someone")
-    return Screen(
-        title=state.title or (state.rules or "encounter"),
-        rules=state.rules or "",
-        seq=seq,
-        phase=state.phase,
-        round=state.round,
-        outcome=state.outcome,
-        winner=state.winner,
-        order=[
-            names
-            for tier in state.order
-            if (names := [state.combatants[cid].name for cid in tier if cid not in hidden])
-        ],
-        acting=acting,
-        rows=rows,
-    )
+    order = [
+        names for tier in state.order if (names := [state.combatants[cid].name for cid in tier if cid not in hidden])
+    ]
+    return _screen(state, seq, order=order, acting=acting, rows=rows)
 
 
 def _condition(name: str, remaining: int | None) -> str:

@@ -1,0 +1,126 @@
+"""`combatlog audit`, `head` and `keygen`: what a log can be trusted for, and how to anchor it."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+import msgspec
+
+from combatlog.cli.main import app, fail, read_log
+from combatlog.events import LogError
+from combatlog.replays.audit import audit as run_audit
+from combatlog.replays.cursor import envelopes
+from combatlog.replays.parallel import cores
+
+
+@app.command()
+@click.argument("log_path", metavar="LOG")
+@click.option("--json", "as_json", is_flag=True, help="The report as one JSON object.")
+@click.option("--strict", is_flag=True, help="Fail too when any override or typed-in die is in the log.")
+@click.option("--expect-head", default=None, metavar="SEQ:DIGEST", help="Fail unless the log still holds this.")
+@click.option("--key", default=None, metavar="PUBLIC", help="Check every step is signed by this Ed25519 key (hex).")
+@click.option(
+    "--workers",
+    type=click.IntRange(min=1),
+    default=None,
+    metavar="N",
+    help="Processes sharing the audit (default: one per core, up to 8, for logs of 50,000 events or more).",
+)
+def audit(
+    log_path: str, as_json: bool, workers: int | None, strict: bool, expect_head: str | None, key: str | None
+) -> None:
+    """Check the digest chain and re-decide every step; exit 1 with one finding per line.
+
+    Overrides and dice typed in at the table are listed (on stderr); --strict fails on them too.
+    """
+    log = read_log(log_path)
+    if expect_head is not None:
+        _check_head(log, log_path, expect_head)
+    if workers is not None:
+        workers = min(workers, cores())  # more processes than cores only slow each other down
+    if sys.stderr.isatty():
+        from rich.progress import Progress
+
+        total = log.head()[0]
+        # refreshed from the audit's own calls, with no thread of its own: an audit of a long
+        # log forks, and a forked process mustn't inherit a thread's locks
+        with Progress(transient=True, auto_refresh=False) as progress:
+            task = progress.add_task("auditing", total=total)
+            report = run_audit(
+                log, progress=lambda n: progress.update(task, completed=n, refresh=True), workers=workers
+            )
+    else:
+        report = run_audit(log, workers=workers)
+    if key is not None:
+        from combatlog.replays.audit import signatures
+
+        try:
+            report.findings.extend(signatures(log, key.strip()))
+        except LogError as exc:
+            fail(str(exc), 2)
+    if as_json:
+        click.echo(json.dumps(msgspec.to_builtins(report) | {"clean": report.clean}, sort_keys=True))
+    else:
+        for finding in report.findings:
+            click.echo(str(finding))
+        for override in report.overrides:
+            click.echo(f"seq {override.seq}: override by the game master: {override.reason}", err=True)
+        for e in report.entered:
+            who = f" by {e.by}" if e.by else ""
+            faces = " ".join(map(str, e.faces))
+            click.echo(f"seq {e.seq}: step {e.step}: {e.expression} [{faces}] typed in{who} ({e.purpose})", err=True)
+        if report.clean:
+            click.echo(f"clean: {report.events} events in {report.steps} steps", err=True)
+    if strict and report.clean and (report.overrides or report.entered):
+        click.echo(
+            f"strict: {len(report.overrides)} override(s) and {len(report.entered)} die/dice not rolled by the engine",
+            err=True,
+        )
+        sys.exit(1)
+    sys.exit(0 if report.clean else 1)
+
+
+def _check_head(log: Any, log_path: str, expected: str) -> None:
+    """Fail unless the log still holds seq SEQ with digest DIGEST (written down earlier with `head`)."""
+    seq_text, sep, digest = expected.partition(":")
+    if not sep or not seq_text.isdigit() or not digest:
+        fail(f"--expect-head {expected[:80]!r}: give SEQ:DIGEST as `combatlog head` prints it", 2)
+    seq = int(seq_text)
+    found = next(iter(envelopes(log, seq, seq + 1)), None) if seq >= 1 else None
+    if found is None:
+        fail(f"{log_path}: seq {seq} is gone (the log holds {log.head()[0]} events): cut or replaced")
+    if found.digest != digest:
+        fail(f"{log_path}: seq {seq} has digest {found.digest[:16]}..., not {digest[:16]}...: rewritten")
+
+
+@app.command()
+@click.argument("path", metavar="PRIVATE_KEY_FILE")
+def keygen(path: str) -> None:
+    """Make an Ed25519 key to sign steps with: writes the private key (readable by you only) and
+    prints the public key. Sign with COMBATLOG_SIGNING_KEY=FILE; check with audit --key PUBLIC."""
+    from combatlog.replays.signing import keygen as make_key
+
+    target = Path(path)
+    if target.exists():
+        fail(f"{path} exists; choose a new file (a key is never overwritten)")
+    try:
+        public = make_key(target)
+    except LogError as exc:
+        fail(str(exc))
+    click.echo(public)
+
+
+@app.command()
+@click.argument("log_path", metavar="LOG")
+def head(log_path: str) -> None:
+    """The log's last seq and digest, as SEQ:DIGEST: write it down or publish it, and check it
+    later with `audit --expect-head` (a cut or a re-chained log can't keep it)."""
+    log = read_log(log_path)
+    seq, line = log.head()
+    if line is None:
+        fail(f"{log_path}: the log is empty")
+    click.echo(f"{seq}:{msgspec.json.decode(line)['digest']}")
