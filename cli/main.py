@@ -488,7 +488,7 @@ def follow(log_path: str, only_new: bool, dice: bool, poll: float, timeout: floa
     try:
         for seq, line in tell(follow_envelopes(log, 0, poll, timeout), dice, log):
             if seq > start:
-                click.echo(printable(line))
+                click.echo(line)
     except LogError as exc:
         fail(str(exc))
     except KeyboardInterrupt:

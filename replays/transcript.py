@@ -38,13 +38,21 @@ def transcript(
     Thrynn 2: 14 against HD 11, a hit; 2d6 = 7 damage."), headings ("Round 2.") are flush left,
     details are indented. With `dice`, every roll is told as well, under its action.
     """
-    return ((seq, printable(line)) for seq, line in tell(envelopes(log, 1, stop), dice, log, viewer))
+    return tell(envelopes(log, 1, stop), dice, log, viewer)
 
 
 def tell(
     stream: Iterable[Envelope[Any]], dice: bool = False, log: EventLog | None = None, viewer: Viewer = GM
 ) -> Iterator[tuple[int, str]]:
     """The transcript of envelopes from seq 1 on, as they come: a live stream is told step by step.
+    Every line is printable: a name's control characters never reach a terminal."""
+    return ((seq, printable(line)) for seq, line in _tell(stream, dice, log, viewer))
+
+
+def _tell(
+    stream: Iterable[Envelope[Any]], dice: bool, log: EventLog | None, viewer: Viewer
+) -> Iterator[tuple[int, str]]:
+    """The lines of `tell`, as the events give them.
 
     What a step says is yielded by the step's end (its `CommandIssued` counts its events),
     except an action declared to resolve later, told when it does. `log` (the stream's own)
