@@ -26,7 +26,8 @@ from combatlog.engine.grammar import UsageError, build_command, typed_roll
 from combatlog.events import Command, LogError, json_schema
 from combatlog.events.privacy import GM, Viewer
 from combatlog.replays import JsonlLog, copy_log, open_log
-from combatlog.replays.cursor import Cursor, envelopes
+from combatlog.replays.cursor import envelopes
+from combatlog.replays.cursor import replay as fold_log
 from combatlog.replays.encounters import check_commands
 from combatlog.replays.follow import follow_envelopes
 from combatlog.replays.transcript import printable, render, tell, transcript
@@ -366,11 +367,14 @@ def _status(c) -> str:
 def show(log_path: str, at: int | None, as_json: bool, viewers: tuple[str, ...]) -> None:
     """The state now, or at any seq: phase, round, order, each combatant's status."""
     log = read_log(log_path)
-    try:
-        cursor = Cursor(log)
-        projection = cursor.at(cursor.last if at is None else at)
-    except (LogError, ValueError) as exc:
+    if at is not None and at < 0:
+        fail(f"seq {at} is outside the log: give 0 (before the first event) or more")
+    try:  # one fold up to `at`: no snapshots kept, so memory stays a replay's on any log
+        projection = fold_log(log, at)
+    except LogError as exc:
         fail(str(exc))
+    if at is not None and projection.seq < at:
+        fail(f"seq {at} is outside the log (0 to {projection.seq})")
     state = projection.state
     rules = get_rules(state.rules) if state.rules is not None else None
     if rules is not None:

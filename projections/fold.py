@@ -399,12 +399,29 @@ class Projection:
     shared, so keeping them costs references, and undo and redo cost a lookup.
     """
 
-    __slots__ = ("state", "seq", "step", "digest", "undo", "redo", "history", "_open", "keep", "_kept")
+    __slots__ = (
+        "state",
+        "seq",
+        "step",
+        "digest",
+        "undo",
+        "redo",
+        "history",
+        "_open",
+        "keep",
+        "_kept",
+        "_weight",
+        "low",
+    )
 
     # Steps whose before/after states are kept for undo and redo; older ones are dropped and,
     # if an undo or redo reaches them, folded again from the log (`projections.replay`), so a
     # long log replays in bounded memory.
     KEEP = 4096
+    # ... and at most this many combatants summed over the kept steps' states: each state's
+    # roster is its own dict, so a roster of 10,000 keeps about 100 steps, not 4,096 (memory in
+    # proportion to the roster, not to the roster times KEEP); a fight of 250 still keeps 4,096
+    BUDGET = 1 << 20
 
     def __init__(
         self,
@@ -432,7 +449,11 @@ class Projection:
         # most KEEP entries), so a fold that stops mid-step never leaves a half step in it.
         self.history: dict[int, list[Encounter]] = {} if history is None else dict(history)
         self._kept: deque[int] = deque(self.history)  # the order steps entered the history, oldest first
+        self._weight = sum(_weight(entry) for entry in self.history.values())  # combatants kept (BUDGET)
         self._open: list[Encounter] | None = None
+        # the undo stack's lowest length since a reader last set it (an undo pops it): a reader
+        # keeping many snapshots (the replay cursor) shares the stack's part below it between them
+        self.low = len(self.undo)
 
     def snapshot(self) -> Snapshot:
         """The projection as it stands, as a Snapshot."""
@@ -523,12 +544,26 @@ class Projection:
         if step in history:
             return None
         open_ = [state, state]
-        history[step] = open_
-        kept = self._kept
-        kept.append(step)
-        while len(kept) > self.keep:
-            history.pop(kept.popleft(), None)  # the oldest step: folded again from the log if ever needed
+        self.remember(step, open_)
         return open_
+
+    def window(self) -> int:
+        """How many steps the history keeps at the current roster's size (KEEP, fewer for a
+        roster so large that KEEP of its states would pass BUDGET)."""
+        return max(1, min(self.keep, self.BUDGET // _weight([self.state])))
+
+    def remember(self, step: int, entry: list[Encounter], spare: int | None = None) -> None:
+        """Keep step `step`'s (before, after) states, dropping the oldest kept steps past KEEP or
+        BUDGET (but never the newest one, nor `spare`): folded again from the log if ever needed."""
+        history, kept = self.history, self._kept
+        history[step] = entry
+        kept.append(step)
+        self._weight += _weight(entry)
+        while len(kept) > self.keep or (self._weight > self.BUDGET and len(kept) > 1):
+            dropped = kept.popleft()
+            old = history.get(dropped) if dropped == spare else history.pop(dropped, None)
+            if old is not None:
+                self._weight -= _weight(old)
 
     def _meta(self, event: Any, seq: int) -> None:
         if type(event) is ev.StepUndone:
@@ -539,6 +574,7 @@ class Projection:
             if before_after is None:
                 raise NeedsHistory(event.step)
             self.undo.pop()
+            self.low = min(self.low, len(self.undo))
             self.redo.append(event.step)
             self.state = before_after[0]
         else:
@@ -551,6 +587,11 @@ class Projection:
             self.redo.pop()
             self.undo.append(event.step)
             self.state = before_after[1]
+
+
+def _weight(entry: list[Encounter]) -> int:
+    """What a kept step costs against Projection.BUDGET: its first state's combatants, and one."""
+    return len(entry[0].combatants) + 1
 
 
 def rows_of(etype: type) -> tuple[dict[str, str], Handler | None]:

@@ -76,16 +76,10 @@ def apply_from(log: EventLog, projection: Projection, envelope: Envelope[Any]) -
             projection.apply(envelope)
             return
         except NeedsHistory as need:
-            low = max(1, need.step - projection.keep + 1)
+            low = max(1, need.step - projection.window() + 1)
             found = states_between(log, low, need.step)
             if need.step not in found:
                 raise CorruptLog(f"step {need.step} is not in the log", envelope.seq) from None
-            kept = projection._kept
             for step in sorted(found, reverse=True):  # the needed step last in, so first to stay
                 if step not in projection.history:
-                    projection.history[step] = found[step]
-                    kept.append(step)
-            while len(kept) > projection.keep:
-                dropped = kept.popleft()
-                if dropped != need.step:
-                    projection.history.pop(dropped, None)
+                    projection.remember(step, found[step], spare=need.step)

@@ -1,7 +1,9 @@
 """The replay cursor: the state of a saved log at any seq, stepping forward and back, diffs.
 
 A cursor folds the log once, keeping a snapshot every `every` events (a snapshot is a
-reference to an immutable state, so this costs little). Seeking to a seq restores the
+reference to an immutable state, so this costs little; the undo stacks of the snapshots
+share their common part in chunks, so a long log's snapshots don't each copy a stack of
+every step). Seeking to a seq restores the
 nearest snapshot at or before it and folds at most `every` events from the store, so its
 cost doesn't grow with the log's length. No engine and no dice: a replay only folds.
 """
@@ -10,7 +12,7 @@ from __future__ import annotations
 
 import bisect
 import itertools
-from typing import Any
+from typing import Any, NamedTuple
 
 import msgspec
 
@@ -23,6 +25,45 @@ from combatlog.projections.replay import apply_from, decodable_lines
 __all__ = ["Cursor", "diff_states", "envelopes", "replay"]
 
 
+CHUNK = 256  # undo-stack entries in one shared chunk of the cursor's snapshots
+
+
+class _Mark(NamedTuple):
+    """A snapshot as the cursor keeps it: the undo stack as chunks shared with the marks before
+    it (an undo stack only grows at its top, so every chunk below its lowest point since the
+    last mark is the same), and its last part."""
+
+    state: Encounter
+    seq: int
+    step: int
+    digest: str
+    chunks: tuple[tuple[int, ...], ...]
+    tail: tuple[int, ...]
+    redo: tuple[int, ...]
+
+    def snapshot(self) -> Snapshot:
+        undo = tuple(itertools.chain.from_iterable(self.chunks)) + self.tail
+        return Snapshot(state=self.state, seq=self.seq, step=self.step, digest=self.digest, undo=undo, redo=self.redo)
+
+
+def _mark(projection: Projection, before: _Mark | None) -> _Mark:
+    """The projection as a mark sharing `before`'s chunks where the undo stack hasn't gone below them."""
+    undo = projection.undo
+    full = len(undo) // CHUNK
+    shared = before.chunks[: min(projection.low // CHUNK, full)] if before is not None else ()
+    chunks = shared + tuple(tuple(undo[i * CHUNK : (i + 1) * CHUNK]) for i in range(len(shared), full))
+    projection.low = len(undo)
+    return _Mark(
+        projection.state,
+        projection.seq,
+        projection.step,
+        projection.digest,
+        chunks,
+        tuple(undo[full * CHUNK :]),
+        tuple(projection.redo),
+    )
+
+
 class Cursor:
     """Seek, step and diff through a saved log."""
 
@@ -30,8 +71,8 @@ class Cursor:
         self.log = log
         self.every = every
         self._snap_seqs: list[int] = [0]
-        self._snaps: list[Snapshot] = [Projection().snapshot()]
         projection = Projection()
+        self._snaps: list[_Mark] = [_mark(projection, None)]
         decode = line_decoder()
         lines = decodable_lines(log)()
         try:
@@ -48,7 +89,7 @@ class Cursor:
                         break
                     if projection.seq % every == 0:
                         self._snap_seqs.append(projection.seq)
-                        self._snaps.append(projection.snapshot())
+                        self._snaps.append(_mark(projection, self._snaps[-1]))
         except FoldError as exc:
             raise CorruptLog(str(exc), exc.seq) from None
         self.history = projection.history
@@ -63,7 +104,7 @@ class Cursor:
         if seq == self.last:
             return self.final
         i = bisect.bisect_right(self._snap_seqs, seq) - 1
-        projection = Projection(self._snaps[i], self.history)
+        projection = Projection(self._snaps[i].snapshot(), self.history)
         if seq > projection.seq:
             replay(self.log, seq, projection)
         return projection

@@ -27,10 +27,11 @@ def test_the_long_session_is_a_real_log_and_the_floor_reads_all_of_it(tmp_path):
     jsonl = JsonlLog(tmp_path / "b.jsonl")
     copy_log(log, jsonl)
     assert bench.floor(jsonl.path) == n
-    out = subprocess.run(
-        [sys.executable, str(SCRIPT), "--child-replay", str(tmp_path / "b.jsonl")],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    assert 5 < float(out.stdout) < 500  # megabytes of the replay's own process
+    for what in ("replay", "show", "cursor"):  # each in its own process, which prints its peak
+        out = subprocess.run(
+            [sys.executable, str(SCRIPT), "--child", what, str(tmp_path / "b.jsonl")],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        assert 5 < float(out.stdout) < 500, what  # megabytes of the child's own process

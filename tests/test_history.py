@@ -73,3 +73,52 @@ def test_undoing_deeper_than_the_kept_window_reads_the_log_once_per_window(monke
         apply_from(s.log, window, envelope)
     assert window.state == s.state  # the same fight, undone as deep
     assert 1 <= len(calls) <= undone // 8 + 2, (len(calls), undone, steps)  # once per window of 8, not per undo
+
+
+def test_a_large_roster_keeps_fewer_steps_and_undoes_past_them_exactly(monkeypatch):
+    """Each kept state holds its own roster: the history is bounded by combatants kept (BUDGET),
+    so a roster of thousands keeps a window of steps in proportion, and undoing past it folds
+    the states again from the log, exactly."""
+    from tests.builders import fighter
+
+    monkeypatch.setattr(Projection, "BUDGET", 400)
+    roster = [fighter(f"g{i}", "goblins" if i % 2 else "party", attack=3, defense=11, hp=5) for i in range(60)]
+    s = new_session(seed=4, combatants=roster)
+    states = [s.state]
+    for n in range(25):
+        s.do("note", text=f"note {n}")
+        states.append(s.state)
+    history = s.projection.history
+    kept = sum(len(before.combatants) + 1 for before, _ in history.values())
+    assert kept <= Projection.BUDGET and len(history) <= 400 // 61 + 1  # 6 steps of a roster of 60, not 4,096
+    assert s.projection.window() == 400 // 61
+    for expected in reversed(states[:-1]):
+        s.undo()
+        assert s.state == expected
+    again = replay(s.log)
+    assert again.state == s.state and len(again.history) <= 400 // 61 + 1
+    assert audit(s.log).clean
+
+
+def test_the_cursors_snapshots_share_their_undo_stacks_and_seek_exactly(monkeypatch):
+    """A cursor keeps a snapshot every `every` events; their undo stacks share chunks (a long
+    log's snapshots don't each copy a stack of every step), and seeking anywhere, across undos
+    that pop below a chunk, gives the replay's state and stacks."""
+    import importlib
+
+    cursor_module = importlib.import_module("combatlog.replays.cursor")
+    monkeypatch.setattr(cursor_module, "CHUNK", 3)
+    s = new_session(seed=8, begin=True)
+    for n in range(60):
+        s.do("note", text=f"note {n}")
+        if n % 9 == 8:  # undo several steps (below a chunk), redo one, go on
+            for _ in range(4):
+                s.undo()
+            s.redo()
+    cursor = Cursor(s.log, every=4)
+    marks = cursor._snaps
+    shared = sum(1 for a, b in zip(marks, marks[1:]) if a.chunks and b.chunks and a.chunks[0] is b.chunks[0])
+    assert shared > len(marks) // 2
+    for seq in range(cursor.last + 1):
+        want, got = replay(s.log, seq), cursor.at(seq)
+        assert (got.state, got.undo, got.redo) == (want.state, want.undo, want.redo), seq
