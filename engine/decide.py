@@ -79,6 +79,15 @@ def decide(view: Projection, command: Command, dice: Dice, rules: RuleSystem | N
 
     The step number the events will get is `view.step + 1`.
     """
+    decided = decided_step(view, command, dice, rules)
+    return decided if isinstance(decided, list) else decided.events
+
+
+def decided_step(
+    view: Projection, command: Command, dice: Dice, rules: RuleSystem | None = None
+) -> Draft | list[Event]:
+    """`decide`, keeping the Draft when there is one (its `state` is the state after the step,
+    folded as it went); the events alone for a creation, an undo or a redo."""
     state = view.state
     kind = command.kind
     step = view.step + 1
@@ -109,7 +118,7 @@ def decide(view: Projection, command: Command, dice: Dice, rules: RuleSystem | N
         raise  # a forged die in a log under audit: the audit's finding, not a refusal
     except DiceError as exc:
         raise Refused(kind, str(exc)) from None
-    return draft.events
+    return draft
 
 
 # --- set-up ---------------------------------------------------------------------------

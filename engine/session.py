@@ -57,7 +57,79 @@ def dice_for(state: Encounter, command: Command, step: int) -> Dice:
     return SeededDice(state.seed, step)
 
 
-class Session:
+class Playing:
+    """What a session does with its rule system's automatic policy: take the next step, play to
+    the end. Shared by `Session` (every step logged) and `LeanSession` (nothing logged: the
+    simulator's), which differ only in what `execute` returns."""
+
+    @property
+    def state(self) -> Encounter:  # pragma: no cover - each session has its own
+        raise NotImplementedError
+
+    @property
+    def rules(self) -> RuleSystem:
+        """The rule system of the encounter."""
+        return rules_of(self.state)
+
+    def execute(self, command: Command) -> list[Any]:  # pragma: no cover - each session has its own
+        raise NotImplementedError
+
+    @staticmethod
+    def event_of(item: Any) -> Event:
+        """The event of one item `execute` returned (an envelope's)."""
+        return item.event  # type: ignore[no-any-return]
+
+    def auto(
+        self, entered: tuple[tuple[int, ...], ...] | None = None, entered_for: tuple[str, ...] | None = None
+    ) -> list[Any]:
+        """Let the rule system's policy take the next acting combatant's step, with dice typed
+        at the table if given (`entered`, as in Command); raises Refused if no one acts."""
+        state = self.state
+        if not state.acting:
+            ruling = self.rules.ruling_policy(state) if state.rules is not None and state.phase != "end" else None
+            if ruling is None:
+                raise Refused("auto", f"no one is taking a turn (phase {state.phase})")
+            command = ruling
+        else:
+            command = self.rules.policy(state, state.combatants[state.acting[0]])
+        if entered is not None:
+            command = msgspec.structs.replace(command, entered=entered, entered_for=entered_for)
+        return self.execute(command)
+
+    def play_out(self, max_steps: int = 10_000) -> int:
+        """Let the policy play every turn until the encounter ends; returns the steps taken.
+
+        When STALL_ROUNDS whole rounds go by with no one hurt (no one can reach or harm
+        anyone), the policy ends the encounter as a draw, as a game master would (the one
+        stall rule, `combatlog.engine.turns`). Raises
+        RuntimeError if it doesn't end within `max_steps`.
+        """
+        steps = 0
+        quiet = 0
+        acted = False
+        round_ = self.state.round
+        while self.state.phase != "end":
+            if steps >= max_steps:
+                raise RuntimeError(f"the encounter didn't end within {max_steps} steps")
+            done = self.auto()
+            steps += 1
+            event_of = self.event_of
+            if any(
+                (isinstance(e, DamageApplied) and e.amount > 0) or isinstance(e, CombatantDefeated)
+                for e in map(event_of, done)
+            ):
+                acted = True
+            if self.state.round != round_:
+                quiet = 0 if acted else quiet + 1
+                acted = False
+                round_ = self.state.round
+                if quiet >= STALL_ROUNDS and self.state.phase != "end":
+                    self.execute(Command(kind="end", by="policy", params={"outcome": stall_outcome("no one was hurt")}))
+                    steps += 1
+        return steps
+
+
+class Session(Playing):
     """One encounter being played: execute commands, read the state, undo and redo."""
 
     def __init__(
@@ -77,11 +149,6 @@ class Session:
     def state(self) -> Encounter:
         """The encounter as it stands."""
         return self.projection.state
-
-    @property
-    def rules(self) -> RuleSystem:
-        """The rule system of the encounter."""
-        return rules_of(self.state)
 
     def preview(self, command: Command, dice: Dice | None = None) -> list[Event]:
         """The events `command` would append now, without appending; raises Refused."""
@@ -189,51 +256,3 @@ class Session:
     def legal(self) -> list[str]:
         """The command kinds that make sense now."""
         return legal_commands(self.projection)
-
-    def auto(
-        self, entered: tuple[tuple[int, ...], ...] | None = None, entered_for: tuple[str, ...] | None = None
-    ) -> list[Envelope[Event]]:
-        """Let the rule system's policy take the next acting combatant's step, with dice typed
-        at the table if given (`entered`, as in Command); raises Refused if no one acts."""
-        state = self.state
-        if not state.acting:
-            ruling = self.rules.ruling_policy(state) if state.rules is not None and state.phase != "end" else None
-            if ruling is None:
-                raise Refused("auto", f"no one is taking a turn (phase {state.phase})")
-            command = ruling
-        else:
-            command = self.rules.policy(state, state.combatants[state.acting[0]])
-        if entered is not None:
-            command = msgspec.structs.replace(command, entered=entered, entered_for=entered_for)
-        return self.execute(command)
-
-    def play_out(self, max_steps: int = 10_000) -> int:
-        """Let the policy play every turn until the encounter ends; returns the steps taken.
-
-        When STALL_ROUNDS whole rounds go by with no one hurt (no one can reach or harm
-        anyone), the policy ends the encounter as a draw, as a game master would (the one
-        stall rule, `combatlog.engine.turns`). Raises
-        RuntimeError if it doesn't end within `max_steps`.
-        """
-        steps = 0
-        quiet = 0
-        acted = False
-        round_ = self.state.round
-        while self.state.phase != "end":
-            if steps >= max_steps:
-                raise RuntimeError(f"the encounter didn't end within {max_steps} steps")
-            envelopes = self.auto()
-            steps += 1
-            if any(
-                (isinstance(e.event, DamageApplied) and e.event.amount > 0) or isinstance(e.event, CombatantDefeated)
-                for e in envelopes
-            ):
-                acted = True
-            if self.state.round != round_:
-                quiet = 0 if acted else quiet + 1
-                acted = False
-                round_ = self.state.round
-                if quiet >= STALL_ROUNDS and self.state.phase != "end":
-                    self.execute(Command(kind="end", by="policy", params={"outcome": stall_outcome("no one was hurt")}))
-                    steps += 1
-        return steps

@@ -7,9 +7,12 @@ from collections.abc import Sequence
 from typing import Any
 
 import msgspec
+from msgspec.structs import replace
 
 from combatlog.engine import Refused, Session
-from combatlog.events import Command, DamageApplied, EventLog
+from combatlog.engine.lean import LeanSession
+from combatlog.events import Command, DamageApplied, DiceRolled, Event, EventLog
+from combatlog.projections import Encounter
 from combatlog.replays import MemoryLog
 
 MAX_STEPS = 20_000
@@ -61,16 +64,23 @@ def play(commands: Sequence[Command], seed: int, options: dict[str, Any], log: E
 
 
 def summarise(session: Session, run: int) -> FightSummary:
-    """The summary of a finished fight."""
-    state = session.state
-    ids = list(state.combatants)
-    dealt = dict.fromkeys(ids, 0)
+    """The summary of a fight finished on a log."""
+    dealt = dict.fromkeys(session.state.combatants, 0)
     for line in session.log.lines():
-        if b'"DamageApplied"' not in line:
-            continue
-        event = msgspec.json.decode(line, type=_DamageLine).event
-        if not event.held and event.source in dealt and event.amount > 0:
-            dealt[event.source] += event.amount
+        if b'"DamageApplied"' in line:
+            _deal(dealt, msgspec.json.decode(line, type=_DamageLine).event)
+    return summary(session.state, dealt, run)
+
+
+def _deal(dealt: dict[str, int], event: DamageApplied) -> None:
+    """Count `event` in `dealt` (damage dealt by each combatant), as a fight's summary counts it."""
+    if not event.held and event.source in dealt and event.amount > 0:
+        dealt[event.source] += event.amount
+
+
+def summary(state: Encounter, dealt: dict[str, int], run: int) -> FightSummary:
+    """The summary of a fight that ended in `state`, with `dealt` damage dealt by each combatant."""
+    ids = list(state.combatants)
     return FightSummary(
         run=run,
         outcome=state.outcome or "unfinished",
@@ -86,14 +96,66 @@ class _DamageLine(msgspec.Struct):
     event: DamageApplied
 
 
-def fight(commands: Sequence[Command], seed: int, run: int, options: dict[str, Any]) -> FightSummary:
-    """Run `run` of a study seeded `seed`, summed up."""
-    return summarise(play(commands, run_seed(seed, run), options), run)
+class SetUp(msgspec.Struct, frozen=True):
+    """An encounter's set-up (its commands before the fight begins) played once, with nothing
+    rolled, so each fight starts from `state` with its own seed: `state` and `step` are what
+    every run's log would hold after the same commands."""
+
+    state: Encounter
+    step: int
+
+
+def set_up(commands: Sequence[Command], options: dict[str, Any]) -> SetUp | None:
+    """The set-up of `commands` played once (a lean session, seed 0), or None when a set-up
+    command rolls dice (then each fight plays its own set-up)."""
+    rolled = []
+    session = LeanSession(on_events=lambda events: rolled.extend(e for e in events if isinstance(e, DiceRolled)))
+    for command in with_seed(commands, 0, options):
+        session.execute(command)
+    return None if rolled else SetUp(session.state, session.step)
+
+
+def fight(
+    commands: Sequence[Command], seed: int, run: int, options: dict[str, Any], prepared: SetUp | None = None
+) -> FightSummary:
+    """Run `run` of a study seeded `seed`, summed up: played on a lean session (nothing
+    logged), from `prepared` when given. The same fight as `play` on a log, event for event."""
+    dealt: dict[str, int] = {}
+
+    def count(events: list[Event]) -> None:
+        for event in events:
+            if type(event) is DamageApplied:
+                _deal(dealt, event)
+
+    if prepared is None:
+        session = LeanSession(on_events=count)
+        for command in with_seed(commands, run_seed(seed, run), options):
+            session.execute(command)
+    else:
+        session = LeanSession(replace(prepared.state, seed=run_seed(seed, run)), prepared.step, count)
+    dealt.update(dict.fromkeys(session.state.combatants, 0))
+    if session.state.phase in ("setup", "surprise"):
+        session.execute(Command(kind="begin"))
+    session.play_out(max_steps=MAX_STEPS)
+    return summary(session.state, dealt, run)
 
 
 def fights(commands: Sequence[Command], seed: int, runs: range, options: dict[str, Any]) -> list[FightSummary]:
     """Runs `runs` of a study (one executor task: a chunk of runs, so few tasks cross processes)."""
-    return [fight(commands, seed, i, options) for i in runs]
+    prepared = set_up(commands, options)
+    return [fight(commands, seed, i, options, prepared) for i in runs]
 
 
-__all__ = ["FightSummary", "Refused", "fight", "fights", "play", "run_seed", "summarise", "with_seed"]
+__all__ = [
+    "FightSummary",
+    "Refused",
+    "SetUp",
+    "fight",
+    "fights",
+    "play",
+    "run_seed",
+    "set_up",
+    "summarise",
+    "summary",
+    "with_seed",
+]

@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from combatlog.cli.main import app
-from combatlog.engine import Refused, Session
+from combatlog.engine import Command, Refused, Session
 from combatlog.engine.encounter_file import read_encounter
 from combatlog.projections import replay
 from combatlog.replays import open_log
@@ -134,3 +134,39 @@ def test_html_writes_a_standalone_page_with_the_charts_and_the_numbers(tmp_path)
     assert text.count("plotly.js v") <= 2 and not re.search(r"<script[^>]+src=", text)  # inlined once, no network
     report = simulate(SKIRMISH, runs=40, seed=0, workers=1)
     assert f"party wins {report.sides['party'].win.p:.1%}" in text  # the numbers it charts
+
+
+@pytest.mark.parametrize("example", sorted(p.name for p in EXAMPLES.glob("*.toml")))
+def test_a_lean_fight_is_the_logged_fight_state_for_state(example):
+    """The simulator plays without a log (nothing sealed, decoded or folded twice), from a
+    set-up played once: each fight must be the one a Session plays on a log from the same seed,
+    its final state equal and its summary the same, on every bundled system."""
+    from combatlog.engine.lean import LeanSession
+    from combatlog.simulate.run import fight, play, run_seed, set_up, with_seed
+
+    commands = read_encounter(EXAMPLES / example)
+    prepared = set_up(commands, {})
+    assert prepared is not None  # no bundled set-up rolls dice: each fight starts from the shared one
+    for run in range(4):
+        logged = play(commands, run_seed(3, run), {})
+        lean = LeanSession()
+        for command in with_seed(commands, run_seed(3, run), {}):
+            lean.execute(command)
+        lean.execute(Command(kind="begin"))
+        lean.play_out()
+        assert lean.state == logged.state and lean.step == logged.projection.step
+        summed = summarise(logged, run)
+        assert fight(commands, 3, run, {}, prepared) == summed == fight(commands, 3, run, {})
+        assert summed.dealt != tuple(0 for _ in summed.dealt)  # someone hurt someone: the counts are compared
+
+
+def test_a_lean_session_refuses_undo_and_changes_nothing():
+    from combatlog.engine.lean import LeanSession
+
+    lean = LeanSession()
+    for command in SKIRMISH:
+        lean.execute(command)
+    before = (lean.state, lean.step)
+    with pytest.raises(Refused, match="keeps no history"):
+        lean.execute(Command(kind="undo"))
+    assert (lean.state, lean.step) == before

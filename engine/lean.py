@@ -1,0 +1,81 @@
+"""A session with nothing logged: the simulator's loop.
+
+Each command is decided and folded by its own draft (`decide` folds every event as it emits
+it, so the next decision sees it); nothing is sealed, encoded, decoded or folded a second
+time, which is most of what a logged step costs beyond deciding it. The states a lean
+session goes through are a `Session`'s for the same commands and dice: a test plays every
+bundled system both ways and compares them. It keeps no history (no undo or redo) and no
+log: a fight worth keeping is played again, from its seed, on a Session.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from combatlog.engine.decide import decided_step
+from combatlog.engine.dice import Dice, DiceError
+from combatlog.engine.draft import Draft
+from combatlog.engine.errors import Refused
+from combatlog.engine.session import Playing, dice_for
+from combatlog.events import Command, Event
+from combatlog.projections import Encounter, Projection
+
+
+class LeanSession(Playing):
+    """An encounter played without a log: `execute` returns the step's events (no envelopes).
+
+    `on_events(events)`, when given, sees each step's events (a simulation sums its damage
+    dealt there); `state` and `step` may start from another lean session's (a set-up played
+    once for many fights).
+    """
+
+    def __init__(
+        self,
+        state: Encounter | None = None,
+        step: int = 0,
+        on_events: Callable[[list[Event]], None] | None = None,
+    ) -> None:
+        self.view = Projection()
+        if state is not None:
+            self.view.state = state
+            self.view.step = step
+            self.view.seq = 1  # an encounter exists: a creation would be refused, as on its log
+        self.on_events = on_events
+
+    @property
+    def state(self) -> Encounter:
+        """The encounter as it stands."""
+        return self.view.state
+
+    @property
+    def step(self) -> int:
+        """The steps taken so far (the next step's dice are seeded with this plus one)."""
+        return self.view.step
+
+    @staticmethod
+    def event_of(item: Event) -> Event:
+        return item
+
+    def execute(self, command: Command, dice: Dice | None = None) -> list[Event]:
+        """Carry out `command` as one step; returns its events. Raises Refused (nothing changes)."""
+        view = self.view
+        if command.kind in ("undo", "redo"):
+            raise Refused(command.kind, "a lean session keeps no history", "play the fight on a Session to undo")
+        step = view.step + 1
+        if dice is None:
+            dice = dice_for(view.state, command, step)
+        try:
+            decided = decided_step(view, command, dice)
+        except DiceError as exc:
+            raise Refused(command.kind, str(exc)) from None
+        if isinstance(decided, list):  # a creation: folded as a draft folds
+            draft = Draft(view.state, dice, None, step)  # type: ignore[arg-type]  # no rule system yet
+            for event in decided:
+                draft.emit(event)
+            decided = draft
+        view.state = decided.state
+        view.step = step
+        view.seq += len(decided.events) + 1  # as many as the log would hold (its CommandIssued too)
+        if self.on_events is not None:
+            self.on_events(decided.events)
+        return decided.events
