@@ -6,7 +6,7 @@ the phase table), so the next decision sees its effect, exactly as a replay will
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
@@ -22,13 +22,26 @@ from combatlog.events import (
     TurnStarted,
 )
 from combatlog.projections import TABLE, Encounter, apply
+from combatlog.projections.fold import _ROWS, FoldError, rows_of
 
 if TYPE_CHECKING:
     from combatlog.engine.dice import Dice
     from combatlog.engine.rules.base import RuleSystem
 
 
-_TURN_MARKS = (TurnStarted, TurnEnded)
+_replace = msgspec.structs.replace
+
+
+def _row(etype: type) -> tuple[dict[str, str], Any]:
+    """`etype`'s phases (phase -> next phase) and its fold, for `Draft.emit`: the fold's own
+    row (`rows_of`), or the bare fold's when the type has none there (then KeyError, as a
+    replay reports it, if it has no fold at all)."""
+    try:
+        phases, handler = rows_of(etype)
+    except FoldError:
+        tag = etype.__struct_config__.tag  # type: ignore[attr-defined]  # an event type: a tagged Struct
+        phases, handler = {src: dest for (src, t), dest in TABLE.items() if t == tag}, None
+    return phases, handler if handler is not None else apply
 
 
 class Draft:
@@ -45,22 +58,27 @@ class Draft:
 
     def emit(self, event: Event) -> Event:
         """Record `event` and fold it into the draft's state; returns the event."""
-        tag = str(type(event).__struct_config__.tag)
-        phase = TABLE.get((self.state.phase, tag))
+        etype = type(event)
+        row = _ROWS.get(etype)  # the type's phases and fold, as a replay's fold reads them
+        if row is None:
+            row = _row(etype)
+        state = self.state
+        phase = row[0].get(state.phase)
         if phase is None:
             # the phase machine (projections/phases.py) says this can't happen now: refused
             # whole, so nothing of the step is written
+            tag = str(etype.__struct_config__.tag)
             raise Refused(
                 tag,
-                f"not possible in phase {self.state.phase}",
+                f"not possible in phase {state.phase}",
                 "allowed in: " + (", ".join(sorted(src for (src, t) in TABLE if t == tag)) or "no phase"),
             )
-        state = apply(self.state, event)
+        state = row[1](state, event)
         if state.phase != phase:
-            state = msgspec.structs.replace(state, phase=phase)
+            state = _replace(state, phase=phase)
         self.state = state
         self.events.append(event)
-        if type(event) in _TURN_MARKS:
+        if etype is TurnStarted or etype is TurnEnded:
             self._turn_durations(event)  # type: ignore[arg-type]
         return event
 

@@ -51,7 +51,10 @@ class Combatant(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, g
 
     def has(self, condition: str) -> bool:
         """True if the combatant is under `condition`."""
-        return any(c.name == condition for c in self.conditions)
+        for c in self.conditions:  # noqa: SIM110  # a loop, not any(): asked very often, most have none
+            if c.name == condition:
+                return True
+        return False
 
 
 class Pending(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, gc=False):
@@ -133,7 +136,7 @@ class Encounter(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, g
 
     def active(self) -> list[Combatant]:
         """Combatants still in the fight, in the order they were added."""
-        return [c for c in self.combatants.values() if c.active]
+        return [c for c in self.combatants.values() if c.defeated is None and not c.removed]  # (c.active)
 
     def sides(self) -> list[str]:
         """Every side, in the order its first combatant was added."""

@@ -263,9 +263,12 @@ class RuleSystem:
     def affordable(self, state: Encounter, actor: Combatant) -> list[ActionSpec]:
         """The actions `actor` can pay for now."""
         out = []
+        have = actor.resources.get
         for spec in self.actions(state, actor):
-            cost = self.cost(state, actor, spec, {})
-            if all(actor.resources.get(k, 0) >= v for k, v in cost.items()):
+            for k, v in self.cost(state, actor, spec, {}).items():
+                if have(k, 0) < v:
+                    break
+            else:
                 out.append(spec)
         return out
 

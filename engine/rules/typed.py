@@ -110,12 +110,18 @@ class PerMapping:
         self.limit = limit
         self.known = known  # drops keys an older log may hold that the model doesn't know
         self.table: dict[int, tuple[Any, Any]] = {}
+        lookup, convert = self.table.get, self._convert
 
-    def get(self, mapping: Any) -> Any:
-        """The typed model of `mapping` (converted on first use; lenient: it was checked when added)."""
-        hit = self.table.get(id(mapping))
-        if hit is not None and hit[0] is mapping:
-            return hit[1]
+        def get(mapping: Any) -> Any:
+            """The typed model of `mapping` (converted on first use; lenient: it was checked when added)."""
+            hit = lookup(id(mapping))  # a closure over the table: asked thousands of times a fight
+            if hit is not None and hit[0] is mapping:
+                return hit[1]
+            return convert(mapping)
+
+        self.get = get
+
+    def _convert(self, mapping: Any) -> Any:
         try:
             value = msgspec.convert(mapping, self.model, strict=False, dec_hook=_dec_hook)
         except msgspec.ValidationError:
