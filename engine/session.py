@@ -113,12 +113,11 @@ class Playing:
                 raise RuntimeError(f"the encounter didn't end within {max_steps} steps")
             done = self.auto()
             steps += 1
-            event_of = self.event_of
-            if any(
-                (isinstance(e, DamageApplied) and e.amount > 0) or isinstance(e, CombatantDefeated)
-                for e in map(event_of, done)
-            ):
-                acted = True
+            if not acted:
+                for e in map(self.event_of, done):
+                    if (isinstance(e, DamageApplied) and e.amount > 0) or isinstance(e, CombatantDefeated):
+                        acted = True
+                        break
             if self.state.round != round_:
                 quiet = 0 if acted else quiet + 1
                 acted = False

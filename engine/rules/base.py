@@ -315,9 +315,10 @@ class RuleSystem:
 
         Default: over when at most one side has anyone left standing.
         """
-        standing = [s for s in state.sides() if any(c.side == s and c.active for c in state.combatants.values())]
+        # the sides with anyone active, in one pass (asked after every action)
+        standing = {c.side for c in state.combatants.values() if c.defeated is None and not c.removed}
         if len(standing) == 1:
-            return ("victory", standing[0])
+            return ("victory", standing.pop())
         if not standing:
             return ("draw", None)
         return None
