@@ -64,6 +64,8 @@ from combatlog.engine.timing import Timing, make_timing
 from combatlog.events import CombatantDefeated, Command, ConditionApplied, ResourceSpent, ResourcesSet
 from combatlog.projections import Combatant, Encounter, Pending
 
+_AP_ORDER = ActionPointOrder("ap")  # configuration, never changed: one, asked for a few times a step
+
 
 class InfiniteRealms(RuleSystem):
     """Infinite Realms, chapter four (see the module's docstring)."""
@@ -106,7 +108,7 @@ class InfiniteRealms(RuleSystem):
         return stats
 
     def order(self, options: dict[str, Any]) -> ActionPointOrder:
-        return ActionPointOrder("ap")
+        return _AP_ORDER
 
     def timing(self, options: dict[str, Any]) -> Timing:
         return _TURN

@@ -23,6 +23,9 @@ from combatlog.engine.timing import Timing, make_timing
 from combatlog.events import CombatantDefeated, Command
 from combatlog.projections import Combatant, Encounter, Pending
 
+_ORDERS: dict[tuple[Any, ...], Order] = {}  # by the options that make them
+_TIMINGS: dict[Any, Timing] = {}
+
 
 class Skirmish(RuleSystem):
     """The test system (see `docs/rules/skirmish.md`)."""
@@ -35,21 +38,34 @@ class Skirmish(RuleSystem):
 
     def order(self, options: dict[str, Any]) -> Order:
         kind = options.get("order", "ranked")
+        key = (kind, options.get("ties") == "standard", bool(options.get("group_initiative")))
+        key += (bool(options.get("initiative_every_round")),)
+        order = _ORDERS.get(key)
+        if order is not None:  # one of each: configuration, never changed, asked a few times a step
+            return order
         if kind == "action-points":
-            return make_order(kind)
-        ties = ("pc_first", "rolloff:1d20") if options.get("ties") == "standard" else ("simultaneous",)
-        return make_order(
-            kind,
-            ties=ties,
-            group_initiative=bool(options.get("group_initiative")),
-            every_round=bool(options.get("initiative_every_round")),
-        )
+            order = make_order(kind)
+        else:
+            order = make_order(
+                kind,
+                ties=("pc_first", "rolloff:1d20") if key[1] else ("simultaneous",),
+                group_initiative=key[2],
+                every_round=key[3],
+            )
+        _ORDERS[key] = order
+        return order
 
     def timing(self, options: dict[str, Any]) -> Timing:
         kind = options.get("timing", "turn")
-        if kind == "mixed":
-            return make_timing("mixed", {"movement": "turn", "shooting": "simultaneous", "melee": "simultaneous"})
-        return make_timing(kind)
+        timing = _TIMINGS.get(kind)
+        if timing is None:
+            if kind == "mixed":
+                per = {"movement": "turn", "shooting": "simultaneous", "melee": "simultaneous"}
+                timing = make_timing("mixed", per)
+            else:
+                timing = make_timing(kind)
+            _TIMINGS[kind] = timing
+        return timing
 
     def initiative(self, draft: Draft, combatant: Combatant, ids: tuple[str, ...]) -> int:
         return draft.roll(f"1d20+{self.stats(combatant).init}", "initiative", by=combatant.id).total

@@ -55,6 +55,12 @@ from combatlog.projections import Combatant, Encounter, Pending
 _MODES = ("turn", "simultaneous")
 
 
+_SIMPLE = SimpleOrder()
+_ORDERS = {
+    group: StarflightOrder(ties=("pc_first", "rolloff:1d10z"), group_initiative=group) for group in (False, True)
+}
+
+
 class Starflight(RuleSystem):
     """Starflight RPG, chapter 9.1 (see the module's docstring)."""
 
@@ -112,11 +118,10 @@ class Starflight(RuleSystem):
     # --- order and timing ---
 
     def order(self, options: dict[str, Any]) -> RankedOrder:
+        # orders are configuration, never changed: one of each kind, asked for a few times a step
         if options.get("method") == "simple":
-            return SimpleOrder()
-        return StarflightOrder(
-            ties=("pc_first", "rolloff:1d10z"), group_initiative=bool(options.get("group_initiative"))
-        )
+            return _SIMPLE
+        return _ORDERS[bool(options.get("group_initiative"))]
 
     def timing(self, options: dict[str, Any]) -> Timing:
         return timing_of(options)

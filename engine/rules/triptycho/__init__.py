@@ -72,6 +72,10 @@ class TriptychoOrder(RankedOrder):
         draft.emit(OrderSet(tiers=tuple((cid,) for cid in listed), reason=f"{self.how} order"))
 
 
+_ORDERS: dict[str, TriptychoOrder] = {}
+_TURN = make_timing("turn")
+
+
 class Triptycho(RuleSystem):
     """Triptycho (see `docs/rules/triptycho.md`)."""
 
@@ -107,10 +111,14 @@ class Triptycho(RuleSystem):
                 raise Refused(f"combatant {who}: $.{where}", f"{die} isn't on the dice ladder", " ".join(opts.ladder))
 
     def order(self, options: dict[str, Any]) -> Order:
-        return TriptychoOrder(str(options.get("order", "alternating")))
+        how = str(options.get("order", "alternating"))
+        order = _ORDERS.get(how)
+        if order is None:  # one of each kind: configuration, never changed, asked a few times a step
+            order = _ORDERS[how] = TriptychoOrder(how)
+        return order
 
     def timing(self, options: dict[str, Any]) -> Timing:
-        return make_timing("turn")
+        return _TURN
 
     def initiative(self, draft: Draft, combatant: Combatant, ids: tuple[str, ...]) -> int:
         return draft.roll("1d20", "turn order", by=combatant.id).total
