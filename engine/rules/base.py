@@ -262,19 +262,22 @@ class RuleSystem:
 
     def affordable(self, state: Encounter, actor: Combatant) -> list[ActionSpec]:
         """The actions `actor` can pay for now."""
-        out = []
+        return [spec for spec in self.actions(state, actor) if self._pays(state, actor, spec)]
+
+    def _pays(self, state: Encounter, actor: Combatant, spec: ActionSpec) -> bool:
+        """True when `actor` has what declaring `spec` costs."""
         have = actor.resources.get
-        for spec in self.actions(state, actor):
-            for k, v in self.cost(state, actor, spec, {}).items():
-                if have(k, 0) < v:
-                    break
-            else:
-                out.append(spec)
-        return out
+        for k, v in self.cost(state, actor, spec, {}).items():  # noqa: SIM110  # no generator: a hot path
+            if have(k, 0) < v:
+                return False
+        return True
 
     def idle(self, state: Encounter, combatant: Combatant) -> bool:
         """True when `combatant`'s turn ends as it starts (nothing it can do)."""
-        return not self.affordable(state, combatant)
+        if type(self).affordable is not RuleSystem.affordable:  # a system's own affordable decides
+            return not self.affordable(state, combatant)
+        # the first affordable action answers: asked for every actor at every turn's start
+        return not any(self._pays(state, combatant, spec) for spec in self.actions(state, combatant))
 
     def turn_started(self, draft: Draft, actors: tuple[str, ...]) -> None:
         """Hook when a turn starts (after budgets are set)."""
