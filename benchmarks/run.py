@@ -142,7 +142,11 @@ def child(what: str, path: str) -> None:
     The peak is the process's own memory map's high-water mark (VmHWM): getrusage's
     ru_maxrss would carry over the parent's peak from before the exec.
     """
-    if what == "roster":
+    if what == "simulate":  # `path` is the number of runs: a study's peak, one process
+        from combatlog.simulate import simulate
+
+        simulate(read_encounter(EXAMPLE), runs=int(path), seed=1, workers=1)
+    elif what == "roster":
         session = Session(SqliteLog(path))
         session.do("create", rules="skirmish", options={}, seed=1)
         for i in range(ROSTER):
@@ -294,6 +298,13 @@ def main() -> None:
     results["decide_events_per_s"] = round(n / built)
     say("simulate ...")
     results["simulate_fights_per_s"] = simulate_rates(runs=50 if args.quick else 200)
+    # the headline: a study of the Starflight patrol over both cores (a process pool), wall time
+    from combatlog.simulate import simulate
+
+    study = 2_000 if args.quick else 10_000
+    t = time.perf_counter()
+    simulate(read_encounter(EXAMPLE), runs=study, seed=1, workers=2)
+    results["simulate_study"] = {"runs": study, "seconds": round(time.perf_counter() - t, 2)}
     with tempfile.TemporaryDirectory() as tmp:
         jsonl = JsonlLog(Path(tmp) / "long.jsonl")
         sqlite = SqliteLog(Path(tmp) / "long.db")
@@ -325,6 +336,8 @@ def main() -> None:
             )
             return round(float(out.stdout.strip()), 1)
 
+        small, large = (500, 2_000) if args.quick else (1_000, 10_000)
+        results["simulate_rss_mb"] = {str(n): peak_mb("simulate", Path(str(n))) for n in (small, large)}
         results["peak_rss_mb"] = peak_mb("replay", Path(tmp) / "long.jsonl")
         results["show_at_rss_mb"] = peak_mb("show", Path(tmp) / "long.jsonl")
         results["cursor_rss_mb"] = peak_mb("cursor", Path(tmp) / "long.jsonl")
@@ -488,6 +501,18 @@ def table(r: dict) -> None:
     )
     for system, rate in r["simulate_fights_per_s"].items():
         t.add_row(f"simulate {system}, one core", f"{rate:,} fights/s", "")
+    study = r["simulate_study"]
+    t.add_row(
+        f"simulate the Starflight patrol, {study['runs']:,} runs, 2 processes",
+        f"{study['seconds']} s ({study['runs'] / study['seconds']:,.0f} fights/s)",
+        f"2,000 fights/s: {ok(study['runs'] / study['seconds'] >= 2000)}",
+    )
+    (small, rss_small), (large, rss_large) = r["simulate_rss_mb"].items()
+    t.add_row(
+        f"peak RSS of a study, {int(small):,} / {int(large):,} runs",
+        f"{rss_small} / {rss_large} MB",
+        f"flat (within 10%): {ok(rss_large <= rss_small * 1.1)}",
+    )
     if r["peer_replay_ratio"] is not None:
         t.add_row(
             f"peer (eventsourcing), {r['peer_events']:,} events",

@@ -27,9 +27,10 @@ def test_the_long_session_is_a_real_log_and_the_floor_reads_all_of_it(tmp_path):
     jsonl = JsonlLog(tmp_path / "b.jsonl")
     copy_log(log, jsonl)
     assert bench.floor(jsonl.path) == n
-    for what in ("replay", "show", "cursor"):  # each in its own process, which prints its peak
+    children = [(what, str(tmp_path / "b.jsonl")) for what in ("replay", "show", "cursor")] + [("simulate", "20")]
+    for what, arg in children:  # each in its own process, which prints its peak
         out = subprocess.run(
-            [sys.executable, str(SCRIPT), "--child", what, str(tmp_path / "b.jsonl")],
+            [sys.executable, str(SCRIPT), "--child", what, arg],
             capture_output=True,
             text=True,
             check=True,
