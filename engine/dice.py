@@ -1,6 +1,7 @@
 """Dice: the expression parser and the four sources of faces (seeded, scripted, entered, recorded).
 
-Expressions (case-insensitive, no spaces needed):
+An expression (case-insensitive, no spaces needed) is a plain roll, read here and counted
+without a tree, as fast as ever:
 
     2d10        the sum of two ten-sided dice           d%      one percentile die (1-100)
     2d10z       ten-sided dice read 0-9 (z: faces count from zero), e.g. Starflight's
@@ -9,10 +10,14 @@ Expressions (case-insensitive, no spaces needed):
     6d10>=6     a pool: count faces >= 6 (successes)     6d10>=6c  ones cancel successes;
                                                                    no success and a 1 = botch
 
-We write this parser ourselves: the field's usual one rolls from the global `random`
-module and can't be seeded per encounter. Every source hands out faces one roll at a
-time; the engine turns them into a DiceRolled event. Nothing here reads a clock or the
-global random module.
+or a formula in the syntax a table knows from Avrae's d20, with d20's totals (`1d8+2d6+3`,
+`(1d20+5)*2`, `1d6e6`, `2d6ro<3`, `8d6mi2`, `(1d20,1d20)kh1`): `dicegrammar` reads it and
+`dicetree` totals it. A pool is read only alone: in a formula, d20 would compare the sum.
+
+We roll our own: d20 rolls from the global `random` module and can't be seeded per encounter.
+Every source hands out faces one roll at a time (a formula asks for each term's dice, then for
+each reroll and explosion); the engine turns them into a DiceRolled event. Nothing here reads a
+clock or the global random module.
 """
 
 from __future__ import annotations
@@ -22,40 +27,53 @@ import random
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Literal
 
+from combatlog.engine.dicegrammar import parse_formula
+from combatlog.engine.dicetree import MAX_COUNT, MAX_SIDES, MAX_TEXT, DiceError, Formula, excerpt
 from combatlog.events import DiceRolled
 
-# ASCII digits only, at most 7 of them a number ([0-9], not \d: that matches any script's digits)
+__all__ = [
+    "MAX_COUNT",
+    "MAX_SIDES",
+    "MAX_TEXT",
+    "PARSE_CACHE",
+    "Dice",
+    "DiceError",
+    "DiceMismatch",
+    "EnteredDice",
+    "Expr",
+    "MixedDice",
+    "NeedDice",
+    "RecordedDice",
+    "ScriptedDice",
+    "SeededDice",
+    "parse",
+    "step_seed",
+]
+
+# A plain roll: one kind of die with keep or drop and modifiers, or a success pool alone. ASCII
+# digits only, at most 7 of them a number ([0-9], not \d: that matches any script's digits).
 _TERM = re.compile(
     r"""^(?P<count>[0-9]{0,7})d(?P<sides>[0-9]{1,7}|%)(?P<zero>z)?
-        (?:(?P<keep>kh|kl|dh|dl|k)(?P<keepn>[0-9]{1,7}))?
-        (?:>=(?P<target>[0-9]{1,7})(?P<cancel>c)?)?
-        (?P<mods>(?:[+-][0-9]{1,7})*)$""",
+        (?:>=(?P<target>[0-9]{1,7})(?P<cancel>c)?
+          |(?:(?P<keep>kh|kl|dh|dl)(?P<keepn>[0-9]{1,7}))?(?P<mods>(?:[+-][0-9]{1,7})*))$""",
     re.VERBOSE,
 )
 _MODS = re.compile(r"[+-][0-9]{1,7}")
-MAX_TEXT = 64  # characters of a dice expression
-MAX_COUNT = 1000  # dice in one roll
-MAX_SIDES = 1_000_000  # faces of a die
 PARSE_CACHE = 4096  # expressions kept parsed (the cache is bounded: a stream of distinct ones can't grow it)
-
-
-def _excerpt(text: str) -> str:
-    """At most 40 characters of what was given, for an error message."""
-    return repr(text if len(text) <= 40 else text[:37] + "...")
-
-
-class DiceError(ValueError):
-    """A dice expression or a set of entered faces is not acceptable."""
 
 
 class NeedDice(DiceError):
     """A roll needs faces that weren't entered; says which roll, for what."""
 
-    def __init__(self, expression: str, purpose: str, count: int, sides: int, low: int = 1) -> None:
+    def __init__(
+        self, expression: str, purpose: str, count: int, sides: int, low: int = 1, asks: str | None = None
+    ) -> None:
         super().__init__(
-            f"enter the faces for {expression} ({purpose}): {count} number(s) from {low} to {sides + low - 1}"
+            f"enter the faces for {expression} ({purpose}): "
+            + (asks or f"{count} number(s) from {low} to {sides + low - 1}")
         )
         self.expression = expression
         self.purpose = purpose
@@ -63,7 +81,8 @@ class NeedDice(DiceError):
 
 @dataclass(frozen=True, slots=True)
 class Expr:
-    """A parsed dice expression."""
+    """A parsed dice expression: a plain roll, read from these fields, or a formula (`formula`
+    set; then `count` and `sides` are 0, and its dice are `dice`)."""
 
     text: str
     count: int
@@ -74,24 +93,46 @@ class Expr:
     cancel: bool = False
     modifier: int = 0
     low: int = 1  # the lowest face: 1, or 0 for zero-based dice (NdXz)
+    formula: Formula | None = None
 
     @property
     def high(self) -> int:
         """The highest face."""
         return self.sides + self.low - 1
 
+    @property
+    def dice(self) -> tuple[tuple[int, int, int], ...]:
+        """(count, sides, lowest face) of each kind of dice it rolls, in order: what a typed roll names."""
+        return self.formula.dice if self.formula is not None else ((self.count, self.sides, self.low),)
+
+    def takes(self, n: int) -> bool:
+        """Whether a roll of it can show `n` faces (a formula that explodes or rerolls shows more)."""
+        return self.formula.takes(n) if self.formula is not None else n == self.count
+
     def scaled(self, times: int) -> Expr:
         """This expression with `times` as many dice, the modifier kept: a critical hit's damage
-        (`Expr.scaled(2)` of `2d6+3` is `4d6+3`). Only a plain sum of dice scales."""
+        (`Expr.scaled(2)` of `2d6+3` is `4d6+3`, of `1d8+1d6+2` is `2d8+2d6+2`). Only dice
+        without keep, drop or successes scale."""
         if self.keep is not None or self.target is not None:
             raise DiceError(f"{self.text}: only a plain sum of dice scales (no keep, no successes)")
-        if times < 1:
-            raise DiceError(f"{self.text} scaled by {times}: give a whole number of times, 1 or more")
+        if isinstance(times, bool) or not isinstance(times, int) or not 1 <= times <= MAX_COUNT:
+            raise DiceError(f"{self.text} scaled: give a whole number of times, 1 to {MAX_COUNT}")
+        if self.formula is not None:
+            return parse(self.formula.scaled(times))
         zero = "z" if self.low == 0 else ""
         return parse(f"{self.count * times}d{self.sides}{zero}" + (f"{self.modifier:+d}" if self.modifier else ""))
 
-    def count_faces(self, faces: Sequence[int]) -> DiceRolled:
-        """The DiceRolled event for these faces (purpose and source filled in by the caller)."""
+    def count_faces(
+        self,
+        faces: Sequence[int],
+        purpose: str = "",
+        source: Literal["engine", "entered"] = "engine",
+        by: str | None = None,
+    ) -> DiceRolled:
+        """The DiceRolled event for these faces; raises DiceError when they aren't a roll of a
+        formula (too few, too many, or one its die can't show)."""
+        if self.formula is not None:
+            return _stamp(_read(self, faces, purpose), purpose, source, by)
         kept: tuple[int, ...] | None = None
         values = list(faces)
         if self.keep is not None:
@@ -113,6 +154,9 @@ class Expr:
                 faces=tuple(faces),
                 total=sum(values) + self.modifier,
                 modifier=self.modifier,
+                purpose=purpose,
+                source=source,
+                by=by,
                 kept=kept,
             )
         hits = sum(1 for f in values if f >= self.target)
@@ -126,6 +170,9 @@ class Expr:
             faces=tuple(faces),
             total=hits + self.modifier,
             modifier=self.modifier,
+            purpose=purpose,
+            source=source,
+            by=by,
             kept=kept,
             successes=hits,
             botch=botch,
@@ -138,29 +185,34 @@ _parsed: dict[str, Expr] = {}
 def parse(expression: str) -> Expr:
     """Parse a dice expression; raises DiceError saying what is accepted."""
     if not isinstance(expression, str):
-        raise DiceError(f"{_excerpt(str(expression))}: a dice expression is text, e.g. 2d6+1")
+        raise DiceError(f"a dice expression is text, e.g. 2d6+1, not {type(expression).__name__}")
     text = expression.strip().lower().replace(" ", "")
     cached = _parsed.get(text)
     if cached is not None:
         return cached
     if len(text) > MAX_TEXT:
-        raise DiceError(f"{_excerpt(expression)}: a dice expression is at most {MAX_TEXT} characters")
+        raise DiceError(f"{excerpt(expression)}: a dice expression is at most {MAX_TEXT} characters")
     m = _TERM.match(text)
     if m is None:
-        raise DiceError(
-            f"can't read dice expression {_excerpt(expression)}; use NdX (NdXz: faces from 0) with optional "
-            "kh/kl/dh/dl N, >=T[c] and +/-M, e.g. 2d10+3, 2d10z, d%, 4d6kh3, 6d10>=6c (ASCII digits, "
-            "at most 7 a number)"
-        )
+        formula = parse_formula(text)
+        expr = Expr(text=text, count=0, sides=0, modifier=formula.modifier, formula=formula)
+    else:
+        expr = _plain(m, expression, text)
+    if len(_parsed) >= PARSE_CACHE:
+        _parsed.clear()
+    _parsed[text] = expr
+    return expr
+
+
+def _plain(m: re.Match[str], expression: str, text: str) -> Expr:
     count = int(m["count"] or 1)
     sides = 100 if m["sides"] == "%" else int(m["sides"])
     if count < 1 or count > MAX_COUNT or sides < 2 or sides > MAX_SIDES:
-        raise DiceError(f"{_excerpt(expression)}: roll 1 to {MAX_COUNT} dice of 2 to {MAX_SIDES} sides")
+        raise DiceError(f"{excerpt(expression)}: roll 1 to {MAX_COUNT} dice of 2 to {MAX_SIDES} sides")
     keepn = int(m["keepn"] or 0)
     if m["keep"] and keepn > count:
-        raise DiceError(f"{expression!r}: can't keep or drop {keepn} of {count} dice")
-    modifier = sum(int(x) for x in _MODS.findall(m["mods"] or ""))
-    expr = Expr(
+        raise DiceError(f"{excerpt(expression)}: can't keep or drop {keepn} of {count} dice")
+    return Expr(
         text=text,
         count=count,
         sides=sides,
@@ -168,17 +220,22 @@ def parse(expression: str) -> Expr:
         keepn=keepn,
         target=int(m["target"]) if m["target"] else None,
         cancel=bool(m["cancel"]),
-        modifier=modifier,
+        modifier=sum(int(x) for x in _MODS.findall(m["mods"] or "")),
         low=0 if m["zero"] else 1,
     )
-    if len(_parsed) >= PARSE_CACHE:
-        _parsed.clear()
-    _parsed[text] = expr
-    return expr
+
+
+@lru_cache(maxsize=256)
+def _dice(count: int, sides: int, low: int) -> Expr:
+    """The plain roll of `count` dice a formula asks a source for."""
+    return Expr(text=f"{count}d{sides}" + ("z" if low == 0 else ""), count=count, sides=sides, low=low)
 
 
 class Dice:
-    """A source of faces. `roll` returns the DiceRolled event of one roll."""
+    """A source of faces. `roll` returns the DiceRolled event of one roll.
+
+    A source says what `faces` a plain roll shows; a formula asks it for each of its terms' dice,
+    and for each reroll and explosion, in the order d20 rolls them."""
 
     source: Literal["engine", "entered"] = "engine"
 
@@ -188,9 +245,87 @@ class Dice:
     def roll(self, expression: str, purpose: str = "", by: str | None = None) -> DiceRolled:
         """Roll `expression` for `purpose`; returns the event recording every face."""
         expr = parse(expression)
-        faces = self.faces(expr, purpose)
-        rolled = expr.count_faces(faces)
-        return _stamp(rolled, purpose, self.source, by)
+        if expr.formula is None:  # the fast path: one call of `faces`, one event made
+            return expr.count_faces(self.faces(expr, purpose), purpose, self.source, by)
+        return _stamp(self.roll_formula(expr, purpose), purpose, self.source, by)
+
+    def roll_formula(self, expr: Expr, purpose: str) -> DiceRolled:
+        """A formula rolled with faces from `faces`, asked for term by term, then for each
+        reroll and explosion (purpose and source filled in by the caller)."""
+        assert expr.formula is not None
+        faces: list[int] = []
+
+        def draw(count: int, sides: int, low: int) -> tuple[int, ...]:
+            got = self.faces(_dice(count, sides, low), purpose)
+            faces.extend(got)
+            return got
+
+        try:
+            total, counted = expr.formula.evaluate(draw)
+        except NeedDice:
+            raise NeedDice(expr.text, purpose, 0, 0, asks=expr.formula.asks()) from None
+        return _rolled(expr, tuple(faces), total, counted)
+
+
+def _rolled(expr: Expr, faces: tuple[int, ...], total: int, counted: tuple[int, ...]) -> DiceRolled:
+    """A formula's DiceRolled: `kept` are the values the dice count for (after keep and drop,
+    rerolls, minimums and maximums), when it has an operator; the faces count as shown if not."""
+    assert expr.formula is not None
+    return DiceRolled(
+        expression=expr.text,
+        faces=faces,
+        total=total,
+        modifier=expr.modifier,
+        kept=counted if expr.formula.operated else None,
+    )
+
+
+def _read(
+    expr: Expr, faces: Sequence[int], purpose: str, off: Callable[[int, int, int], DiceError] | None = None
+) -> DiceRolled:
+    """The DiceRolled of a formula whose dice showed `faces`, in the order rolled; raises
+    DiceError when they run out, are left over or one can't show on its die (`off(face, sides,
+    low)` makes that error)."""
+    formula = expr.formula
+    assert formula is not None
+    why = f" ({purpose})" if purpose else ""
+    at = 0
+
+    def draw(count: int, sides: int, low: int) -> Sequence[int]:
+        nonlocal at
+        got = faces[at : at + count]
+        if len(got) < count:
+            raise DiceError(f"{expr.text}{why} rolls more dice than the {len(faces)} face(s) given; {formula.asks()}")
+        for f in got:
+            if not _shows(f, sides, low):
+                if off is not None:
+                    raise off(f, sides, low)
+                raise DiceError(
+                    f"{_number(f)} can't come up on {_die(sides, low)}; {expr.text}{why} takes {formula.asks()}"
+                )
+        at += count
+        return got
+
+    total, counted = formula.evaluate(draw)
+    if at < len(faces):
+        raise DiceError(f"{expr.text}{why} rolls {at} dice, {len(faces)} face(s) were given: {_listed(faces)}")
+    return _rolled(expr, tuple(faces), total, counted)
+
+
+def _shows(face: object, sides: int, low: int) -> bool:
+    return type(face) is int and low <= face <= sides + low - 1
+
+
+def _number(n: object) -> str:
+    """A face for a message: a number past 15 digits isn't written out (nor can Python write one past 4,300)."""
+    if type(n) is not int:
+        return repr(n)[:20]
+    return str(n) if abs(n) < 10**15 else "a number past 15 digits"
+
+
+def _listed(faces: Sequence[int]) -> str:
+    """At most 12 faces, for a message."""
+    return "[" + ", ".join(_number(f) for f in faces[:12]) + (", ..." if len(faces) > 12 else "") + "]"
 
 
 def _stamp(rolled: DiceRolled, purpose: str, source: Literal["engine", "entered"], by: str | None) -> DiceRolled:
@@ -208,10 +343,8 @@ def _stamp(rolled: DiceRolled, purpose: str, source: Literal["engine", "entered"
     )
 
 
-def _die(expr: Expr) -> str:
-    return f"a d{expr.sides}" + (
-        " read 0-9" if expr.low == 0 and expr.sides == 10 else " counted from 0" if expr.low == 0 else ""
-    )
+def _die(sides: int, low: int) -> str:
+    return f"a d{sides}" + (" read 0-9" if low == 0 and sides == 10 else " counted from 0" if low == 0 else "")
 
 
 def step_seed(seed: int, step: int) -> int:
@@ -252,13 +385,14 @@ class ScriptedDice(Dice):
         out = tuple(self.queue[: expr.count])
         del self.queue[: expr.count]
         for f in out:
-            if not expr.low <= f <= expr.high:
-                raise DiceError(f"scripted face {f} can't come up on {_die(expr)} ({purpose})")
+            if not _shows(f, expr.sides, expr.low):
+                raise DiceError(f"scripted face {_number(f)} can't come up on {_die(expr.sides, expr.low)} ({purpose})")
         return out
 
 
 class EnteredDice(Dice):
-    """Faces a person rolled with physical dice and typed in: one tuple per roll, in order."""
+    """Faces a person rolled with physical dice and typed in: one tuple per roll, in order (a
+    formula's: every die in the order rolled, rerolls and explosions too)."""
 
     source: Literal["engine", "entered"] = "entered"
 
@@ -272,15 +406,24 @@ class EnteredDice(Dice):
         faces = self.rolls[self.used]
         if len(faces) != expr.count:
             raise DiceError(
-                f"{expr.text} ({purpose}) needs {expr.count} face(s), {len(faces)} were entered: {list(faces)}"
+                f"{expr.text} ({purpose}) needs {expr.count} face(s), {len(faces)} were entered: {_listed(faces)}"
             )
         for f in faces:
-            if not expr.low <= f <= expr.high:
+            if not _shows(f, expr.sides, expr.low):
                 raise DiceError(
-                    f"{f} can't come up on {_die(expr)}; {expr.text} ({purpose}) takes {expr.low} to {expr.high}"
+                    f"{_number(f)} can't come up on {_die(expr.sides, expr.low)}; "
+                    f"{expr.text} ({purpose}) takes {expr.low} to {expr.high}"
                 )
         self.used += 1
         return faces
+
+    def roll_formula(self, expr: Expr, purpose: str) -> DiceRolled:
+        assert expr.formula is not None
+        if self.used >= len(self.rolls):
+            raise NeedDice(expr.text, purpose, 0, 0, asks=expr.formula.asks())
+        rolled = _read(expr, self.rolls[self.used], purpose)
+        self.used += 1
+        return rolled
 
 
 class MixedDice(EnteredDice):
@@ -298,15 +441,17 @@ class MixedDice(EnteredDice):
         expr = parse(expression)
         if self.used < len(self.rolls):
             typed = self.exprs[self.used] if self.used < len(self.exprs) else ""
-            faces = self.rolls[self.used]
             if typed:  # the dice named, whatever modifier either side wrote (1d20 matches 1d20+4)
-                named = parse(typed)
-                matches = (named.count, named.sides, named.low) == (expr.count, expr.sides, expr.low)
+                matches = parse(typed).dice == expr.dice
             else:
-                matches = len(faces) == expr.count
+                matches = expr.takes(len(self.rolls[self.used]))
             if matches:
+                if expr.formula is not None:
+                    return _stamp(self.roll_formula(expr, purpose), purpose, "entered", by)
                 faces = super().faces(expr, purpose)  # checks the count and the range
                 return _stamp(expr.count_faces(faces), purpose, "entered", by)
+        if expr.formula is not None:
+            return _stamp(self.seeded.roll_formula(expr, purpose), purpose, "engine", by)
         return _stamp(expr.count_faces(self.seeded.faces(expr, purpose)), purpose, "engine", by)
 
 
@@ -321,7 +466,7 @@ class RecordedDice(Dice):
     `seeded`: the step's own dice from the encounter's seed. Every roll recorded as the
     engine's must show exactly what they give, so a forged die (a changed face, a changed
     seed) is caught; a roll recorded as entered is taken as typed in. A face its die can't
-    show is refused either way.
+    show is refused either way, each face against its own die, however many a formula rolled.
     """
 
     def __init__(self, rolled: Sequence[DiceRolled], seeded: Dice | Callable[[], Dice] | None = None) -> None:
@@ -341,20 +486,34 @@ class RecordedDice(Dice):
             raise DiceError(f"the step asks for {expr.text} ({purpose}) but the log recorded no more rolls")
         recorded = self.rolled[self.used]
         self.used += 1
-        if recorded.expression != expr.text or len(recorded.faces) != expr.count:
+        if recorded.expression != expr.text or (expr.formula is None and len(recorded.faces) != expr.count):
             raise DiceError(
                 f"the step asks for {expr.text} ({purpose}) but the log recorded {recorded.expression} "
                 f"({recorded.purpose})"
             )
-        wrong = [f for f in recorded.faces if not expr.low <= f <= expr.high]
-        if wrong:
-            raise DiceMismatch(f"the log's {expr.text} ({purpose}) shows {wrong[0]}, which {_die(expr)} can't show")
+
+        def off(face: int, sides: int, low: int) -> DiceError:
+            return DiceMismatch(
+                f"the log's {expr.text} ({purpose}) shows {_number(face)}, which {_die(sides, low)} can't show"
+            )
+
+        if expr.formula is None:
+            wrong = [f for f in recorded.faces if not _shows(f, expr.sides, expr.low)]
+            if wrong:
+                raise off(wrong[0], expr.sides, expr.low)
+            rolled = expr.count_faces(recorded.faces)
+        else:
+            rolled = _read(expr, recorded.faces, purpose, off)
         if self.seeded is not None and recorded.source == "engine":
-            want = self.seeded.faces(expr, purpose)
+            want = (
+                self.seeded.faces(expr, purpose)
+                if expr.formula is None
+                else self.seeded.roll_formula(expr, purpose).faces
+            )
             if tuple(recorded.faces) != want:
-                shown = " ".join(map(str, recorded.faces))
+                shown = " ".join(map(_number, recorded.faces))
                 raise DiceMismatch(
                     f"the engine's {expr.text} ({purpose}) shows [{shown}], "
                     f"but the encounter's seed gives [{' '.join(map(str, want))}]"
                 )
-        return _stamp(expr.count_faces(recorded.faces), purpose, recorded.source, by)
+        return _stamp(rolled, purpose, recorded.source, by)

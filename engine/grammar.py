@@ -54,6 +54,12 @@ def typed_faces(entry: str) -> tuple[int, ...]:
             expr = parse_dice(expr_text.strip())
         except DiceError as exc:
             raise ValueError(str(exc)) from None
+        if expr.formula is not None:  # as many faces as its dice roll, each on its own die
+            try:
+                expr.count_faces(faces)
+            except DiceError as exc:
+                raise ValueError(f"{shown!r}: {exc}") from None
+            return faces
         if len(faces) != expr.count:
             raise ValueError(f"{shown!r}: {expr.text} is {expr.count} dice; give {expr.count} faces")
         wrong = [f for f in faces if not expr.low <= f <= expr.high]
