@@ -73,7 +73,8 @@ class Draft:
                 f"not possible in phase {state.phase}",
                 "allowed in: " + (", ".join(sorted(src for (src, t) in TABLE if t == tag)) or "no phase"),
             )
-        state = row[1](state, event)
+        fold = row[1]
+        state = (apply if fold is None else fold)(state, event)  # None: undo/redo, which have no fold
         if state.phase != phase:
             state = _replace(state, phase=phase)
         self.state = state

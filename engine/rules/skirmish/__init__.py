@@ -38,8 +38,12 @@ class Skirmish(RuleSystem):
 
     def order(self, options: dict[str, Any]) -> Order:
         kind = options.get("order", "ranked")
-        key = (kind, options.get("ties") == "standard", bool(options.get("group_initiative")))
-        key += (bool(options.get("initiative_every_round")),)
+        key: tuple[Any, bool, bool, bool] = (
+            kind,
+            options.get("ties") == "standard",
+            bool(options.get("group_initiative")),
+            bool(options.get("initiative_every_round")),
+        )
         order = _ORDERS.get(key)
         if order is not None:  # one of each: configuration, never changed, asked a few times a step
             return order
