@@ -359,13 +359,35 @@ class SeededDice(Dice):
     resumed from its log rolls exactly what it would have rolled had it never stopped.
     """
 
+    __slots__ = ("seed", "step", "_bits")
+
     def __init__(self, seed: int, step: int = 0) -> None:
-        self.rng = random.Random(step_seed(seed, step))
+        self.seed = seed
+        self.step = step
+        self._bits: Callable[[int], int] | None = None  # the generator's getrandbits, made on the first roll
+
+    @property
+    def rng(self) -> random.Random:
+        """A fresh generator of the step (the one `faces` draws from starts where this one does)."""
+        return random.Random(step_seed(self.seed, self.step))
 
     def faces(self, expr: Expr, purpose: str) -> tuple[int, ...]:
-        rng = self.rng
-        low, high = expr.low, expr.high
-        return tuple(rng.randint(low, high) for _ in range(expr.count))
+        # Exactly `rng.randint(low, high)` die after die (randint is low + _randbelow(sides), and
+        # _randbelow draws sides.bit_length() bits until they fall below sides), without its three
+        # Python frames a die; the generator is made on the first roll (most steps of a fight
+        # roll nothing, and seeding costs more than a roll). A test holds it to randint.
+        bits = self._bits
+        if bits is None:
+            bits = self._bits = random.Random(step_seed(self.seed, self.step)).getrandbits
+        n, low = expr.sides, expr.low
+        k = n.bit_length()
+        out = []
+        for _ in range(expr.count):
+            r = bits(k)
+            while r >= n:
+                r = bits(k)
+            out.append(low + r)
+        return tuple(out)
 
 
 class ScriptedDice(Dice):

@@ -208,3 +208,22 @@ def test_the_parse_cache_is_bounded():
     for n in range(dice.PARSE_CACHE + 50):
         parse(f"1d6+{n}")
     assert len(dice._parsed) <= dice.PARSE_CACHE
+
+
+def test_the_engines_dice_are_randints_of_the_steps_generator_made_on_the_first_roll():
+    """The seeded source draws its faces straight from the generator's bits: they must be exactly
+    `randint(low, high)` of a `random.Random` seeded for the step (logs audit against that), for
+    any die, and seeding waits for the first roll."""
+    import random
+
+    from combatlog.engine.dice import SeededDice, parse, step_seed
+
+    for seed, step in ((1, 1), (7, 42), (2**40, 3)):
+        dice = SeededDice(seed, step)
+        assert dice._bits is None  # a step that rolls nothing never seeds a generator
+        rng = random.Random(step_seed(seed, step))
+        for text in ("1d20", "2d10z", "d%", "3d6", "5d1000000", "1d2", "4d3z", "6d10>=6c"):
+            expr = parse(text)
+            want = tuple(rng.randint(expr.low, expr.high) for _ in range(expr.count))
+            assert dice.faces(expr, "test") == want, (seed, step, text)
+        assert dice.rng.random() == random.Random(step_seed(seed, step)).random()
