@@ -166,7 +166,7 @@ def test_replay_stops_at_the_seq_asked_and_transcript_reads_as_prose(tmp_path):
 
 
 def test_rulesets_and_schema_describe_what_is_installed():
-    assert "skirmish 1" in run("rulesets").output
+    assert "skirmish 2" in run("rulesets").output
     schema = json.loads(run("schema").output)
     assert schema["title"] == "combatlog log line"
     assert max(len(name) for name in schema["$defs"]) <= 40  # readable names, not the union spelled out

@@ -465,3 +465,39 @@ def test_conditions_give_advantage_disadvantage_a_bonus_and_a_reroll_to_every_at
     events = act(t, actor, "strike", foe, faces=(1, 15, 3))  # a 1, rolled again: 15, then the damage
     rolled = [e for e in events if isinstance(e, DiceRolled)]
     assert [r.faces for r in rolled] == [(1,), (15,), (3,)] and "rolled again: 1" in rolled[1].purpose
+
+
+def _weak_hitter(seed: int = 7) -> Session:
+    """Ayla alone against g1, her damage 1d4-3 (a roll of 1 or 2 is below 0); begun, Ayla first."""
+    from tests.builders import fighter
+
+    ayla = fighter("ayla", "party", kind="pc", hp=14, init=9, attack=20, defense=12, damage="1d4-3", ap=7)
+    g1 = fighter("g1", "goblins", hp=7, init=0, attack=0, defense=10, damage="1d6", ap=5)
+    return new_session(seed=seed, combatants=[ayla, g1], begin=True)
+
+
+def test_a_hit_whose_damage_rolls_below_zero_deals_nothing_never_heals():
+    from tests.builders import act
+
+    s = _weak_hitter()
+    assert s.state.acting == ("ayla",)
+    events = act(s, "ayla", "strike", "g1", faces=[10, 1])  # hits; 1d4-3 = -2
+    assert [e.amount for e in events_of_type(events, DamageApplied)] == [0]
+    assert s.state.combatants["g1"].damage == 0
+    assert audit(s.log).clean
+
+
+def test_a_skirmish_log_of_version_1_still_re_decides_its_negative_damage(monkeypatch):
+    from combatlog.engine import get_rules
+    from tests.builders import act
+
+    monkeypatch.setattr(type(get_rules("skirmish")), "version", "1")
+    s = _weak_hitter()
+    act(s, "ayla", "strike", "g1", faces=[10, 1])
+    assert s.state.rules_version == "1" and s.state.combatants["g1"].damage == -2  # as version 1 decided
+    monkeypatch.undo()
+    assert audit(s.log).clean  # re-decided under the version it was recorded with
+
+
+def events_of_type(events, cls):
+    return [e for e in events if isinstance(e, cls)]

@@ -31,7 +31,7 @@ class Skirmish(RuleSystem):
     """The test system (see `docs/rules/skirmish.md`)."""
 
     name = "skirmish"
-    version = "1"
+    version = "2"  # 2: a hit never heals (damage below 0 deals 0)
     events = EVENTS
     stats_type = Stats
     options_type = Options

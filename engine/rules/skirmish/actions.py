@@ -25,8 +25,11 @@ def attack(draft: Draft, p: Pending) -> str:
     if roll.total < defense:
         return f"miss ({roll.total} against {defense})"
     dmg = draft.roll(mine.damage, f"{p.action} damage to {target.id}", by=attacker.id)
-    draft.damage(target.id, dmg.total, kind=p.action, source=attacker.id)
-    return f"hit ({roll.total} against {defense}) for {dmg.total}"
+    # a hit never heals: a roll below 0 (1d4-2, 1d4-1d6) deals 0 (version 2; a version-1 log
+    # re-decides as it was recorded)
+    amount = max(0, dmg.total) if draft.rules.since(draft.state, 2) else dmg.total
+    draft.damage(target.id, amount, kind=p.action, source=attacker.id)
+    return f"hit ({roll.total} against {defense}) for {amount}"
 
 
 def move(draft: Draft, p: Pending) -> str:
