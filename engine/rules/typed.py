@@ -15,6 +15,7 @@ changed once made, so one conversion serves every later read of the same mapping
 
 from __future__ import annotations
 
+import operator
 import re
 import typing
 from typing import Any, TypeVar
@@ -120,6 +121,20 @@ class PerMapping:
             return convert(mapping)
 
         self.get = get
+
+    def reader(self, attr: str) -> typing.Callable[[Any], Any]:
+        """`lambda obj: self.get(obj.<attr>)` in one frame: a system's `stats_of(combatant)`,
+        asked dozens of times a step."""
+        lookup, convert, field = self.table.get, self._convert, operator.attrgetter(attr)
+
+        def read(obj: Any) -> Any:
+            mapping = field(obj)
+            hit = lookup(id(mapping))
+            if hit is not None and hit[0] is mapping:
+                return hit[1]
+            return convert(mapping)
+
+        return read
 
     def _convert(self, mapping: Any) -> Any:
         try:

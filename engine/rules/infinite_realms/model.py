@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Annotated, Literal
 
 import msgspec
@@ -117,9 +118,8 @@ KICK = Weapon(name="kick", ap=0, damage_ps=10, critical=5, type="crushing", hand
 _STATS = PerMapping(Stats)
 
 
-def stats_of(c: Combatant) -> Stats:
-    """`c`'s stats as the typed model (converted once per stats mapping; checked when added)."""
-    return _STATS.get(c.stats)  # type: ignore[no-any-return]
+stats_of: Callable[[Combatant], Stats] = _STATS.reader("stats")
+"""`c`'s stats as the typed model (converted once per stats mapping; checked when added)."""
 
 
 class Rush(msgspec.Struct, frozen=True, array_like=True, gc=False):

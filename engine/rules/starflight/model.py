@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import cached_property
 from typing import Annotated, Any, Literal
 
@@ -148,9 +149,8 @@ _STATS = PerMapping(Stats)
 _OPTIONS = PerMapping(Options, limit=64)
 
 
-def stats_of(c: Combatant) -> Stats:
-    """`c`'s stats as the typed model (converted once per stats mapping; checked when added)."""
-    return _STATS.get(c.stats)  # type: ignore[no-any-return]
+stats_of: Callable[[Combatant], Stats] = _STATS.reader("stats")
+"""`c`'s stats as the typed model (converted once per stats mapping; checked when added)."""
 
 
 class Goal(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, gc=False):

@@ -3,6 +3,7 @@ is added (`Stats`: a bad stat is refused naming the combatant and the path)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
 import msgspec
@@ -112,13 +113,6 @@ UNTIL_NEXT_TURN = (
 LIFTED_BY_RETREAT = ("vulnerable (casting)", "vulnerable (ranged attack)", "rough terrain")
 
 
-def stats_of(c: Combatant) -> Stats:
-    """`c`'s stats as the typed model, converted once per stats mapping (a state's mappings are
-    never changed once made). Stats of a log recorded before the model existed may hold keys it
-    doesn't know: they are left out, as the rules never read them."""
-    return _STATS.get(c.stats)  # type: ignore[no-any-return]
-
-
 def _known(raw: dict[str, Any]) -> dict[str, Any]:
     fields = {f.name for f in msgspec.structs.fields(Stats)}
     weapon_fields = {f.name for f in msgspec.structs.fields(Weapon)}
@@ -147,6 +141,10 @@ class Options(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
 
 
 _STATS = PerMapping(Stats, known=_known)
+stats_of: Callable[[Combatant], Stats] = _STATS.reader("stats")
+"""`c`'s stats as the typed model, converted once per stats mapping (a state's mappings are
+never changed once made). Stats of a log recorded before the model existed may hold keys it
+doesn't know: they are left out, as the rules never read them."""
 
 
 class Pin(msgspec.Struct, frozen=True, array_like=True, gc=False):

@@ -3,6 +3,7 @@ among them), and the system's own state (hands, piles, blocks, incantations, cli
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import cached_property
 from typing import Annotated, Any, Literal
 
@@ -127,12 +128,12 @@ _STATS = PerMapping(Stats)
 _OPTIONS = PerMapping(Options, limit=64)
 
 
-def stats_of(c: Combatant) -> Stats:
-    return _STATS.get(c.stats)  # type: ignore[no-any-return]
+stats_of: Callable[[Combatant], Stats] = _STATS.reader("stats")
+"""`c`'s stats as the typed model (converted once per stats mapping; checked when added)."""
 
 
-def options_of(state: Encounter) -> Options:
-    return _OPTIONS.get(state.options)  # type: ignore[no-any-return]
+options_of: Callable[[Encounter], Options] = _OPTIONS.reader("options")
+"""The encounter's options as the typed model (converted once per options mapping)."""
 
 
 def own(state: Encounter) -> State:
