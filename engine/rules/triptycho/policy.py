@@ -65,9 +65,15 @@ def policy(rules: RuleSystem, state: Encounter, actor: Combatant) -> Command:
         board = options_of(state).board
         here = section_of(actor)
 
-        def nearest(section: str) -> int:
-            far = [board.distance(section, section_of(e)) for e in enemies]
-            return min((d for d in far if d is not None), default=99)
+        theirs = [section_of(e) for e in enemies]
+        known: dict[str, int] = {}
+
+        def nearest(section: str) -> int:  # asked twice a neighbour: each answered once
+            found = known.get(section)
+            if found is None:
+                far = [board.distance(section, t) for t in theirs]
+                found = known[section] = min((d for d in far if d is not None), default=99)
+            return found
 
         now = nearest(here)
         for there in sorted(board.neighbours(here), key=lambda s: (nearest(s), s)):
