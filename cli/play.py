@@ -20,7 +20,8 @@ from combatlog.engine.grammar import _UNCOLONED, UsageError, parse_line, typed_r
 from combatlog.events import LogError
 from combatlog.replays.transcript import transcript
 
-_DICE_LINE = re.compile(r"^\s*(?P<expr>[0-9]*d[0-9%]+[^:]*)\s*:\s*(?P<faces>[0-9 ,]+)$", re.I)
+# a roll typed at the table: dice first, or a formula opening with a bracket ((1d20+5)*2: 15)
+_DICE_LINE = re.compile(r"^\s*(?P<expr>\(*[0-9]*d[0-9%]+[^:]*)\s*:\s*(?P<faces>[0-9 ,]+)$", re.I)
 
 PLAY_HELP = (
     "act ACTOR ACTION [TARGET...] [key=value...] | end_turn [ACTOR] | begin | auto | surprise SIDE... | "

@@ -632,3 +632,12 @@ def test_the_prose_of_small_commands_reads_as_a_table_would_say_it(tmp_path):
     assert "Goblin 2 leaves the fight (fled)." in run("do", str(log), "remove", "g2", "--param", "reason=fled").output
     ended = run("do", str(log), "end").output
     assert "The encounter ends: ended by the game master." in ended and "None" not in ended
+
+
+def test_play_queues_a_typed_formula_too(tmp_path):
+    """A roll typed at the table may be a formula in d20's syntax, brackets first included."""
+    log = _started(tmp_path)
+    script = "(1d20+5)*2: 15\n(1d20,1d20)kh1: 3 18\n1d8+2d6: 4 1\nquit\n"
+    result = CliRunner().invoke(app, ["play", str(log)], input=script, catch_exceptions=False)
+    assert "dice queued: 1 roll(s)" in result.output and "dice queued: 2 roll(s)" in result.output
+    assert "refused: " in result.output and "3 number(s)" in result.output  # 1d8+2d6 rolls three dice
