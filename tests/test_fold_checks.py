@@ -339,3 +339,11 @@ def test_the_fold_table_holds_the_declared_triggers_and_no_machine_made_ones():
     # a rule system may declare its own triggers (`allow`), but the machine adds none (to_setup...)
     assert not any(t.startswith("to_") for t in triggers) and set(MACHINE.events) == triggers
     assert legal("end") == sorted(t for (phase, t) in TABLE if phase == "end")
+
+
+def test_the_history_window_is_the_4096_steps_for_a_fight_and_about_100_for_a_roster_of_10000():
+    p = Projection()
+    assert p.window() == 4096  # no one yet
+    for size, low, high in [(250, 4096, 4096), (10_000, 90, 110)]:
+        p.state = Encounter(combatants={f"c{i}": Combatant(id=f"c{i}", name="x", side="a") for i in range(size)})
+        assert low <= p.window() <= high, size
