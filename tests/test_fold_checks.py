@@ -347,3 +347,28 @@ def test_the_history_window_is_the_4096_steps_for_a_fight_and_about_100_for_a_ro
     for size, low, high in [(250, 4096, 4096), (10_000, 90, 110)]:
         p.state = Encounter(combatants={f"c{i}": Combatant(id=f"c{i}", name="x", side="a") for i in range(size)})
         assert low <= p.window() <= high, size
+
+
+@pytest.mark.parametrize(("budget", "kept"), [(3, 3), (0, 1)])
+def test_the_history_keeps_the_steps_a_budget_of_combatants_allows_and_always_the_newest(monkeypatch, budget, kept):
+    # a step weighs its roster before it, and one: with no one in the encounter, 1 a step
+    monkeypatch.setattr(Projection, "BUDGET", budget)
+    p = fold(_note_steps(6))
+    assert sorted(p.history) == list(range(8 - kept, 8))
+    assert p.window() == kept
+
+
+def test_a_redo_of_the_wrong_step_names_the_next_to_redo_among_three():
+    s = new_session(seed=7, begin=True)
+    for _ in range(3):
+        s.auto()
+    for _ in range(3):
+        s.undo()
+    envs = envelopes_of(s)
+    p = fold(envs)
+    assert len(p.redo) == 3
+    last = envs[-1]
+    wrong = msgspec.structs.replace(last, seq=last.seq + 1, step=last.step + 1, event=ev.StepRedone(step=999))
+    with pytest.raises(FoldError) as caught:
+        p.apply(wrong)
+    assert str(caught.value).endswith(f"(the next to redo is {p.redo[-1]})")
