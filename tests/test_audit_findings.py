@@ -80,22 +80,32 @@ def test_a_first_line_that_only_names_the_creation_is_tampered_not_a_crash(first
     assert [(f.seq, f.kind) for f in findings] == [(1, "tampered")]
 
 
+def skirmish_version() -> int:
+    from combatlog.engine import get_rules
+
+    return int(get_rules("skirmish").version)
+
+
 def test_a_log_recorded_under_an_earlier_version_of_its_rules_audits_clean_with_a_note():
+    now = skirmish_version()
+
     def older(i, e):
-        return msgspec.structs.replace(e, rules_version="0") if type(e) is EncounterCreated else e
+        return msgspec.structs.replace(e, rules_version=str(now - 1)) if type(e) is EncounterCreated else e
 
     report = audit(log_of(rechained(played(), older)))
     assert report.clean, [str(f) for f in report.findings]
-    assert report.notes == ["recorded under skirmish 0, audited with 1"]
+    assert report.notes == [f"recorded under skirmish {now - 1}, audited with {now}"]
 
 
 def test_a_log_recorded_under_a_later_version_of_its_rules_is_a_finding_at_its_creation():
+    later = str(skirmish_version() + 1)
+
     def newer(i, e):
-        return msgspec.structs.replace(e, rules_version="2") if type(e) is EncounterCreated else e
+        return msgspec.structs.replace(e, rules_version=later) if type(e) is EncounterCreated else e
 
     findings = audit(log_of(rechained(played(), newer))).findings
     assert findings[0].seq == 2 and findings[0].kind == "unfollowed"
-    assert '"rules_version":"2"' in findings[0].message
+    assert f'"rules_version":"{later}"' in findings[0].message
 
 
 # --- lines that stop the audit ------------------------------------------------------------------
@@ -373,7 +383,7 @@ def test_a_creation_within_the_first_four_lines_naming_missing_rules_is_the_one_
     assert [(f.seq, f.kind) for f in findings] == [(4, "rules")]
 
 
-def test_a_log_two_versions_behind_its_rules_audits_clean_with_a_note(monkeypatch):
+def test_a_log_of_version_2_audited_by_version_3_of_its_rules_is_clean_with_a_note(monkeypatch):
     from combatlog.engine import get_rules
 
     raw = played()
