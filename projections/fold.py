@@ -492,7 +492,10 @@ class Projection:
                 raise FoldError(f"{etype.__name__} before the encounter was created", seq)
         row = _ROWS.get(etype)
         if row is None:
-            row = rows_of(etype)
+            try:
+                row = rows_of(etype)
+            except FoldError as exc:  # a type without a fold: refused where it stands
+                raise FoldError(str(exc), seq) from None
         phase = row[0].get(state.phase)
         if phase is None:
             raise FoldError(f"{etype.__struct_config__.tag} is not legal in phase {state.phase}", seq)

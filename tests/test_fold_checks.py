@@ -372,3 +372,24 @@ def test_a_redo_of_the_wrong_step_names_the_next_to_redo_among_three():
     with pytest.raises(FoldError) as caught:
         p.apply(wrong)
     assert str(caught.value).endswith(f"(the next to redo is {p.redo[-1]})")
+
+
+def test_an_event_type_without_a_fold_is_refused_at_its_own_seq():
+    """A type that skipped the load-time checks and has no fold is a FoldError at the seq where
+    it stands, not at seq 0."""
+    from combatlog.events import catalogue
+
+    class Unfolded(catalogue.Event, frozen=True):
+        x: int = 0
+
+    try:
+        envelopes = envelopes_of(new_session(seed=7, begin=True))
+        projection = fold(envelopes)
+        last = envelopes[-1]
+        with pytest.raises(FoldError, match="no fold for event type") as caught:
+            projection.apply(msgspec.structs.replace(last, seq=last.seq + 1, event=Unfolded()))
+        assert caught.value.seq == last.seq + 1
+    finally:
+        if Unfolded in catalogue._registered:
+            catalogue._registered.remove(Unfolded)
+            catalogue._generation += 1
