@@ -357,3 +357,72 @@ def test_a_json_lines_follower_reads_only_what_was_appended(tmp_path, monkeypatc
     assert follower.head()[0] == writer.head()[0]
     # the new step, read twice (the count, then the check that it is whole), and a line before it
     assert read["bytes"] < 3 * grown + 1000 < size, (read["bytes"], grown, size)
+
+
+def _in_a_read_only_folder(path, read):
+    """`read(path)` where the folder and file can't be written: as `nobody` in a forked child
+    when the tests run as root (root writes anywhere), else with the write bits taken away.
+    Returns what `read` returned, or raises with the child's error."""
+    import os
+    import pickle
+    import stat
+
+    folder = path.parent
+    os.chmod(path, 0o444)
+    os.chmod(folder, 0o555)
+    try:
+        if os.geteuid() != 0:
+            return read(path)
+        for above in folder.parents:
+            if above.stat().st_mode & stat.S_IXOTH == 0:
+                pytest.fail(f"{above} can't be passed through by another user")  # pragma: no cover
+        reader, writer = os.pipe()
+        child = os.fork()
+        if child == 0:  # pragma: no cover - the child's report comes back through the pipe
+            os.close(reader)
+            try:
+                os.setgid(65534)
+                os.setuid(65534)
+                result = ("ok", read(path))
+            except BaseException as exc:
+                result = ("error", f"{type(exc).__name__}: {exc}")
+            with os.fdopen(writer, "wb") as out:
+                pickle.dump(result, out)
+            os._exit(0)
+        os.close(writer)
+        with os.fdopen(reader, "rb") as got:
+            data = got.read()
+        os.waitpid(child, 0)
+        kind, value = pickle.loads(data)
+        assert kind == "ok", value
+        return value
+    finally:
+        os.chmod(folder, 0o755)
+        os.chmod(path, 0o644)
+
+
+def test_an_sqlite_log_in_a_read_only_folder_is_read_and_audited_and_left_as_it_was():
+    import hashlib
+    import shutil
+    import tempfile
+    from pathlib import Path
+
+    from combatlog.replays.audit import audit
+
+    folder = Path(tempfile.mkdtemp(prefix="combatlog-read-only-"))  # not under pytest's root-only folders
+    try:
+        path = folder / "fight.db"
+        s = fight(SqliteLog(path))
+        lines = list(s.log.lines())
+        assert audit(s.log, workers=1).clean  # what the child uses is imported here
+        s.log.close()
+        before = {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in folder.iterdir()}
+
+        def read(p):
+            log = open_log(p, create=False, read_only=True)
+            return list(log.lines()), audit(log, workers=1).clean
+
+        assert _in_a_read_only_folder(path, read) == (lines, True)
+        assert {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in folder.iterdir()} == before
+    finally:
+        shutil.rmtree(folder)
