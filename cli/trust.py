@@ -87,7 +87,7 @@ def audit(
 def _check_head(log: Any, log_path: str, expected: str) -> None:
     """Fail unless the log still holds seq SEQ with digest DIGEST (written down earlier with `head`)."""
     seq_text, sep, digest = expected.partition(":")
-    if not sep or not seq_text.isdigit() or not digest:
+    if not sep or not seq_text.isascii() or not seq_text.isdigit() or len(seq_text) > 20 or not digest:
         fail(f"--expect-head {expected[:80]!r}: give SEQ:DIGEST as `combatlog head` prints it", 2)
     seq = int(seq_text)
     found = next(iter(envelopes(log, seq, seq + 1)), None) if seq >= 1 else None

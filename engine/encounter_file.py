@@ -58,6 +58,10 @@ def read_encounter(path: str | Path, seed: int | None = None) -> list[Command]:
         raise EncounterFileError(f"{path}: not valid TOML ({exc})") from None
     except UnicodeDecodeError:
         raise EncounterFileError(f"{path}: not UTF-8 text") from None
+    except ValueError as exc:  # an integer past Python's 4,300-digit limit
+        raise EncounterFileError(f"{path}: a number in it has more than 4,300 digits ({str(exc)[:40]}...)") from None
+    except RecursionError:
+        raise EncounterFileError(f"{path}: not an encounter file (arrays or tables nested too deep)") from None
     return encounter_commands(data, str(path), seed)
 
 

@@ -17,3 +17,8 @@ class Refused(Exception):
         self.what = what
         self.why = why
         self.allowed = allowed
+
+    def __reduce__(self) -> tuple[type[Refused], tuple[str, str, str]]:
+        # made again from its three parts: a refusal met in a worker process (a simulation's
+        # process pool, a cluster's executor) reaches the caller whole, not as a broken pool
+        return (type(self), (self.what, self.why, self.allowed))

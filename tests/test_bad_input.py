@@ -35,7 +35,7 @@ CASES = {
         "--param",
         "reason=x",
         "--param",
-        '{"target":"g1","amount":' + DIGITS + "}",
+        'damage={"target":"g1","amount":' + DIGITS + "}",
     ],
     "override without a reason": ["override", "--param", 'damage={"target":"g1","amount":1}'],
     "act by nobody": ["act", "nobody", "strike", "g1"],
@@ -75,6 +75,7 @@ def test_deeply_nested_json_is_taken_as_text_not_a_crash(log):
         (["audit", "{tmp}/empty.db"], "no such log (an empty database"),
         (["show", "{tmp}/notes.txt"], "can't tell the store from the name"),
         (["audit", "{tmp}/fight.jsonl", "--expect-head", "x"], "SEQ:DIGEST"),
+        (["audit", "{tmp}/fight.jsonl", "--expect-head", DIGITS + ":ab"], "SEQ:DIGEST"),
     ],
 )
 def test_a_bad_path_is_one_line(tmp_path, args, says):
@@ -104,6 +105,32 @@ def test_a_bad_stat_is_refused_when_the_combatant_is_added(tmp_path, stat, says)
     assert result.exit_code == 1 and says in result.output and "combatants[0] (ayla)" in result.output, result.output
     assert result.output.strip().count("\n") == 0
     assert not (tmp_path / "bad.jsonl").exists()
+
+
+@pytest.mark.parametrize(
+    ("text", "says"),
+    [
+        ("zz = " + NESTED + "\n", "nested too deep"),
+        ("seed = " + DIGITS + "\n", "more than 4,300 digits"),
+    ],
+)
+@pytest.mark.parametrize("command", ["new", "simulate"])
+def test_an_encounter_file_past_the_limits_is_one_line(tmp_path, text, says, command):
+    encounter = tmp_path / "bad.toml"
+    encounter.write_text(text + EXAMPLE.read_text())
+    args = [str(tmp_path / "bad.jsonl")] if command == "new" else ["--runs", "2"]
+    result = CliRunner().invoke(app, [command, str(encounter), *args])
+    assert result.exit_code in (1, 2) and says in result.output, result.output
+    assert result.output.strip().count("\n") == 0, result.output
+    assert not (tmp_path / "bad.jsonl").exists()
+
+
+def test_a_combatant_refused_inside_a_simulation_s_worker_processes_is_one_line(tmp_path):
+    encounter = tmp_path / "bad.toml"
+    encounter.write_text(EXAMPLE.read_text().replace("hp = 14", "hp = -3", 1))
+    result = CliRunner().invoke(app, ["simulate", str(encounter), "--runs", "4", "--workers", "2"])
+    assert result.exit_code in (1, 2) and ">= 1" in result.output and "ayla" in result.output, result.output
+    assert result.output.strip().count("\n") == 0, result.output
 
 
 def test_play_lines_past_the_limits_are_one_line_each_and_the_loop_goes_on(log):
