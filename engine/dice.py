@@ -508,10 +508,15 @@ class RecordedDice(Dice):
             raise DiceError(f"the step asks for {expr.text} ({purpose}) but the log recorded no more rolls")
         recorded = self.rolled[self.used]
         self.used += 1
-        if recorded.expression != expr.text or (expr.formula is None and len(recorded.faces) != expr.count):
+        if recorded.expression != expr.text:
             raise DiceError(
                 f"the step asks for {expr.text} ({purpose}) but the log recorded {recorded.expression} "
                 f"({recorded.purpose})"
+            )
+        if expr.formula is None and len(recorded.faces) != expr.count:
+            raise DiceError(
+                f"the log's {expr.text} ({purpose}) shows {len(recorded.faces)} faces, "
+                f"but {expr.text} rolls {expr.count}"
             )
 
         def off(face: int, sides: int, low: int) -> DiceError:

@@ -475,15 +475,16 @@ def _a_step_with_events(raw: list[bytes]) -> tuple[int, int]:
     raise AssertionError("no act step with damage")
 
 
-def test_a_step_announcing_more_events_than_it_holds_is_a_finding():
+@pytest.mark.parametrize("off", [2, -1])
+def test_a_step_announcing_more_or_fewer_events_than_it_holds_is_a_finding(off):
     raw = _seeded_fight()
     i, held = _a_step_with_events(raw)
     edited = list(raw)
     env = decode_line(raw[i])
-    edited[i] = seal("", env.seq, env.step, msgspec.structs.replace(env.event, events=held + 2))[0]
+    edited[i] = seal("", env.seq, env.step, msgspec.structs.replace(env.event, events=held + off))[0]
     findings = _audit_raw(_resealed_all(edited))
-    said = f"announced {held + 2} events but holds {held}"
-    assert any(f.kind == "unfollowed" and said in f.message for f in findings)
+    said = f"announced {held + off} events but holds {held}"
+    assert any(f.kind == "unfollowed" and said in f.message for f in findings), findings
 
 
 def test_a_step_missing_its_last_event_with_the_count_fixed_is_a_finding():
@@ -495,3 +496,19 @@ def test_a_step_missing_its_last_event_with_the_count_fixed_is_a_finding():
     findings = _audit_raw(_resealed_all(edited))
     assert findings and not any("announced" in f.message for f in findings)
     assert any(f.kind == "unfollowed" and "the step is missing" in f.message for f in findings)
+
+
+@pytest.mark.parametrize("source", ["entered", "engine"])
+def test_a_roll_recorded_with_more_faces_than_its_expression_is_a_finding(source):
+    s = new_session(seed=7, begin=True)
+    actor = s.state.acting[0]
+    target = next(c.id for c in s.state.active() if c.side != s.state.combatants[actor].side)
+    s.do("act", actor=actor, action="strike", targets=(target,), entered=((20,), (6,)))
+    raw = lines(s)
+    rolls = [n for n, line in enumerate(raw) if b'"DiceRolled"' in line]
+    i = [n for n in rolls if decode_line(raw[n]).event.source == source][-1]
+    roll = decode_line(raw[i]).event
+    assert roll.expression.startswith("1d")
+    findings = _audit_raw(resealed(raw, i, lambda e: msgspec.structs.replace(e, faces=(*e.faces, e.faces[0]))))
+    said = f"the log's {roll.expression} ({roll.purpose}) shows 2 faces, but {roll.expression} rolls 1"
+    assert any(f.kind == "unfollowed" and said in f.message for f in findings), findings
