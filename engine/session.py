@@ -80,10 +80,16 @@ class Playing:
         return item.event  # type: ignore[no-any-return]
 
     def auto(
-        self, entered: tuple[tuple[int, ...], ...] | None = None, entered_for: tuple[str, ...] | None = None
+        self,
+        entered: tuple[tuple[int, ...], ...] | None = None,
+        entered_for: tuple[str, ...] | None = None,
+        by: str | None = None,
     ) -> list[Any]:
         """Let the rule system's policy take the next acting combatant's step, with dice typed
-        at the table if given (`entered`, as in Command); raises Refused if no one acts."""
+        at the table if given (`entered`, as in Command); raises Refused if no one acts.
+
+        `by`: who typed the dice in (the command is recorded as theirs: the policy chose it,
+        and the audit lists the dice under their name); without dice, the step is the policy's."""
         state = self.state
         if not state.acting:
             ruling = self.rules.ruling_policy(state) if state.rules is not None and state.phase != "end" else None
@@ -93,7 +99,9 @@ class Playing:
         else:
             command = self.rules.policy(state, state.combatants[state.acting[0]])
         if entered is not None:
-            command = msgspec.structs.replace(command, entered=entered, entered_for=entered_for)
+            command = msgspec.structs.replace(
+                command, entered=entered, entered_for=entered_for, by=command.by if by is None else by
+            )
         return self.execute(command)
 
     def play_out(self, max_steps: int = 10_000) -> int:
@@ -152,9 +160,19 @@ class Session(Playing):
     def preview(self, command: Command, dice: Dice | None = None) -> list[Event]:
         """The events `command` would append now, without appending; raises Refused."""
         view = self.projection
+        state = view.state
+        if state.rules is not None:
+            recorded, playing = state.rules_version or "1", rules_of(state).version
+            if recorded != playing:  # its steps were decided by other rules: an audit reads them, play doesn't go on
+                raise Refused(
+                    command.kind,
+                    f"this log was recorded under {state.rules} {recorded}, and this combatlog plays "
+                    f"{state.rules} {playing}",
+                    "show, audit or export it; start a new log to play",
+                )
         step = view.step + 1
         if dice is None:
-            dice = dice_for(view.state, command, step)
+            dice = dice_for(state, command, step)
         events = decide(view, command, dice)
         if isinstance(dice, EnteredDice) and dice.used < len(dice.rolls):
             asked = [e.expression for e in events if isinstance(e, DiceRolled)]

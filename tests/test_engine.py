@@ -499,5 +499,30 @@ def test_a_skirmish_log_of_version_1_still_re_decides_its_negative_damage(monkey
     assert audit(s.log).clean  # re-decided under the version it was recorded with
 
 
+def test_a_log_of_another_version_of_its_rules_is_read_but_not_played_on(monkeypatch, tmp_path):
+    from click.testing import CliRunner
+
+    from combatlog.cli.main import app
+    from combatlog.engine import get_rules
+    from combatlog.replays import JsonlLog, copy_log
+
+    monkeypatch.setattr(type(get_rules("skirmish")), "version", "1")
+    recorded = _weak_hitter().log
+    monkeypatch.undo()  # this combatlog plays skirmish 2 again
+    path = tmp_path / "v1.jsonl"
+    copy_log(recorded, JsonlLog(path))
+    before = path.read_bytes()
+    session = Session(JsonlLog(path))
+    for command in (session.auto, session.undo, lambda: session.do("note", text="later")):
+        with pytest.raises(Refused, match="recorded under skirmish 1, and this combatlog plays skirmish 2"):
+            command()
+    result = CliRunner().invoke(app, ["do", str(path), "auto"])
+    assert result.exit_code == 1 and "skirmish 1" in result.output and "skirmish 2" in result.output
+    assert result.output.strip().count("\n") == 0, result.output
+    assert path.read_bytes() == before
+    assert CliRunner().invoke(app, ["show", str(path)]).exit_code == 0  # still read
+    assert audit(JsonlLog(path)).clean
+
+
 def events_of_type(events, cls):
     return [e for e in events if isinstance(e, cls)]
