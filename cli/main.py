@@ -295,7 +295,7 @@ def do_command(
     entered, entered_for = _dice(dice)
     if kind == "auto":
         try:
-            session.auto(entered=entered, entered_for=entered_for)
+            session.auto(entered=entered, entered_for=entered_for, by=by)
         except (Refused, DiceError, LogError) as exc:
             fail(str(exc))
         tell_step(session, before)

@@ -245,7 +245,7 @@ def play(log_path: str, by: str) -> None:
         before = session.projection.seq
         try:
             if kind == "auto":  # queued dice go to the automatic combatant's rolls too
-                envelopes_ = session.auto(tuple(queued) or None, tuple(queued_for) or None)
+                envelopes_ = session.auto(tuple(queued) or None, tuple(queued_for) or None, by=by)
             else:
                 command = parse_line(
                     line, tuple(queued) if queued else None, by, _rules_of(session), tuple(queued_for) or None

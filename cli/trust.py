@@ -15,6 +15,7 @@ from combatlog.events import LogError
 from combatlog.replays.audit import audit as run_audit
 from combatlog.replays.cursor import envelopes
 from combatlog.replays.parallel import cores
+from combatlog.replays.transcript import printable
 
 
 @app.command()
@@ -67,12 +68,23 @@ def audit(
     else:
         for finding in report.findings:
             click.echo(str(finding))
-        for override in report.overrides:
-            click.echo(f"seq {override.seq}: override by the game master: {override.reason}", err=True)
+        for note in report.notes:
+            click.echo(f"note: {printable(note)}", err=True)
+        for o in report.overrides:
+            what = f" ({printable(o.subject)})" if o.subject else ""
+            click.echo(
+                f"seq {o.seq}: step {o.step}: override{what} by {printable(o.by) or 'the game master'}: "
+                f"{printable(o.reason)}",
+                err=True,
+            )
         for e in report.entered:
-            who = f" by {e.by}" if e.by else ""
+            typed = f" by {printable(e.typed_by)}" if e.typed_by else ""
+            roll = f", {printable(e.by)}'s roll" if e.by else ""
             faces = " ".join(map(str, e.faces))
-            click.echo(f"seq {e.seq}: step {e.step}: {e.expression} [{faces}] typed in{who} ({e.purpose})", err=True)
+            click.echo(
+                f"seq {e.seq}: step {e.step}: {e.expression} [{faces}] typed in{typed} ({printable(e.purpose)}{roll})",
+                err=True,
+            )
         if report.clean:
             click.echo(f"clean: {report.events} events in {report.steps} steps", err=True)
     if strict and report.clean and (report.overrides or report.entered):

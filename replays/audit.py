@@ -60,6 +60,8 @@ class Override(msgspec.Struct, frozen=True):
     seq: int
     reason: str
     subject: str
+    step: int = 0
+    by: str = ""  # who gave the command (its `by`)
 
 
 class Entered(msgspec.Struct, frozen=True):
@@ -70,7 +72,8 @@ class Entered(msgspec.Struct, frozen=True):
     expression: str
     faces: tuple[int, ...]
     purpose: str = ""
-    by: str | None = None
+    by: str | None = None  # whose roll it is (the roller)
+    typed_by: str = ""  # who gave the command the dice came with (its `by`)
 
 
 class Report(msgspec.Struct):
@@ -278,13 +281,14 @@ def _audit_range(
             if projection.state.rules is not None and first.seq > 1:
                 _check_version(projection, report, first.seq)
             _redecide(projection, head, step, report)
+        given_by = head.command.by if type(head) is CommandIssued else ""
         for env, _ in step:
             kind = type(env.event)
             if kind is GmOverride:
-                report.overrides.append(Override(env.seq, env.event.reason, env.event.subject))
+                report.overrides.append(Override(env.seq, env.event.reason, env.event.subject, env.step, given_by))
             elif kind is DiceRolled and env.event.source == "entered":
                 e = env.event
-                report.entered.append(Entered(env.seq, env.step, e.expression, e.faces, e.purpose, e.by))
+                report.entered.append(Entered(env.seq, env.step, e.expression, e.faces, e.purpose, e.by, given_by))
         try:
             for env, _ in step:
                 apply_from(log, projection, env)

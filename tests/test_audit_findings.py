@@ -395,3 +395,13 @@ def test_a_log_of_version_2_audited_by_version_3_of_its_rules_is_clean_with_a_no
     report = audit(log_of(rechained(raw, second)))
     assert report.clean, [str(f) for f in report.findings]
     assert report.notes == ["recorded under skirmish 2, audited with 3"]
+
+
+def test_a_die_relabelled_from_the_engine_to_the_table_is_listed_as_typed_in():
+    raw = played()
+    rolls = [n for n, line in enumerate(raw) if b'"DiceRolled"' in line]
+    i = next(n for n in rolls if decode_line(raw[n]).event.source == "engine")
+    relabelled = rechained(raw, lambda n, e: msgspec.structs.replace(e, source="entered") if n == i else e)
+    report = audit(log_of(relabelled), workers=1)
+    assert [(e.seq, e.faces) for e in report.entered] == [(i + 1, decode_line(raw[i]).event.faces)]
+    assert audit(log_of(raw), workers=1).entered == []

@@ -546,6 +546,23 @@ def test_audit_lists_dice_typed_at_the_table_and_strict_fails_on_them(tmp_path):
     assert strict.exit_code == 1 and "2 die/dice not rolled by the engine" in strict.output
 
 
+def test_audit_lists_an_override_and_typed_dice_with_their_step_and_who_gave_them(tmp_path):
+    log = tmp_path / "o.jsonl"
+    run("new", str(EXAMPLES / "skirmish-ambush.toml"), str(log))
+    run("do", str(log), "begin")
+    override = ["--param", "reason=a lucky branch", "--param", 'damage={"target":"g1","amount":2}']
+    assert run("do", str(log), "override", *override, "--by", "alice").exit_code == 0
+    told = run("audit", str(log))
+    step = json.loads(Path(log).read_text().splitlines()[-1])["step"]
+    assert told.exit_code == 0 and f"step {step}: override (damage) by alice: a lucky branch" in told.output
+    strict = run("audit", str(log), "--strict")  # an override alone fails a strict audit
+    assert strict.exit_code == 1 and "1 override(s) and 0 die/dice not rolled by the engine" in strict.output
+    assert run("do", str(log), "auto", "--dice", "1d20: 20", "--by", "bob").exit_code == 0
+    told = run("audit", str(log))
+    assert told.exit_code == 0 and "[20] typed in by bob" in told.output, told.output
+    assert json.loads(run("audit", str(log), "--json").output)["entered"][0]["typed_by"] == "bob"
+
+
 def test_names_never_reach_the_terminal_as_escape_sequences_or_markup(tmp_path):
     encounter = tmp_path / "odd.toml"
     text = (EXAMPLES / "skirmish-ambush.toml").read_text()

@@ -189,7 +189,7 @@ def create_app(tables: Tables, debug: bool = False) -> Litestar:
             entered, entered_for = typed_rolls(str(form.get("dice", "")))
             rules = table.session.rules if table.session.state.rules is not None else None
             if kind == "auto":
-                table.execute(lambda s: s.auto(entered, entered_for), seen)
+                table.execute(lambda s: s.auto(entered, entered_for, by="gm"), seen)
             elif kind == "line":
                 table.execute(parse_line(str(form.get("line", "")), entered, "gm", rules, entered_for), seen)
             elif kind == "act":
