@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,7 @@ from combatlog.engine import Refused
 from combatlog.engine.dice import DiceError
 from combatlog.engine.encounter_file import EncounterFileError, read_encounter
 from combatlog.engine.grammar import value
+from combatlog.replays.transcript import printable
 
 
 @app.command()
@@ -62,6 +64,12 @@ def simulate(
         from combatlog.replays.parallel import cores
 
         workers = min(workers, cores())  # more processes than cores only slow each other down
+    for flag, out in (("--json", json_out), ("--html", html_out)):
+        folder = Path(out).parent if out else None
+        if folder is not None and not folder.is_dir():  # checked before the fights, not after
+            fail(f"{flag} {out}: there is no folder {folder}", 2)
+        if folder is not None and not os.access(folder, os.W_OK):
+            fail(f"{flag} {out}: the folder {folder} can't be written to", 2)
     changed = {}
     for item in options:
         key, sep, text = item.partition("=")
@@ -121,14 +129,30 @@ def _pct(odds: Any) -> str:
     return f"{odds.p:6.1%} ({odds.low:.1%}-{odds.high:.1%})"
 
 
+def _safe(text: str) -> str:
+    """A name as Rich prints it literally: no control characters (terminal escapes), no markup."""
+    return escape_markup(printable(text))
+
+
+def _left(c: Any) -> str:
+    """What is left of a combatant's track at the end: `6.8 of 14 (0/6/14)`, or `-` with none."""
+    if c.left is None:
+        return "-"
+    return f"{c.left.mean:.1f} of {c.most} ({c.left.p5:g}/{c.left.p50:g}/{c.left.p95:g})"
+
+
+def _ends(c: Any) -> str:
+    return ", ".join(f"{_safe(end)} {share:.0%}" for end, share in c.ends.items())
+
+
 def _print_report(path: str, report: Any) -> None:
     from rich.console import Console
     from rich.table import Table
 
     console = Console(highlight=False)
-    console.print(f"{path}: {report.runs:,} fights, seed {report.seed}; the party is {report.party}")
+    console.print(f"{_safe(path)}: {report.runs:,} fights, seed {report.seed}; the party is {_safe(report.party)}")
     for side, s in report.sides.items():
-        console.print(f"  {side} wins {_pct(s.win)}")
+        console.print(f"  {_safe(side)} wins {_pct(s.win)}")
     console.print(f"  draw      {_pct(report.draw)}")
     r = report.rounds
     console.print(f"  rounds: mean {r.mean:.1f}, 5th {r.p5:g}, median {r.p50:g}, 95th {r.p95:g}")
@@ -139,13 +163,17 @@ def _print_report(path: str, report: Any) -> None:
     table = Table("combatant", "side", "defeated", "damage taken (mean, 5/50/95)", "dealt (mean, 5/50/95)")
     for c in report.combatants.values():
         table.add_row(
-            escape_markup(c.name),
-            escape_markup(c.side),
+            _safe(c.name),
+            _safe(c.side),
             _pct(c.defeated),
             f"{c.taken.mean:.1f} ({c.taken.p5:g}/{c.taken.p50:g}/{c.taken.p95:g})",
             f"{c.dealt.mean:.1f} ({c.dealt.p5:g}/{c.dealt.p50:g}/{c.dealt.p95:g})",
         )
     console.print(table)
+    left = Table("combatant", "left at the end (mean of most, 5/50/95)", "how it ends (share of the runs)")
+    for c in report.combatants.values():
+        left.add_row(_safe(c.name), _left(c), _ends(c))
+    console.print(left)
 
 
 def _print_comparison(a: Any, b: Any) -> None:
@@ -154,4 +182,6 @@ def _print_comparison(a: Any, b: Any) -> None:
     for side in a.sides:
         if side in b.sides:
             mean, low, high = compare(a, b, side)
-            click.echo(f"{side} wins: {mean:+.1%} ({low:+.1%} to {high:+.1%}) in the second encounter, same seeds")
+            click.echo(
+                f"{printable(side)} wins: {mean:+.1%} ({low:+.1%} to {high:+.1%}) in the second encounter, same seeds"
+            )

@@ -52,11 +52,18 @@ class SideReport(msgspec.Struct, frozen=True):
 
 
 class CombatantReport(msgspec.Struct, frozen=True):
+    """One combatant over the runs; `left` and `most`: what is left of its main track at the end
+    (the rules' `health`: hit points, health levels, ...) and its maximum, None when the system
+    has no such number; `ends`: the fraction of runs ending at each level (`run.ending`)."""
+
     name: str
     side: str
     defeated: Odds
     taken: Spread
     dealt: Spread
+    left: Spread | None = None
+    most: int | None = None
+    ends: dict[str, float] = {}
 
 
 class Representative(msgspec.Struct, frozen=True):
@@ -92,6 +99,19 @@ def _spread(values: Sequence[float]) -> Spread:
     return Spread(
         mean=sum(values) / len(values), p5=percentile(values, 5), p50=percentile(values, 50), p95=percentile(values, 95)
     )
+
+
+_STANDING = {level: rank for rank, level in enumerate(("healthy", "injured", "bloodied", "critical"))}
+
+
+def _ends(ends: Sequence[str]) -> dict[str, float]:
+    """The fraction of runs ending at each level: the standing levels first, best first, then the
+    rest (hurt, defeated, removed) most common first."""
+    counts: dict[str, int] = {}
+    for end in ends:
+        counts[end] = counts.get(end, 0) + 1
+    order = sorted(counts, key=lambda e: (_STANDING.get(e, 4 if e.startswith("hurt") else 5), -counts[e], e))
+    return {e: counts[e] / len(ends) for e in order}
 
 
 def setup(commands: Sequence[Command]) -> tuple[list[str], dict[str, tuple[str, str]], str]:
@@ -191,12 +211,17 @@ def report(
     combatants = {}
     for i, cid in enumerate(ids):
         name, side = roster[cid]
+        left = [x for s in summaries if (x := s.left[i]) is not None]
+        most = [x for s in summaries if (x := s.most[i]) is not None]
         combatants[cid] = CombatantReport(
             name=name,
             side=side,
             defeated=_odds(sum(cid in s.defeated for s in summaries), n),
             taken=_spread([s.taken[i] for s in summaries]),
             dealt=_spread([s.dealt[i] for s in summaries]),
+            left=_spread(left) if left else None,
+            most=max(most) if most else None,
+            ends=_ends([s.ends[i] for s in summaries]),
         )
     mine = [i for i, cid in enumerate(ids) if roster[cid][1] == party]
     losses = [sum(s.taken[i] for i in mine) for s in summaries]

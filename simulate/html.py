@@ -6,6 +6,7 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
+from combatlog.replays.transcript import printable
 from combatlog.simulate import Report
 
 
@@ -26,9 +27,9 @@ def render(studies: list[tuple[str, Report]]) -> str:
         first = False
 
     for path, report in studies:
-        parts.append(f"<h2>{escape(path)}</h2>")
-        parts.append(f"<p>{report.runs:,} fights, seed {report.seed}; the party is <b>{escape(report.party)}</b>.</p>")
-        outcomes = [*report.sides, "draw"]
+        parts.append(f"<h2>{_text(path)}</h2>")
+        parts.append(f"<p>{report.runs:,} fights, seed {report.seed}; the party is <b>{_text(report.party)}</b>.</p>")
+        outcomes = [*(printable(side) for side in report.sides), "draw"]
         odds = [*(s.win for s in report.sides.values()), report.draw]
         chart(
             go.Figure(
@@ -48,7 +49,7 @@ def render(studies: list[tuple[str, Report]]) -> str:
                 layout={"title": "How many rounds", "xaxis": {"title": "rounds"}, "yaxis": {"tickformat": ".0%"}},
             )
         )
-        names = [f"{c.name} ({c.side})" for c in report.combatants.values()]
+        names = [printable(f"{c.name} ({c.side})") for c in report.combatants.values()]
         defeated = [c.defeated for c in report.combatants.values()]
         chart(
             go.Figure(
@@ -72,8 +73,44 @@ def render(studies: list[tuple[str, Report]]) -> str:
                 )
             )
         chart(fig)
+        tracked = [(n, c) for n, c in zip(names, report.combatants.values()) if c.left is not None]
+        if tracked:
+            spreads = [c.left for _, c in tracked if c.left is not None]
+            chart(
+                go.Figure(
+                    [
+                        go.Bar(
+                            name="left",
+                            x=[n for n, _ in tracked],
+                            y=[s.p50 for s in spreads],
+                            error_y=_bars([s.p50 for s in spreads], [s.p5 for s in spreads], [s.p95 for s in spreads]),
+                        ),
+                        go.Scatter(
+                            name="most",
+                            x=[n for n, _ in tracked],
+                            y=[c.most for _, c in tracked],
+                            mode="markers",
+                            marker={"symbol": "line-ew-open", "size": 24},
+                        ),
+                    ],
+                    layout={"title": "What is left at the end (median, 5th to 95th percentile, of the most)"},
+                )
+            )
+        fig = go.Figure(layout={"title": "How each ends (share of the fights)", "barmode": "stack"})
+        levels = list(dict.fromkeys(end for c in report.combatants.values() for end in c.ends))
+        for level in levels:
+            fig.add_trace(
+                go.Bar(
+                    name=printable(level),
+                    x=names,
+                    y=[c.ends.get(level, 0.0) for c in report.combatants.values()],
+                    hovertemplate="%{x}: %{y:.1%}<extra>" + escape(printable(level)) + "</extra>",
+                )
+            )
+        fig.update_layout(yaxis={"tickformat": ".0%", "range": [0, 1]})
+        chart(fig)
         parts.append(_table(report))
-    title = "combatlog simulate: " + " vs ".join(escape(p) for p, _ in studies)
+    title = "combatlog simulate: " + " vs ".join(_text(p) for p, _ in studies)
     return (
         "<!doctype html>\n<html lang='en'><head><meta charset='utf-8'>"
         f"<title>{title}</title><style>{_STYLE}</style></head><body><h1>{title}</h1>"
@@ -96,19 +133,31 @@ def _pct(o: Any) -> str:
     return f"{o.p:.1%} ({o.low:.1%}–{o.high:.1%})"
 
 
+def _text(text: str) -> str:
+    return escape(printable(text))
+
+
+def _left(c: Any) -> str:
+    if c.left is None:
+        return "–"
+    return f"{c.left.mean:.1f} of {c.most} ({c.left.p5:g}–{c.left.p95:g})"
+
+
 def _table(report: Report) -> str:
     rows = "".join(
-        f"<tr><td>{escape(c.name)}</td><td>{escape(c.side)}</td><td>{_pct(c.defeated)}</td>"
+        f"<tr><td>{_text(c.name)}</td><td>{_text(c.side)}</td><td>{_pct(c.defeated)}</td>"
         f"<td>{c.dealt.mean:.1f} ({c.dealt.p5:g}–{c.dealt.p95:g})</td>"
-        f"<td>{c.taken.mean:.1f} ({c.taken.p5:g}–{c.taken.p95:g})</td></tr>"
+        f"<td>{c.taken.mean:.1f} ({c.taken.p5:g}–{c.taken.p95:g})</td>"
+        f"<td>{_left(c)}</td><td>{', '.join(f'{_text(e)} {p:.1%}' for e, p in c.ends.items())}</td></tr>"
         for c in report.combatants.values()
     )
-    sides = "".join(f"<li>{escape(side)} wins {_pct(s.win)}</li>" for side, s in report.sides.items())
+    sides = "".join(f"<li>{_text(side)} wins {_pct(s.win)}</li>" for side, s in report.sides.items())
     return (
         f"<ul>{sides}<li>draw {_pct(report.draw)}</li><li>rounds: mean {report.rounds.mean:.1f}, "
         f"5th {report.rounds.p5:g}, median {report.rounds.p50:g}, 95th {report.rounds.p95:g}</li></ul>"
         "<table><thead><tr><th>combatant</th><th>side</th><th>defeated</th><th>damage dealt, mean (5th–95th)</th>"
-        f"<th>damage taken, mean (5th–95th)</th></tr></thead><tbody>{rows}</tbody></table>"
+        "<th>damage taken, mean (5th–95th)</th><th>left at the end, mean of most (5th–95th)</th>"
+        f"<th>how it ends (share of the fights)</th></tr></thead><tbody>{rows}</tbody></table>"
     )
 
 

@@ -9,11 +9,12 @@ from typing import Any
 import msgspec
 from msgspec.structs import replace
 
-from combatlog.engine import Refused, Session
+from combatlog.engine import Refused, RuleSystem, Session, get_rules
 from combatlog.engine.lean import LeanSession
 from combatlog.events import Command, DamageApplied, DiceRolled, Event, EventLog
-from combatlog.projections import Encounter
+from combatlog.projections import Combatant, Encounter
 from combatlog.replays import MemoryLog
+from combatlog.web.view import level_of
 
 MAX_STEPS = 20_000
 
@@ -28,6 +29,9 @@ class FightSummary(msgspec.Struct, frozen=True, array_like=True):
     defeated: tuple[str, ...]
     taken: tuple[int, ...]  # damage taken, per combatant in the order they were added
     dealt: tuple[int, ...]  # damage dealt, same order
+    left: tuple[int | None, ...]  # what is left of each one's main track (the rules' `health`), None: no track
+    most: tuple[int | None, ...]  # that track's maximum, same order
+    ends: tuple[str, ...]  # how each one ends (`ending`), same order
 
 
 def run_seed(seed: int, run: int) -> int:
@@ -78,9 +82,33 @@ def _deal(dealt: dict[str, int], event: DamageApplied) -> None:
         dealt[event.source] += event.amount
 
 
+def ending(rules: RuleSystem, state: Encounter, c: Combatant) -> tuple[int | None, int | None, str]:
+    """(what is left, the maximum, a level) of `c` at the end of a fight, from the rule system's
+    `health` hook (the track `show` and the web tracker draw as a bar; None, None when the system
+    has none as one number, Swords of Infinity's damage targets, say). The level: the system's own
+    word for a defeat ("unconscious", "dead (the torso destroyed)"), "removed", else the web
+    tracker's level of what is left (healthy, injured, bloodied, critical), else, with no track,
+    "healthy" or "hurt in N places" (the damage targets or locations hit)."""
+    track = rules.health(state, c)
+    if c.removed:
+        end = "removed"
+    elif c.defeated is not None:
+        end = c.defeated
+    elif track is not None:
+        end = level_of(*track)
+    elif c.damage <= 0:
+        end = "healthy"
+    else:
+        places = sum(1 for d in c.wounds.values() if d > 0)
+        end = f"hurt in {places} place{'s' if places != 1 else ''}" if places else "hurt"
+    return (None, None, end) if track is None else (track[0], track[1], end)
+
+
 def summary(state: Encounter, dealt: dict[str, int], run: int) -> FightSummary:
     """The summary of a fight that ended in `state`, with `dealt` damage dealt by each combatant."""
     ids = list(state.combatants)
+    rules = get_rules(str(state.rules))
+    ends = [ending(rules, state, c) for c in state.combatants.values()]
     return FightSummary(
         run=run,
         outcome=state.outcome or "unfinished",
@@ -89,6 +117,9 @@ def summary(state: Encounter, dealt: dict[str, int], run: int) -> FightSummary:
         defeated=tuple(c.id for c in state.combatants.values() if c.defeated is not None),
         taken=tuple(max(state.combatants[c].damage, 0) for c in ids),
         dealt=tuple(dealt[c] for c in ids),
+        left=tuple(e[0] for e in ends),
+        most=tuple(e[1] for e in ends),
+        ends=tuple(e[2] for e in ends),
     )
 
 
@@ -149,6 +180,7 @@ def fights(commands: Sequence[Command], seed: int, runs: range, options: dict[st
 __all__ = [
     "FightSummary",
     "Refused",
+    "ending",
     "SetUp",
     "fight",
     "fights",

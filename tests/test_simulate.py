@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -11,17 +12,19 @@ import pytest
 from click.testing import CliRunner
 
 from combatlog.cli.main import app
-from combatlog.engine import Command, Refused, Session
+from combatlog.engine import Command, Refused, Session, get_rules
 from combatlog.engine.encounter_file import read_encounter
 from combatlog.projections import replay
 from combatlog.replays import open_log
 from combatlog.replays.audit import audit
 from combatlog.simulate import keep, simulate
-from combatlog.simulate.run import summarise
+from combatlog.simulate.run import play, run_seed, summarise
 from combatlog.simulate.stats import percentile, wilson
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 SKIRMISH = read_encounter(EXAMPLES / "skirmish-ambush.toml")
+ALL_EXAMPLES = sorted(p.name for p in EXAMPLES.glob("*.toml"))
+CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
 def test_the_wilson_interval_matches_the_hand_computed_one():
@@ -131,12 +134,13 @@ def test_html_writes_a_standalone_page_with_the_charts_and_the_numbers(tmp_path)
     text = page.read_text()
     assert text.startswith("<!doctype html>") and "Who wins (95% Wilson interval)" in text
     assert "Goblin 1" in text and "Damage dealt and taken" in text
+    assert "What is left at the end" in text and "How each ends" in text and "left at the end, mean of most" in text
     assert text.count("plotly.js v") <= 2 and not re.search(r"<script[^>]+src=", text)  # inlined once, no network
     report = simulate(SKIRMISH, runs=40, seed=0, workers=1)
     assert f"party wins {report.sides['party'].win.p:.1%}" in text  # the numbers it charts
 
 
-@pytest.mark.parametrize("example", sorted(p.name for p in EXAMPLES.glob("*.toml")))
+@pytest.mark.parametrize("example", ALL_EXAMPLES)
 def test_a_lean_fight_is_the_logged_fight_state_for_state(example):
     """The simulator plays without a log (nothing sealed, decoded or folded twice), from a
     set-up played once: each fight must be the one a Session plays on a log from the same seed,
@@ -170,3 +174,131 @@ def test_a_lean_session_refuses_undo_and_changes_nothing():
     with pytest.raises(Refused, match="keeps no history"):
         lean.execute(Command(kind="undo"))
     assert (lean.state, lean.step) == before
+
+
+@pytest.mark.parametrize("example", ALL_EXAMPLES)
+def test_the_report_says_what_is_left_of_every_combatant_on_every_system(example):
+    """What is left at the end, from the rule system's `health` hook (the track `show` and the
+    web tracker draw): numbers where it is one (hit points, health levels left), and on every
+    system the share of the runs ending at each level, a defeat under the system's own word."""
+    commands = read_encounter(EXAMPLES / example)
+    runs = 5
+    report = simulate(commands, runs=runs, seed=4, workers=1)
+    finals = [play(commands, run_seed(4, run), {}).state for run in range(runs)]
+    rules = get_rules(str(finals[0].rules))
+    tracked = []
+    for cid, c in report.combatants.items():
+        ends = [s.combatants[cid] for s in finals]
+        tracks = [rules.health(s, s.combatants[cid]) for s in finals]
+        if tracks[0] is None:
+            assert c.left is None and c.most is None
+            healthy = sum(1 for e in ends if e.defeated is None and e.damage <= 0)
+            assert c.ends.get("healthy", 0) == healthy / runs
+        else:
+            tracked.append(cid)
+            left = [t[0] for t in tracks if t is not None]
+            assert c.left == simulate_spread(left) and c.most == max(t[1] for t in tracks if t is not None)
+        assert abs(sum(c.ends.values()) - 1) < 1e-9
+        for how, k in Counter(e.defeated for e in ends if e.defeated is not None).items():
+            assert c.ends[how] == k / runs  # the system's own word for the defeat
+        assert sum(c.ends.values()) - c.defeated.p == pytest.approx(sum(c.ends[e] for e in c.ends if not _defeat(e)))
+    assert bool(tracked) == (example != "swords-of-infinity-ambush.toml")  # its damage targets are no one number
+
+
+def simulate_spread(values):
+    from combatlog.simulate import Spread
+
+    return Spread(
+        mean=sum(values) / len(values), p5=percentile(values, 5), p50=percentile(values, 50), p95=percentile(values, 95)
+    )
+
+
+def _defeat(end: str) -> bool:
+    return not (end in ("healthy", "injured", "bloodied", "critical") or end.startswith("hurt"))
+
+
+def test_the_terminal_and_json_say_what_is_left(tmp_path):
+    out = tmp_path / "r.json"
+    for example, says in (("skirmish-ambush.toml", " of 14 ("), ("swords-of-infinity-ambush.toml", "healthy")):
+        result = run("simulate", str(EXAMPLES / example), "--runs", "20", "--workers", "1", "--json", str(out))
+        assert result.exit_code == 0, result.output
+        assert "left at the end" in result.output and "how it ends" in result.output and says in result.output
+        data = json.loads(out.read_text())
+        report = simulate(read_encounter(EXAMPLES / example), runs=20, seed=0, workers=1)
+        for cid, c in report.combatants.items():
+            assert data["combatants"][cid]["ends"] == c.ends
+            assert data["combatants"][cid]["most"] == c.most
+            assert data["combatants"][cid]["left"] == (None if c.left is None else msgspec_builtins(c.left))
+
+
+def msgspec_builtins(value):
+    import msgspec
+
+    return msgspec.to_builtins(value)
+
+
+@pytest.fixture
+def studies(monkeypatch):
+    """The `workers` each study the command line runs was given (the real study runs)."""
+    import combatlog.simulate as sim
+
+    seen: list[int | None] = []
+    real = sim.simulate
+
+    def spy(*args, **kwargs):
+        seen.append(kwargs.get("workers"))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(sim, "simulate", spy)
+    return seen
+
+
+@pytest.mark.parametrize("flag", ["--json", "--html"])
+def test_an_output_into_a_missing_folder_is_refused_before_any_fight(tmp_path, studies, flag):
+    if flag == "--html":
+        pytest.importorskip("plotly", reason="plotly isn't installed: pip install -e '.[report]'")
+    out = tmp_path / "nowhere" / "report.out"
+    encounter = str(EXAMPLES / "skirmish-ambush.toml")
+    result = run("simulate", encounter, "--runs", "5", "--workers", "1", flag, str(out), "--keep", str(tmp_path / "k"))
+    assert result.exit_code == 2 and result.output.count("\n") == 1
+    assert f"{flag} {out}: there is no folder" in result.output
+    assert studies == [] and list(tmp_path.iterdir()) == []  # no fight run, nothing written
+
+
+def test_control_characters_in_names_never_reach_the_terminal(tmp_path):
+    text = (EXAMPLES / "skirmish-ambush.toml").read_text()
+    text = text.replace('name = "Goblin 1"', 'name = "Gob\\u001b[31mlin [bold]x[/bold]"')
+    text = text.replace('side = "goblins"', 'side = "gob\\u001b[2Jlins\\u0007"')
+    odd = tmp_path / "odd.toml"
+    odd.write_text(text)
+    result = run("simulate", str(odd), "--runs", "5", "--workers", "1", "--compare", str(odd))
+    assert result.exit_code == 0, result.output
+    assert not CONTROL.search(result.output)
+    assert "gob?[2Jlins? wins" in result.output and "Gob?[31mlin" in result.output
+    assert "[bold]x[/bold]" in result.output  # nor is a name markup
+
+
+@pytest.mark.parametrize("cores, asked, given", [(1, "6", 1), (2, "6", 2), (4, "2", 2), (1, None, None)])
+def test_workers_are_capped_at_the_cores(monkeypatch, studies, cores, asked, given):
+    import combatlog.replays.parallel as parallel
+
+    monkeypatch.setattr(parallel, "cores", lambda: cores)
+    workers = ("--workers", asked) if asked else ()
+    result = run("simulate", str(EXAMPLES / "skirmish-ambush.toml"), "--runs", "3", *workers)
+    assert result.exit_code == 0, result.output
+    assert studies == [given]
+
+
+def test_the_rounds_histogram_draws_the_distribution():
+    result = run("simulate", str(EXAMPLES / "skirmish-ambush.toml"), "--runs", "60", "--seed", "3", "--workers", "1")
+    assert result.exit_code == 0, result.output
+    lines = re.findall(r"^ +(\d+) (█+) ([\d.]+)%$", result.output, re.M)
+    bars = {int(r): (len(bar), float(share)) for r, bar, share in lines}
+    histogram = simulate(SKIRMISH, runs=60, seed=3, workers=1).rounds_histogram
+    assert len(histogram) >= 3 and set(bars) == set(histogram)
+    peak = max(histogram.values())
+    for rounds, count in histogram.items():
+        assert bars[rounds] == (max(1, round(30 * count / peak)), round(100 * count / 60, 1))
+    mode = max(histogram, key=lambda r: histogram[r])
+    assert max(bars, key=lambda r: bars[r][0]) == mode and bars[mode][0] == 30
+    assert [bars[r][0] for r in sorted(bars, key=histogram.get)] == sorted(b[0] for b in bars.values())
