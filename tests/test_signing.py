@@ -94,3 +94,24 @@ def test_keygen_never_overwrites_and_a_bad_key_is_one_line(tmp_path):
         signer(bad)
     with pytest.raises(LogError, match="64 hex digits"):
         signatures(MemoryLog(), "zz")
+
+
+def test_signing_from_the_command_line_keygen_sign_and_audit_with_the_key(tmp_path, monkeypatch):
+    from pathlib import Path
+
+    example = Path(__file__).resolve().parents[1] / "examples" / "skirmish-ambush.toml"
+    runner = CliRunner()
+    made = runner.invoke(app, ["keygen", str(tmp_path / "gm.pem")])
+    assert made.exit_code == 0, made.output
+    public = made.output.strip()
+    log = tmp_path / "signed.jsonl"
+    monkeypatch.setenv("COMBATLOG_SIGNING_KEY", str(tmp_path / "gm.pem"))
+    for args in (["new", str(example), str(log)], ["do", str(log), "begin"], ["do", str(log), "auto"]):
+        assert runner.invoke(app, args).exit_code == 0
+    checked = runner.invoke(app, ["audit", str(log), "--key", public])
+    assert checked.exit_code == 0 and "clean" in checked.output, checked.output
+    monkeypatch.delenv("COMBATLOG_SIGNING_KEY")
+    assert runner.invoke(app, ["do", str(log), "auto"]).exit_code == 0  # a step nobody signed
+    unsigned = runner.invoke(app, ["audit", str(log), "--key", public])
+    assert unsigned.exit_code == 1 and "is not signed" in unsigned.output, unsigned.output
+    assert runner.invoke(app, ["audit", str(log)]).exit_code == 0  # without --key, signatures aren't asked for
