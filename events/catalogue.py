@@ -411,6 +411,17 @@ def generation() -> int:
 
 
 _resolvers: list[Callable[[str], None]] = []
+_named: set[str] = set()  # the rule systems the logs read in this process name in their creation
+
+
+def named(rules: str) -> None:
+    """A log read here names rule system `rules` (its EncounterCreated): a resolver may load it."""
+    _named.add(rules)
+
+
+def is_named(rules: str) -> bool:
+    """True when a log read in this process named rule system `rules` (see `named`)."""
+    return rules in _named
 
 
 def add_resolver(fn: Callable[[str], None]) -> None:

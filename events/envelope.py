@@ -156,6 +156,7 @@ def line_decoder() -> Any:
 
     refresh()
     validation_error = msgspec.ValidationError
+    created = current[2]["EncounterCreated"]
 
     def slow(line: bytes) -> Envelope[Any]:
         loose = _loose_decoder.decode(line)
@@ -186,6 +187,8 @@ def line_decoder() -> Any:
             return slow(line)
         if envelope.v != envelope.event.version:
             return slow(line)
+        if type(envelope.event) is created:  # the log names its rule system: its events may be loaded
+            catalogue.named(envelope.event.rules)
         return envelope
 
     decode.typed = current[1]  # type: ignore[attr-defined]

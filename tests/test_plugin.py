@@ -181,6 +181,20 @@ def test_a_plugin_installed_in_a_fresh_environment_passes_the_checklist(tmp_path
     log = tmp_path / "road.jsonl"
     assert combatlog("demo", "--rules", "minid20", "--log", str(log)).returncode == 0
     assert combatlog("audit", str(log)).returncode == 0
+    # a `minid20.py` in the folder the command runs in is never imported in the plugin's place
+    stranger = tmp_path / "stranger"
+    stranger.mkdir()
+    (stranger / "minid20.py").write_text(f"open({str(stranger / 'ran')!r}, 'w').close()\nraise SystemExit(3)\n")
+    beside = subprocess.run(
+        [str(python), "-m", "combatlog", "audit", str(log)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=clean_env,
+        cwd=stranger,
+        check=False,
+    )
+    assert beside.returncode == 0 and not (stranger / "ran").exists(), beside.stderr
     schema = msgspec.json.decode(combatlog("schema").stdout)
     assert "minid20.CriticalHit" in msgspec.json.encode(schema).decode()
     assert sys.executable != str(python)

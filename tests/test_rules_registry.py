@@ -100,10 +100,12 @@ def test_a_decoder_made_before_a_system_loaded_decodes_its_events(tmp_path):
     assert done.stdout.strip() == "ok", done.stderr
 
 
-def test_an_unknown_tag_loads_only_the_system_its_prefix_names(monkeypatch):
+def test_an_unknown_tag_loads_only_a_system_a_log_named(monkeypatch):
     from combatlog.engine import rules as registry
+    from combatlog.events import catalogue
 
     loaded = []
+    monkeypatch.setattr(catalogue, "_named", set())
 
     class Point:
         def __init__(self, name):
@@ -114,6 +116,38 @@ def test_an_unknown_tag_loads_only_the_system_its_prefix_names(monkeypatch):
             raise ImportError("not really installed")
 
     monkeypatch.setattr(registry, "_entry_points", lambda: {"minid20": Point("minid20"), "other": Point("other")})
+    registry._load_system_of("minid20.CriticalHit")  # installed, but no log read here named it
+    registry._load_system_of("other.Thing")
+    assert loaded == []
+    catalogue.named("minid20")  # a log's creation names it
     registry._load_system_of("minid20.CriticalHit")
+    registry._load_system_of("other.Thing")  # a stray tag of another installed system: not loaded
     registry._load_system_of("stranger.Thing")  # names nothing installed: nothing is imported
     assert loaded == ["minid20"]
+
+
+def test_a_stray_plugin_tag_in_a_log_loads_no_plugin_and_the_creation_names_its_system(monkeypatch):
+    from combatlog.engine import rules as registry
+    from combatlog.events import CorruptLog, Note, catalogue, decode_line
+    from combatlog.projections import replay
+    from combatlog.replays import MemoryLog
+    from tests.builders import lines, new_session
+    from tests.test_audit_findings import chained
+
+    loaded = []
+
+    class Point:
+        def load(self):
+            loaded.append("minid20")
+            raise ImportError("not really installed")
+
+    monkeypatch.setattr(catalogue, "_named", set())
+    monkeypatch.setattr(registry, "_entry_points", lambda: {"minid20": Point()})
+    raw = lines(new_session(seed=7, combatants=()))  # a skirmish log: its creation names skirmish
+    raw = raw + chained([(decode_line(raw[-1]).step + 1, Note(text="x"))], raw)
+    stray = raw[-1].replace(b'"type":"Note"', b'"type":"minid20.CriticalHit"')  # an event of no system here
+    log = MemoryLog()
+    log._lines = [*raw[:-1], stray]
+    with pytest.raises(CorruptLog, match="minid20.CriticalHit"):
+        replay(log)
+    assert loaded == [] and catalogue.is_named("skirmish") and not catalogue.is_named("minid20")

@@ -137,12 +137,16 @@ def names() -> list[str]:
 
 
 def _load_system_of(tag: str) -> None:
-    """A log names an event type no one registered: load the one rule system that can hold it,
-    the one its tag names (`minid20.CriticalHit` -> minid20) when it is installed; an unprefixed
-    tag is one of ours (older events of the bundled systems). Nothing else is imported."""
+    """A log holds an event type no one registered: load the one rule system that can hold it,
+    the one its tag names (`minid20.CriticalHit` -> minid20), only when a log's creation named
+    that system (`catalogue.is_named`) and it is installed; an unprefixed tag is one of ours
+    (older events of the bundled systems), loaded only for a bundled system a log named.
+    Nothing else is imported: a stray tag in a log of another system loads no plugin."""
     prefix, dot, _ = tag.partition(".")
     candidates = [prefix] if dot else list(BUILTIN)
     for name in candidates:
+        if not _catalogue.is_named(name):
+            continue
         if name in BUILTIN or name in _entry_points():
             try:
                 get(name)
@@ -152,6 +156,7 @@ def _load_system_of(tag: str) -> None:
 
 def _load_system(name: str) -> None:
     """A log names rule system `name`: load it (it registers its events and state type)."""
+    _catalogue.named(name)
     get(name)
 
 
