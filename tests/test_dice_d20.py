@@ -385,3 +385,13 @@ def test_a_formulas_roll_is_recorded_as_the_event_it_always_was():
     rolled = SeededDice(3, 2).roll("1d8+2d6+3", "damage", by="ayla")
     assert isinstance(rolled, DiceRolled) and rolled.purpose == "damage" and rolled.by == "ayla"
     assert rolled.source == "engine" and len(rolled.faces) == 3
+
+
+def test_a_stat_typed_as_a_comparison_is_refused_with_the_total_to_give():
+    from tests.builders import fighter, new_session
+
+    s = new_session(seed=1, combatants=())
+    with pytest.raises(Refused, match=r"'5d10>=6' counts the dice showing 6 or more here, where d20 gives 1 or 0"):
+        s.do("add", **fighter("g9", "goblins", hp=5, init=0, attack=0, defense=10, damage="5d10>=6", ap=5))
+    assert "g9" not in s.state.combatants
+    s.do("add", **fighter("g9", "goblins", hp=5, init=0, attack=0, defense=10, damage="1d20>=15", ap=5))  # d20 agrees

@@ -41,9 +41,16 @@ def _dec_hook(kind: type, obj: Any) -> Any:
             raise TypeError(f"Expected a dice expression such as 2d6+1, got {type(obj).__name__}")
         text = str(obj)
         try:
-            parse(text)
+            expr = parse(text)
         except DiceError as exc:
             raise ValueError(str(exc)) from None
+        if expr.target is not None and expr.count > 1:
+            # a pool counts dice; d20 (which a table's formulas follow) compares the total: a stat
+            # typed as one must not silently mean the other
+            raise ValueError(
+                f"{text!r} counts the dice showing {expr.target} or more here, where d20 gives 1 or 0 "
+                f"for the total; a stat takes a total, such as {expr.count}d{expr.sides}"
+            )
         return DiceExpr(text)
     raise NotImplementedError(f"no conversion to {kind!r}")
 
