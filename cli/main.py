@@ -565,7 +565,10 @@ def repair(log_path: str) -> None:
     log = read_log(log_path, write=True)
     if not isinstance(log, JsonlLog):
         fail(f"{_shown(log, log_path)}: only JSON-lines logs can be torn; SQLite and PostgreSQL commit whole steps")
-    torn = log.repair()
+    try:
+        torn = log.repair()
+    except LogError as exc:  # a log the user can't write, a planted LOG.torn link: nothing was changed
+        fail(str(exc))
     click.echo("nothing to repair" if torn is None else f"moved the torn tail from seq {torn.seq} to {log_path}.torn")
 
 

@@ -42,6 +42,7 @@ from combatlog.events.log import someone_else
 
 class _Head(msgspec.Struct):
     seq: int
+    step: int
     event: dict[str, Any]
 
 
@@ -49,9 +50,21 @@ _head_decoder = msgspec.json.Decoder(_Head)
 _without_newline = operator.itemgetter(slice(None, -1))  # a stored line without its "\n"
 
 
-def _seq_of(line: bytes) -> int:
-    """The seq a stored line claims (raises msgspec errors when it isn't a line)."""
-    return _head_decoder.decode(line).seq
+def _line_starts_back(fh: BinaryIO, end: int, floor: int) -> Iterator[int]:
+    """Where each line before byte `end` (just past a newline) begins, the last line's first, down
+    to `floor` (a line's start): newlines are looked for a MiB at a time, however long a line is."""
+    hi = end - 1  # the last line's own newline: its start is past the newline before it
+    while hi > floor:
+        lo = max(floor, hi - (1 << 20))
+        fh.seek(lo)
+        chunk = fh.read(hi - lo)
+        i = chunk.rfind(b"\n")
+        while i >= 0:
+            yield lo + i + 1
+            i = chunk.rfind(b"\n", 0, i)
+        hi = lo
+    if end > floor:
+        yield floor
 
 
 class MemoryLog:
@@ -95,14 +108,20 @@ class JsonlLog:
         if not self.path.exists():
             if not create:
                 raise LogError(f"{self.path}: no such log")
-            self.path.touch()
+            try:
+                self.path.touch()
+            except OSError as exc:
+                raise LogError(f"{self.path}: can't create the log ({exc.strerror})") from None
         self.torn: TornLog | None = None
         self._index: list[int] = []
         self._good_bytes = 0
         self._count = 0
         self._last: bytes | None = None
         self._seen: tuple[int, int, int] | None = None  # (inode, size, mtime) of the file as last scanned
-        self._scan()
+        try:
+            self._scan()
+        except OSError as exc:
+            raise LogError(f"{self.path}: can't read the log ({exc.strerror})") from None
 
     def _scan(self) -> None:
         """Count the whole lines (streaming) and check the last step is whole."""
@@ -129,32 +148,38 @@ class JsonlLog:
                     end = size + chunk.rfind(b"\n") + 1
                 size += len(chunk)
             torn_from = count + 1 if end < size else None
-            # The last step must hold as many lines as its CommandIssued announced.
-            tail_start = max(0, end - (1 << 20), since if end > since else 0)
-            fh.seek(tail_start)
-            tail = fh.read(end - tail_start)
-        lines = tail.split(b"\n")[:-1]
-        offsets = []
-        pos = tail_start
-        for line in lines:
-            offsets.append(pos)
-            pos += len(line) + 1
-        if tail_start > 0 and tail_start != since and lines:  # the first piece may be part of a line
-            lines, offsets = lines[1:], offsets[1:]
-        for back in range(len(lines) - 1, -1, -1):
-            if b'"type":"CommandIssued"' not in lines[back]:
-                continue
-            try:
-                head = _head_decoder.decode(lines[back])
-            except (msgspec.DecodeError, msgspec.ValidationError):
-                break
-            have = len(lines) - back
-            if have < int(head.event.get("events", 1)):
-                torn_from = head.seq
-                count -= have
-                end = offsets[back]
-                lines = lines[:back]
-            break
+            # The last step must hold as many lines as its CommandIssued announced. Its lines are
+            # read back from the last whole one, whatever their sizes, until the step's command
+            # (or another step's line: then there is no command to check). A scan that read on
+            # from `since` looks no further back than it: the last step begins at or after it.
+            last: bytes | None = None
+            after = end  # just past the line being looked at
+            step = 0
+            for have, start in enumerate(_line_starts_back(fh, end, since if end > since else 0), start=1):
+                fh.seek(start)
+                line = fh.read(after - start - 1)
+                after = start
+                if last is None:
+                    last = line
+                try:
+                    head = _head_decoder.decode(line)
+                except (msgspec.DecodeError, msgspec.ValidationError):
+                    break  # not a line: reading it tells where the log is corrupt
+                if have == 1:
+                    step = head.step
+                elif head.step != step:
+                    break  # a line of the step before, and no command in the last one
+                if head.event.get("type") == "CommandIssued":
+                    if have < int(head.event.get("events", 1)):
+                        torn_from = head.seq
+                        count -= have
+                        end = start
+                        last = None
+                    break
+            if last is None and end:
+                start = next(_line_starts_back(fh, end, 0))
+                fh.seek(start)
+                last = fh.read(end - start - 1)
         # (a tail another process is still writing looks torn until its step is whole)
         self.torn = (
             None
@@ -168,11 +193,7 @@ class JsonlLog:
         self._good_bytes = end
         self._seen = (st.st_ino, size, st.st_mtime_ns)
         self._count = count
-        self._last = lines[-1] if lines else None
-        if count and self._last is None:
-            with open(self.path, "rb") as fh:
-                fh.seek(max(0, end - (1 << 16)))
-                self._last = fh.read(end - max(0, end - (1 << 16))).split(b"\n")[-2]
+        self._last = last
 
     def _same_prefix(self, fh: BinaryIO, size: int) -> bool:
         """True if the file still begins with what was scanned last: the last whole line is
@@ -199,7 +220,10 @@ class JsonlLog:
 
     def append(self, lines: Sequence[bytes], expected_seq: int) -> None:
         payload = b"".join(line + b"\n" for line in lines)
-        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND)
+        try:
+            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND)
+        except OSError as exc:  # a file the user can't write (or gone since it was read)
+            raise LogError(f"{self.path}: can't write to the log ({exc.strerror}); nothing was appended") from None
         try:
             # Checking the expected seq and writing are one act under an exclusive lock: a second
             # writer waits, then sees the first one's step and is refused; nothing of its own is
@@ -273,7 +297,15 @@ class JsonlLog:
         torn = self.torn
         if torn is None:
             return None
-        data = self.path.read_bytes()
+        try:
+            fd = os.open(self.path, os.O_RDWR)  # before anything is moved: a log the user can't write stays whole
+        except OSError as exc:
+            raise LogError(f"{self.path}: can't repair the log ({exc.strerror}); nothing was changed") from None
+        with open(fd, "r+b") as log:
+            return self._repair(log, torn)
+
+    def _repair(self, log: BinaryIO, torn: TornLog) -> TornLog:
+        data = log.read()
         side_path = str(self.path) + ".torn"
         # never through a link planted there (it could point at any file the user can write),
         # and only into a regular file: created if missing, appended to after an earlier repair
@@ -291,10 +323,9 @@ class JsonlLog:
             os.fsync(fd)
         finally:
             os.close(fd)
-        with open(self.path, "r+b") as fh:
-            fh.truncate(self._good_bytes)
-            fh.flush()
-            os.fsync(fh.fileno())
+        log.truncate(self._good_bytes)
+        log.flush()
+        os.fsync(log.fileno())
         self.torn = None
         return torn
 
@@ -310,7 +341,9 @@ class SqliteLog:
     is read as it is, and renamed in place the first time it is opened to write. Opened with
     `read_only`, nothing of the file is ever changed (not even its journal mode), and a log
     in a read-only folder can still be read. A database that isn't a combatlog log (another
-    schema) is refused in one line.
+    schema, a view named like the table, columns declared otherwise) is refused in one line,
+    before anything of it is read. A file the user can't write is read; writing to it is
+    refused in one line.
     """
 
     TABLE = "combatlog_events"
@@ -357,6 +390,8 @@ class SqliteLog:
                 self.db.close()
                 raise LogError(f"{self.path}: no such log (an empty database; `combatlog new` starts one)")
         except sqlite3.DatabaseError as exc:
+            if _cant_write(exc):
+                raise LogError(f"{self.path}: can't write to the log ({exc}); nothing was changed") from None
             raise LogError(f"{self.path}: not a combatlog SQLite log ({exc})") from None
         self._inode = self.path.stat().st_ino
 
@@ -372,26 +407,42 @@ class SqliteLog:
             )
         return db
 
+    COLUMNS = (("seq", "INTEGER", 1), ("step", "INTEGER", 0), ("line", "BLOB", 0))  # name, declared type, pk
+
     def _table(self) -> str | None:
-        """The events table this file holds (None: none yet); refuses another program's database."""
+        """The events table this file holds (None: none yet); refuses another program's database.
+
+        Only what sqlite_master and `PRAGMA table_info` say is read (nothing of a view is ever
+        run): a view named like the table, or a table whose columns are declared otherwise, is
+        refused before a line is read."""
         (version,) = self.db.execute("PRAGMA user_version").fetchone()
-        names = {row[0] for row in self.db.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')")}
+        kinds = dict(self.db.execute("SELECT name, type FROM sqlite_master WHERE type IN ('table', 'view')"))
         if version > self.VERSION:
             raise LogError(
                 f"{self.path}: written by a newer combatlog (schema version {version}; this one reads up to "
                 f"{self.VERSION}); upgrade combatlog"
             )
         for table in (self.TABLE, "events"):
-            if table in names:
-                columns = [row[1] for row in self.db.execute(f"PRAGMA table_info({table})")]
-                if columns != ["seq", "step", "line"]:
+            if table in kinds:
+                if kinds[table] != "table":
+                    raise LogError(
+                        f"{self.path}: not a combatlog SQLite log (its {table} is a {kinds[table]}, not a table)"
+                    )
+                info = [(row[1], str(row[2]).upper(), row[5]) for row in self.db.execute(f"PRAGMA table_info({table})")]
+                if [name for name, _, _ in info] != [name for name, _, _ in self.COLUMNS]:
                     raise LogError(
                         f"{self.path}: not a combatlog SQLite log (its table {table} has columns "
-                        f"{', '.join(columns) or 'none'}; a log's are seq, step, line)"
+                        f"{', '.join(name for name, _, _ in info) or 'none'}; a log's are seq, step, line)"
+                    )
+                if info != list(self.COLUMNS):
+                    shown = ", ".join(f"{name} {kind or 'untyped'}{' key' if pk else ''}" for name, kind, pk in info)
+                    raise LogError(
+                        f"{self.path}: not a combatlog SQLite log (its table {table} has columns {shown}; "
+                        "a log's are seq INTEGER key, step INTEGER, line BLOB)"
                     )
                 return table
-        if names:
-            shown = ", ".join(sorted(names)[:5])
+        if kinds:
+            shown = ", ".join(sorted(kinds)[:5])
             raise LogError(f"{self.path}: not a combatlog SQLite log (it holds {shown}, and no combatlog_events)")
         return None
 
@@ -416,6 +467,8 @@ class SqliteLog:
         try:
             db.execute("BEGIN IMMEDIATE")
         except sqlite3.OperationalError as exc:
+            if _cant_write(exc):
+                raise LogError(f"{self.path}: can't write to the log ({exc}); nothing was appended") from None
             raise ConcurrencyError(f"{self.path}: the log is busy ({exc})") from None
         try:
             (last,) = db.execute(f"SELECT COALESCE(MAX(seq), 0) FROM {self.table}").fetchone()
@@ -426,6 +479,11 @@ class SqliteLog:
                 rows.append((expected_seq + i, step_of(line), line))
             db.executemany(f"INSERT INTO {self.table} (seq, step, line) VALUES (?, ?, ?)", rows)
             db.execute("COMMIT")
+        except sqlite3.OperationalError as exc:
+            db.execute("ROLLBACK")
+            if _cant_write(exc):  # a file the user can't write: SQLite opened it to read only
+                raise LogError(f"{self.path}: can't write to the log ({exc}); nothing was appended") from None
+            raise
         except BaseException:
             db.execute("ROLLBACK")
             raise
@@ -452,6 +510,11 @@ class SqliteLog:
 
 
 _first = operator.itemgetter(0)
+
+
+def _cant_write(exc: sqlite3.Error) -> bool:
+    """True for SQLite's "attempt to write a readonly database" (a file or folder the user can't write)."""
+    return exc.sqlite_errorcode & 0xFF == sqlite3.SQLITE_READONLY
 
 
 SQLITE_SUFFIXES = (".db", ".sqlite", ".sqlite3")

@@ -7,15 +7,25 @@ through (docs/mutation.md).
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sqlite3
+import subprocess
+import sys
 import threading
+from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
+from combatlog.cli.main import app
 from combatlog.engine import Session
 from combatlog.events import GENESIS, Command, CommandIssued, ConcurrencyError, CorruptLog, LogError, Note, seal
 from combatlog.replays import JsonlLog, MemoryLog, SqliteLog, copy_log, open_log
+from combatlog.replays.audit import audit
 from tests.builders import fight, one_more_step
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "skirmish-ambush.toml"
 
 
 def sealed_notes(n: int, step_size: int = 1) -> list[bytes]:
@@ -92,6 +102,46 @@ def test_a_torn_step_at_the_end_of_a_log_longer_than_the_scan_window_is_found_an
     assert log.torn is not None and log.torn.seq == count + 1  # the seq its command line gives
     log.repair()
     assert path.read_bytes() == body + whole
+
+
+def big_note_step(path) -> tuple[bytes, int, bytes]:
+    """A begun fight in the JSON-lines file `path`, then a note of 1.2 MB (its command line and its
+    Note line each over a MiB): (the file's bytes before that step, its event count then, the step's bytes)."""
+    s = fight(open_log(path))
+    whole = path.read_bytes()
+    count = s.log.head()[0]
+    s.do("note", text="x" * 1_200_000)
+    return whole, count, path.read_bytes()[len(whole) :]
+
+
+@pytest.mark.parametrize("cut", ["mid-way through its note", "at the line boundary after its command"])
+def test_a_step_with_lines_over_a_mib_cut_short_is_torn_from_its_command_and_repairs_clean(tmp_path, cut):
+    path = tmp_path / "big.jsonl"
+    whole, count, step = big_note_step(path)
+    command, note = step_lines(step)
+    assert len(command) > 1 << 20 and len(note) > 1 << 20
+    kept = command + note[: len(note) // 2] if cut.startswith("mid") else command
+    path.write_bytes(whole + kept)
+    log = JsonlLog(path)
+    assert log.torn is not None and log.torn.seq == count + 1  # the note's command, not the line after it
+    assert log.head() == (count, whole.split(b"\n")[-2])
+    assert log.repair() is not None
+    assert path.read_bytes() == whole and (tmp_path / "big.jsonl.torn").read_bytes() == kept
+    report = audit(JsonlLog(path), workers=1)
+    assert report.clean, [str(f) for f in report.findings]
+
+
+def test_a_log_ending_in_a_line_over_a_mib_heads_with_that_whole_line_and_goes_on(tmp_path):
+    path = tmp_path / "big.jsonl"
+    whole, count, step = big_note_step(path)
+    log = JsonlLog(path)
+    assert log.torn is None and log.head() == (count + 2, step_lines(step)[-1][:-1])
+    follower = JsonlLog(path)
+    s = Session(log)
+    s.do("note", text="after")
+    follower.refresh()
+    assert follower.head() == log.head() and list(follower.lines()) == list(JsonlLog(path).lines())
+    assert audit(JsonlLog(path), workers=1).clean
 
 
 # --- a follower that sees a step arrive in pieces ------------------------------------------------------------
@@ -274,6 +324,70 @@ def test_a_database_of_another_program_is_refused_naming_its_first_five_tables(t
         SqliteLog(path)
 
 
+VIEWS = {
+    "a view": "SELECT 1 AS seq, 1 AS step, 'x' AS line",
+    "a recursive view": (
+        "WITH RECURSIVE c(seq, step, line) AS (SELECT 1, 1, 'x' UNION ALL SELECT seq + 1, 1, 'x' FROM c) "
+        "SELECT * FROM c"
+    ),
+}
+
+
+def a_view(path, name: str, view: str) -> bytes:
+    db = sqlite3.connect(path)
+    db.execute(f"CREATE VIEW {name} AS {view}")
+    db.commit()
+    db.close()
+    return path.read_bytes()
+
+
+@pytest.mark.parametrize("name", ["combatlog_events", "events"])
+@pytest.mark.parametrize("view", VIEWS.values(), ids=VIEWS.keys())
+def test_a_view_named_like_the_table_is_refused_before_anything_is_read_or_written(tmp_path, name, view):
+    path = tmp_path / "view.db"
+    before = a_view(path, name, view)
+    for read_only in (True, False):
+        says = rf"view.db: not a combatlog SQLite log \(its {name} is a view, not a table\)$"
+        with pytest.raises(LogError, match=says):
+            open_log(path, create=False, read_only=read_only)
+    assert path.read_bytes() == before and sorted(p.name for p in tmp_path.iterdir()) == ["view.db"]
+
+
+@pytest.mark.parametrize("view", VIEWS.values(), ids=VIEWS.keys())
+def test_show_audit_and_export_of_a_view_named_like_the_table_say_so_in_one_line_without_hanging(tmp_path, view):
+    path = tmp_path / "view.db"
+    a_view(path, "combatlog_events", view)
+    for command in (["show", str(path)], ["audit", str(path)], ["export", str(path), str(tmp_path / "out.jsonl")]):
+        done = subprocess.run(
+            [sys.executable, "-c", "from combatlog.cli.main import main; main()", *command],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert done.returncode == 1 and done.stderr.count("\n") == 1, (command, done.stderr[-500:])
+        assert "its combatlog_events is a view, not a table" in done.stderr
+    assert not (tmp_path / "out.jsonl").exists()
+
+
+@pytest.mark.parametrize(
+    ("columns", "shown"),
+    [
+        ("seq TEXT PRIMARY KEY, step INTEGER, line BLOB", "seq TEXT key, step INTEGER, line BLOB"),
+        ("seq INTEGER, step INTEGER, line BLOB", "seq INTEGER, step INTEGER, line BLOB"),
+        ("seq INTEGER PRIMARY KEY, step, line TEXT", "seq INTEGER key, step untyped, line TEXT"),
+    ],
+)
+def test_a_table_with_our_columns_declared_otherwise_is_refused_naming_them(tmp_path, columns, shown):
+    path = tmp_path / "theirs.db"
+    db = sqlite3.connect(path)
+    db.execute(f"CREATE TABLE combatlog_events ({columns})")
+    db.commit()
+    db.close()
+    for read_only in (True, False):
+        with pytest.raises(LogError, match=rf"its table combatlog_events has columns {shown}; a log's are seq INTEGER"):
+            open_log(path, create=False, read_only=read_only)
+
+
 def test_an_sqlite_follower_reopens_a_new_file_at_its_path_and_waits_while_there_is_none(tmp_path):
     path = tmp_path / "fight.db"
     fight(open_log(path))
@@ -289,6 +403,58 @@ def test_an_sqlite_follower_reopens_a_new_file_at_its_path_and_waits_while_there
     path.unlink()
     follower.refresh()  # no file now: nothing to do
     assert follower.head()[0] == 2
+
+
+# --- a log the user can't write -------------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def read_only_file(path):
+    """`path` as a user who may read it but not write it meets it: mode 444 for a user, and for
+    root (who writes anywhere) the immutable flag, which refuses root too, with the same error."""
+    if os.geteuid() != 0:
+        path.chmod(0o444)
+        try:
+            yield
+        finally:
+            path.chmod(0o644)
+        return
+    try:
+        subprocess.run(["chattr", "+i", str(path)], check=True, capture_output=True)
+    except (OSError, subprocess.CalledProcessError) as exc:
+        pytest.skip(f"root writes any file, and `chattr +i` can't make this one read-only here ({exc})")
+    try:
+        yield
+    finally:
+        subprocess.run(["chattr", "-i", str(path)], check=True, capture_output=True)
+
+
+@pytest.mark.parametrize("suffix", [".jsonl", ".db"])
+def test_a_write_to_a_log_the_user_cant_write_is_one_line_naming_it_and_appends_nothing(tmp_path, suffix):
+    path = tmp_path / f"fight{suffix}"
+    runner = CliRunner()
+    assert runner.invoke(app, ["new", str(EXAMPLE), str(path)]).exit_code == 0
+    before = list(open_log(path, create=False, read_only=True).lines())
+    with read_only_file(path):
+        result = runner.invoke(app, ["do", str(path), "begin"])
+        assert result.exit_code == 1, result.output
+        assert result.exception is None or isinstance(result.exception, SystemExit)
+        assert result.output.count("\n") == 1 and "Traceback" not in result.output, result.output
+        assert result.output.startswith(f"combatlog: {path}: can't write to the log (")
+        assert result.output.endswith("; nothing was appended\n")
+    assert list(open_log(path, create=False, read_only=True).lines()) == before
+
+
+def test_repairing_a_log_the_user_cant_write_changes_nothing(tmp_path):
+    path = tmp_path / "fight.jsonl"
+    whole, count, step = one_more_step(path)
+    path.write_bytes(whole + step_lines(step)[0])
+    with read_only_file(path):
+        log = JsonlLog(path)
+        assert log.torn is not None
+        with pytest.raises(LogError, match=r"fight.jsonl: can't repair the log \(.+\); nothing was changed$"):
+            log.repair()
+    assert path.read_bytes() == whole + step_lines(step)[0] and not (tmp_path / "fight.jsonl.torn").exists()
 
 
 # --- copying ------------------------------------------------------------------------------------------

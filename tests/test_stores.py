@@ -126,6 +126,15 @@ def test_repair_never_writes_through_a_link_planted_at_the_torn_file(tmp_path):
         log.repair()
     assert victim.read_bytes() == b"precious\n"
     assert path.read_bytes() == torn_bytes and log.torn is not None
+    from click.testing import CliRunner
+
+    from combatlog.cli.main import app
+
+    said = CliRunner().invoke(app, ["repair", str(path)])  # the command line: the same, in one line
+    assert said.exit_code == 1 and "can't put the torn tail there" in said.output, said.output
+    *warned, error = said.output.strip().split("\n")  # a warning that the log is torn, then the error
+    assert len(warned) <= 1 and "can't put the torn tail there" in error and victim.read_bytes() == b"precious\n"
+    assert path.read_bytes() == torn_bytes
 
 
 def test_a_second_repair_appends_to_the_torn_file_it_made(tmp_path):
