@@ -46,7 +46,10 @@ def audit(
     if sys.stderr.isatty():
         from rich.progress import Progress
 
-        total = log.head()[0]
+        try:
+            total = log.head()[0]
+        except LogError as exc:  # the last line can't be read: the audit says where
+            total = getattr(exc, "seq", None) or 0
         # refreshed from the audit's own calls, with no thread of its own: an audit of a long
         # log forks, and a forked process mustn't inherit a thread's locks
         with Progress(transient=True, auto_refresh=False) as progress:
@@ -132,7 +135,14 @@ def head(log_path: str) -> None:
     """The log's last seq and digest, as SEQ:DIGEST: write it down or publish it, and check it
     later with `audit --expect-head` (a cut or a re-chained log can't keep it)."""
     log = read_log(log_path)
-    seq, line = log.head()
+    try:
+        seq, line = log.head()
+    except LogError as exc:
+        fail(str(exc))
     if line is None:
         fail(f"{log_path}: the log is empty")
-    click.echo(f"{seq}:{msgspec.json.decode(line)['digest']}")
+    try:
+        digest = msgspec.json.decode(line)["digest"]
+    except (msgspec.DecodeError, KeyError, TypeError):
+        fail(f"{log_path}: seq {seq}: the last line isn't a log line with a digest (audit says where it went wrong)")
+    click.echo(f"{seq}:{digest}")

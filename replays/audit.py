@@ -27,6 +27,7 @@ from combatlog.engine import RecordedDice, Refused, decide, get_rules
 from combatlog.engine.dice import DiceError, DiceMismatch, SeededDice
 from combatlog.events import (
     CommandIssued,
+    CorruptLog,
     DiceRolled,
     EncounterCreated,
     Envelope,
@@ -121,6 +122,9 @@ def _steps(
             claimed, sealed = check_link(previous, line)
         except ValueError as exc:
             report.findings.append(Finding(seq, "tampered", str(exc)))
+            return
+        except TypeError:  # a store's row holding a number, not a line
+            report.findings.append(Finding(seq, "tampered", f"the stored line is {type(line).__name__}, not a line"))
             return
         if not sealed:
             report.findings.append(Finding(seq, "tampered", "the digest doesn't match the line's bytes"))
@@ -219,7 +223,10 @@ def audit(log: EventLog, progress: Callable[[int], None] | None = None, workers:
         report.findings.append(Finding(torn.seq, "torn", str(torn)))
     if progress is not None:
         progress = _rising(progress)
-    last = log.head()[0]
+    try:
+        last = log.head()[0]
+    except CorruptLog as exc:  # the last line can't be read: audited up to it, where it is found
+        last = exc.seq
     with paused_gc():
         parts = parallel.parts(log, workers, last)
         if len(parts) > 1:

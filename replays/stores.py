@@ -503,7 +503,14 @@ class SqliteLog:
 
     def head(self) -> tuple[int, bytes | None]:
         row = self.db.execute(f"SELECT seq, line FROM {self.table} ORDER BY seq DESC LIMIT 1").fetchone()
-        return (0, None) if row is None else (row[0], bytes(row[1]))
+        if row is None:
+            return (0, None)
+        line = row[1]
+        if isinstance(line, str):  # stored as text by something else: the same bytes, for the audit to check
+            line = line.encode()
+        elif not isinstance(line, bytes):
+            raise CorruptLog(f"seq {row[0]}: the stored line is {type(line).__name__}, not a line", row[0])
+        return (row[0], line)
 
     def close(self) -> None:
         self.db.close()

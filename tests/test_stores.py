@@ -435,3 +435,32 @@ def test_an_sqlite_log_in_a_read_only_folder_is_read_and_audited_and_left_as_it_
         assert {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in folder.iterdir()} == before
     finally:
         shutil.rmtree(folder)
+
+
+def test_an_sqlite_line_stored_as_text_or_a_number_is_reported_not_a_traceback(tmp_path):
+    from click.testing import CliRunner
+
+    from combatlog.cli.main import app
+    from combatlog.events import CorruptLog
+
+    path = tmp_path / "fight.db"
+    fight(SqliteLog(path)).log.close()
+    last, line = _sqlite(path, "SELECT seq, line FROM combatlog_events ORDER BY seq DESC LIMIT 1")[0]
+
+    def store(value) -> None:
+        import sqlite3
+
+        with sqlite3.connect(path) as db:
+            db.execute("UPDATE combatlog_events SET line = ? WHERE seq = ?", (value, last))
+        assert type(_sqlite(path, f"SELECT line FROM combatlog_events WHERE seq = {last}")[0][0]) is type(value)
+
+    store(line.decode())
+    assert SqliteLog(path, read_only=True).head() == (last, line)  # the same bytes, read as a line
+    assert CliRunner().invoke(app, ["head", str(path)]).exit_code == 0
+    store(12345)
+    with pytest.raises(CorruptLog, match=f"seq {last}: the stored line is int, not a line"):
+        SqliteLog(path, read_only=True).head()
+    for command in ("head", "show", "audit"):
+        said = CliRunner().invoke(app, [command, str(path)])
+        assert said.exit_code == 1 and f"seq {last}" in said.output, (command, said.output)
+        assert said.output.strip().count("\n") == 0, (command, said.output)
