@@ -239,23 +239,38 @@ def machine() -> dict:
 
 
 def undo_at_depth(steps: int) -> dict[str, float]:
-    """`steps` note steps, then as many undos in a row (in memory): each undo's time, median and
-    worst, in ms. Past the projection's window each refill folds a window of steps in one pass."""
-    from combatlog.engine import Session
-
-    s = Session(MemoryLog())
-    s.do("create", rules="skirmish", options={}, seed=1)
-    for cid, side in (("a", "x"), ("b", "y")):
-        s.do("add", id=cid, side=side, stats={"hp": 10})
-    for n in range(steps):
-        s.do("note", text=f"note {n}")
-    times = []
-    for _ in range(steps):
-        t = time.perf_counter()
+    """A fight of `steps` steps (the Starflight session, in memory), then as many undos in a row:
+    each undo's time in ms, the median (wall clock) and the worst (CPU time, so that another
+    process taking the core mid-undo isn't counted). Past the projection's window of kept states,
+    an undo folds again from the nearest mark below it (`Projection.marks`), a few steps."""
+    log = MemoryLog()
+    s = Session(log)
+    for command in read_encounter(EXAMPLE, seed=7):
+        if command.kind == "add":
+            stats = dict(command.params["stats"])
+            stats["hp"] = stats["hp"] * 100_000  # the fight must outlast the benchmark
+            command = msgspec.structs.replace(command, params={**command.params, "stats": stats})
+        s.execute(command)
+    s.execute(Command(kind="begin"))
+    while len(s.projection.undo) < steps:
+        s.auto()
+        if len(s.projection.undo) % UNDO_EVERY == 0:
+            s.undo()
+            s.redo()
+    gc.collect()
+    walls, cpus = [], []
+    for _ in range(steps - 8):  # down to the fight's set-up
+        w, c = time.perf_counter(), time.process_time()
         s.undo()
-        times.append((time.perf_counter() - t) * 1000)
-    times.sort()
-    return {"steps": steps, "median_ms": round(times[len(times) // 2], 3), "max_ms": round(times[-1], 1)}
+        cpus.append((time.process_time() - c) * 1000)
+        walls.append((time.perf_counter() - w) * 1000)
+    walls.sort()
+    return {
+        "steps": steps,
+        "events": log.head()[0],
+        "median_ms": round(walls[len(walls) // 2], 3),
+        "max_ms": round(max(cpus[1:]), 2),  # the first undo warms up the decoders
+    }
 
 
 def simulate_rates(runs: int) -> dict[str, float]:
@@ -481,9 +496,9 @@ def table(r: dict) -> None:
     first, last = list(r["undo_ms"].values())[0], list(r["undo_ms"].values())[-1]
     d = r["undo_at_depth"]
     t.add_row(
-        f"undo at depth, in memory: {d['steps']:,} steps, then {d['steps']:,} undos",
-        f"median {d['median_ms']} ms, worst {d['max_ms']} ms",
-        f"median < 1 ms: {ok(d['median_ms'] < 1)}",
+        f"undo at depth: a fight of {d['steps']:,} steps ({d.get('events', 0):,} events), then as many undos",
+        f"median {d['median_ms']} ms, worst {d['max_ms']} ms (CPU)",
+        f"worst < 1 ms: {ok(d['max_ms'] < 1)}",
     )
     t.add_row("undo, longest / shortest log", f"{last / first:.2f}x", f"<= 1.5x: {ok(last / first <= 1.5)}")
     for k, v in r["append_steps_per_s"].items():

@@ -25,6 +25,7 @@ from combatlog.engine.encounter_file import EncounterFileError, read_encounter
 from combatlog.engine.grammar import UsageError, build_command, typed_roll
 from combatlog.events import Command, LogError, json_schema
 from combatlog.events.privacy import GM, Viewer
+from combatlog.projections import Projection
 from combatlog.replays import JsonlLog, copy_log, open_log
 from combatlog.replays.cursor import envelopes
 from combatlog.replays.cursor import replay as fold_log
@@ -370,7 +371,7 @@ def show(log_path: str, at: int | None, as_json: bool, viewers: tuple[str, ...])
     if at is not None and at < 0:
         fail(f"seq {at} is outside the log: give 0 (before the first event) or more")
     try:  # one fold up to `at`: no snapshots kept, so memory stays a replay's on any log
-        projection = fold_log(log, at)
+        projection = fold_log(log, at, Projection(marks=False))
     except LogError as exc:
         fail(str(exc))
     if at is not None and projection.seq < at:

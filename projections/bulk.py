@@ -145,7 +145,7 @@ def fold_lines(
                         step = envelope.step
                         if open_ is not None and last is not None:  # (see _sync)
                             open_[1] = state
-                        open_ = open_step(step, state)
+                        open_ = open_step(step, state, seq + 1)
                     else:
                         cell = None
                 if cell is not None:

@@ -412,6 +412,9 @@ class Projection:
         "_kept",
         "_weight",
         "low",
+        "marks",
+        "mark_every",
+        "_mark_weight",
     )
 
     # Steps whose before/after states are kept for undo and redo; older ones are dropped and,
@@ -422,13 +425,23 @@ class Projection:
     # roster is its own dict, so a roster of 10,000 keeps about 100 steps, not 4,096 (memory in
     # proportion to the roster, not to the roster times KEEP); a fight of 250 still keeps 4,096
     BUDGET = 1 << 20
+    # A mark at every MARK_EVERY-th step: the state it opened on and the seq of its first line.
+    # An undo or redo older than the kept history is folded again from the nearest mark below
+    # it, a few steps, never from the log's start (`projections.replay`). Marks are kept for the
+    # whole log, up to MARK_BUDGET combatants summed over their states; past it every other
+    # mark is dropped (the spacing doubles), so memory stays bounded whatever the log's length.
+    MARK_EVERY = 8
+    MARK_BUDGET = 1 << 17
 
     def __init__(
         self,
         snapshot: Snapshot | None = None,
         history: dict[int, list[Encounter]] | None = None,
         keep: int | None = None,
+        marks: bool = True,
     ) -> None:
+        """`marks=False`: no marks kept (a fold that is only read, `show`, the replay cursor: an
+        undo older than the history then folds from the log's start)."""
         self.keep = self.KEEP if keep is None else keep
         if snapshot is None:
             self.state = Encounter()
@@ -451,6 +464,9 @@ class Projection:
         self._kept: deque[int] = deque(self.history)  # the order steps entered the history, oldest first
         self._weight = sum(_weight(entry) for entry in self.history.values())  # combatants kept (BUDGET)
         self._open: list[Encounter] | None = None
+        self.marks: dict[int, tuple[int, Encounter]] = {}  # step -> (seq of its first line, state it opened on)
+        self.mark_every = self.MARK_EVERY if marks else 0
+        self._mark_weight = 0
         # the undo stack's lowest length since a reader last set it (an undo pops it): a reader
         # keeping many snapshots (the replay cursor) shares the stack's part below it between them
         self.low = len(self.undo)
@@ -534,21 +550,34 @@ class Projection:
                 open_[1] = state
 
     def _begin_step(self) -> None:
-        self._open = self._open_step(self.step, self.state)
+        self._open = self._open_step(self.step, self.state, self.seq + 1)
 
-    def _open_step(self, step: int, state: Encounter) -> list[Encounter] | None:
-        """Step `step` opens on `state`: it becomes the last live step (ending the redo chain) and
-        gets its (before, after) entry in the history; returns that entry, None if a shared,
-        finished history already holds it."""
+    def _open_step(self, step: int, state: Encounter, seq: int) -> list[Encounter] | None:
+        """Step `step` opens on `state` at line `seq`: it becomes the last live step (ending the
+        redo chain) and gets its (before, after) entry in the history (and a mark, every
+        `mark_every` steps); returns that entry, None if a shared, finished history already holds it."""
         self.undo.append(step)
         if self.redo:
             self.redo.clear()
+        every = self.mark_every
+        if every and step % every == 0:
+            self._mark(step, seq, state)
         history = self.history
         if step in history:
             return None
         open_ = [state, state]
         self.remember(step, open_)
         return open_
+
+    def _mark(self, step: int, seq: int, state: Encounter) -> None:
+        """Mark step `step` (its first line `seq`, the state it opened on); past MARK_BUDGET,
+        keep every other mark."""
+        self.marks[step] = (seq, state)
+        self._mark_weight += len(state.combatants) + 1
+        if self._mark_weight > self.MARK_BUDGET:
+            every = self.mark_every = self.mark_every * 2
+            self.marks = {s: m for s, m in self.marks.items() if s % every == 0}
+            self._mark_weight = sum(len(m[1].combatants) + 1 for m in self.marks.values())
 
     def window(self) -> int:
         """How many steps the history keeps at the current roster's size (KEEP, fewer for a

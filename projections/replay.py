@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from combatlog.events import CorruptLog, Envelope, EventLog, line_decoder
+from combatlog.events import CorruptLog, Envelope, EventLog, StepRedone, line_decoder
 from combatlog.projections.bulk import fold_lines
 from combatlog.projections.fold import FoldError, NeedsHistory, Projection, Snapshot, paused_gc
 from combatlog.projections.state import Encounter
@@ -67,17 +67,73 @@ def states_between(log: EventLog, low: int, high: int) -> dict[int, list[Encount
     return out
 
 
+class _Refold(Projection):
+    """A fold from a mark (`Projection.marks`) over lines the projection has folded and checked
+    before: it keeps every step's (before, after) states and takes an undo or redo from them,
+    without the undo and redo stacks (which it doesn't have from a mark)."""
+
+    __slots__ = ()
+
+    def __init__(self, seq: int, step: int, state: Encounter) -> None:
+        super().__init__(keep=1 << 30)
+        self.state, self.seq, self.step = state, seq - 1, step - 1
+
+    def _meta(self, event: Any, seq: int) -> None:
+        before_after = self.history.get(event.step)
+        if before_after is None:
+            raise NeedsHistory(event.step)  # a step below the mark: folded again from the log's start
+        self.state = before_after[1] if type(event) is StepRedone else before_after[0]
+
+
+def states_from_mark(log: EventLog, projection: Projection, step: int) -> dict[int, list[Encounter]] | None:
+    """{step: [state before it, state after it]} for `step` and the steps after the nearest mark
+    below it, folded again from that mark (a few times `mark_every` steps at most); None if no
+    mark serves (then the caller folds from the log's start)."""
+    every, marks = projection.mark_every, projection.marks
+    if not every:
+        return None
+    below = step  # the mark must be at or below this step
+    for _ in range(4):
+        mark = below - below % every
+        while mark > 0 and mark not in marks and below - mark < 4 * every:
+            mark -= every  # that step was an undo or redo, which opens no mark: the one before
+        if mark not in marks:
+            return None
+        seq, state = marks[mark]
+        # folded up to the next mark past `step` (the lines of a step end where the next opens)
+        after = step - step % every + every
+        while after not in marks and after - step <= 4 * every and after <= projection.step:
+            after += every
+        stop = marks[after][0] - 1 if after in marks else None
+        refold = _Refold(seq, mark, state)
+        try:
+            fold_lines(refold, decodable_lines(log)(seq, stop), line_decoder())
+        except NeedsHistory as need:  # an undo in the range of a step below the mark: from a lower mark
+            if step in refold.history and refold.step > step:
+                pass  # past `step` already: what was asked for is whole
+            else:
+                below = min(need.step, mark - 1)
+                continue
+        except (FoldError, CorruptLog):
+            return None
+        return {s: entry for s, entry in refold.history.items() if mark <= s <= step}
+    return None
+
+
 def apply_from(log: EventLog, projection: Projection, envelope: Envelope[Any]) -> None:
     """Fold `envelope`; an undo or redo of a step older than the projection keeps is folded again
-    from `log`, with the steps below it up to the projection's window in the same pass, so undoing
-    deeper and deeper reads the log once per window of steps, not once per undo."""
+    from `log`: from the nearest mark below it (a few steps), else with the steps below it up to
+    the projection's window in one pass from the start, so undoing deeper and deeper costs the
+    same at any depth."""
     while True:
         try:
             projection.apply(envelope)
             return
         except NeedsHistory as need:
-            low = max(1, need.step - projection.window() + 1)
-            found = states_between(log, low, need.step)
+            found = states_from_mark(log, projection, need.step)
+            if found is None or need.step not in found:
+                low = max(1, need.step - projection.window() + 1)
+                found = states_between(log, low, need.step)
             if need.step not in found:
                 raise CorruptLog(f"step {need.step} is not in the log", envelope.seq) from None
             for step in sorted(found, reverse=True):  # the needed step last in, so first to stay

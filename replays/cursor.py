@@ -71,7 +71,7 @@ class Cursor:
         self.log = log
         self.every = every
         self._snap_seqs: list[int] = [0]
-        projection = Projection()
+        projection = Projection(marks=False)  # a reader: it seeks, never undoes
         self._snaps: list[_Mark] = [_mark(projection, None)]
         decode = line_decoder()
         lines = decodable_lines(log)()
@@ -104,7 +104,7 @@ class Cursor:
         if seq == self.last:
             return self.final
         i = bisect.bisect_right(self._snap_seqs, seq) - 1
-        projection = Projection(self._snaps[i].snapshot(), self.history)
+        projection = Projection(self._snaps[i].snapshot(), self.history, marks=False)
         if seq > projection.seq:
             replay(self.log, seq, projection)
         return projection

@@ -47,7 +47,7 @@ def test_a_long_replay_keeps_at_most_the_window(monkeypatch):
     assert len(replay(s.log).history) <= 4
 
 
-def test_undoing_deeper_than_the_kept_window_reads_the_log_once_per_window(monkeypatch):
+def test_undoing_deeper_than_the_kept_window_folds_again_from_the_nearest_mark(monkeypatch):
     import importlib
 
     replay_module = importlib.import_module("combatlog.projections.replay")
@@ -55,24 +55,65 @@ def test_undoing_deeper_than_the_kept_window_reads_the_log_once_per_window(monke
     from combatlog.projections.replay import apply_from, envelopes
     from tests.builders import new_session
 
+    monkeypatch.setattr(Projection, "MARK_EVERY", 4)
     s = new_session(begin=True)
     s.auto()
     for n in range(40):
         s.do("note", text=f"note {n}")
-    steps = s.projection.step
     undone = 0
     while undone < 30 and len(s.projection.undo) > 6:  # past create, the four adds and begin
         s.undo()
         undone += 1
     assert undone >= 20
-    calls = []
-    real = replay_module.states_between
-    monkeypatch.setattr(replay_module, "states_between", lambda *a: calls.append(a) or real(*a))
+    calls, refolds = [], []
+    real_between, real_mark = replay_module.states_between, replay_module.states_from_mark
+    monkeypatch.setattr(replay_module, "states_between", lambda *a: calls.append(a) or real_between(*a))
+    monkeypatch.setattr(replay_module, "states_from_mark", lambda *a: refolds.append(real_mark(*a)) or refolds[-1])
     window = Projection(keep=8)
     for envelope in envelopes(s.log):
         apply_from(s.log, window, envelope)
     assert window.state == s.state  # the same fight, undone as deep
-    assert 1 <= len(calls) <= undone // 8 + 2, (len(calls), undone, steps)  # once per window of 8, not per undo
+    assert calls == []  # never folded from the log's start: every step undone is above the first mark
+    assert refolds and all(found is not None and len(found) <= 4 for found in refolds)  # a mark's few steps
+    assert len(refolds) <= (undone - 8) // 4 + 2  # once per mark's steps, not once per undo
+
+
+@pytest.mark.parametrize("every", [2, 4])
+def test_undo_at_any_depth_from_marks_restores_the_exact_states_with_undone_steps_in_the_log(monkeypatch, every):
+    """A log whose steps include undos and redos (an undo in a mark's range of a step below the
+    mark folds from the mark before): undone all the way back from marks, state by state."""
+    monkeypatch.setattr(Projection, "KEEP", 2)
+    monkeypatch.setattr(Projection, "MARK_EVERY", every)
+    s = new_session(seed=5, begin=True)
+    states = [s.state]
+    for n in range(24):
+        if s.state.phase == "end":
+            break
+        s.auto() if n % 3 else s.do("note", text=f"note {n}")
+        if n % 5 == 4:
+            s.undo()
+            s.redo()
+        states.append(s.state)
+    for expected in reversed(states[:-1]):
+        s.undo()
+        assert s.state == expected
+    assert replay(s.log).state == s.state and audit(s.log).clean
+
+
+def test_marks_thin_out_past_their_budget(monkeypatch):
+    monkeypatch.setattr(Projection, "MARK_EVERY", 1)
+    monkeypatch.setattr(Projection, "MARK_BUDGET", 40)
+    monkeypatch.setattr(Projection, "KEEP", 2)
+    s = new_session(seed=3, begin=True)
+    states = _play(s, 40)
+    projection = s.projection
+    weight = sum(len(state.combatants) + 1 for _, state in projection.marks.values())
+    assert weight <= 40 and projection.mark_every > 1 and projection.marks
+    assert all(step % projection.mark_every == 0 for step in projection.marks)
+    for expected in reversed(states[-16:-1]):
+        s.undo()
+        assert s.state == expected
+    assert replay(s.log).state == s.state
 
 
 def test_a_large_roster_keeps_fewer_steps_and_undoes_past_them_exactly(monkeypatch):
@@ -122,3 +163,11 @@ def test_the_cursors_snapshots_share_their_undo_stacks_and_seek_exactly(monkeypa
     for seq in range(cursor.last + 1):
         want, got = replay(s.log, seq), cursor.at(seq)
         assert (got.state, got.undo, got.redo) == (want.state, want.undo, want.redo), seq
+
+
+def test_readers_that_never_undo_keep_no_marks():
+    s = new_session(seed=3, begin=True)
+    _play(s, 20)
+    assert s.projection.marks  # a session undoes: it keeps them
+    assert Cursor(s.log, every=7).final.marks == {}
+    assert replay(s.log, None, Projection(marks=False)).marks == {}
