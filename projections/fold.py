@@ -392,6 +392,24 @@ class Snapshot(msgspec.Struct, frozen=True, kw_only=True):
     redo: tuple[int, ...]
 
 
+class _Overlay(dict[int, list[Encounter]]):
+    """A projection's history on top of a shared, finished one (a replay cursor's): its own
+    steps in itself, the shared ones read through, never copied or changed."""
+
+    __slots__ = ("shared",)
+
+    def __init__(self, shared: dict[int, list[Encounter]]) -> None:
+        super().__init__()
+        self.shared = shared
+
+    def get(self, key: int, default: Any = None) -> Any:
+        found = dict.get(self, key)
+        return self.shared.get(key, default) if found is None else found
+
+    def __contains__(self, key: object) -> bool:
+        return dict.__contains__(self, key) or key in self.shared
+
+
 class Projection:
     """Folds envelopes in order into an `Encounter`, checking phases and keeping undo/redo.
 
@@ -458,11 +476,12 @@ class Projection:
             self.undo = list(snapshot.undo)
             self.redo = list(snapshot.redo)
         # On top of another fold's finished history (a replay cursor's), whose entries are
-        # final: steps already there are taken as they are, never rewritten. It is copied (at
-        # most KEEP entries), so a fold that stops mid-step never leaves a half step in it.
-        self.history: dict[int, list[Encounter]] = {} if history is None else dict(history)
-        self._kept: deque[int] = deque(self.history)  # the order steps entered the history, oldest first
-        self._weight = sum(_weight(entry) for entry in self.history.values())  # combatants kept (BUDGET)
+        # final: steps already there are read through, never rewritten nor copied (a seek
+        # costs the same however long the history), and a fold that stops mid-step never
+        # leaves a half step in it. KEEP and BUDGET bound this projection's own steps.
+        self.history: dict[int, list[Encounter]] = {} if history is None else _Overlay(history)
+        self._kept: deque[int] = deque()  # the order steps entered the history, oldest first
+        self._weight = 0  # combatants kept (BUDGET)
         self._open: list[Encounter] | None = None
         self.marks: dict[int, tuple[int, Encounter]] = {}  # step -> (seq of its first line, state it opened on)
         self.mark_every = self.MARK_EVERY if marks else 0

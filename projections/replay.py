@@ -102,9 +102,9 @@ def states_from_mark(log: EventLog, projection: Projection, step: int) -> dict[i
         seq, state = marks[mark]
         # folded up to the next mark past `step` (the lines of a step end where the next opens)
         after = step - step % every + every
-        while after not in marks and after - step <= 4 * every and after <= projection.step:
-            after += every
-        stop = marks[after][0] - 1 if after in marks else None
+        while after not in marks and after - step <= 4 * every:
+            after += every  # (a step opened by an undo or redo has no mark)
+        stop = marks[after][0] - 1 if after in marks else None  # None: no mark after it, the log's last steps
         refold = _Refold(seq, mark, state)
         try:
             fold_lines(refold, decodable_lines(log)(seq, stop), line_decoder())

@@ -67,11 +67,11 @@ def _mark(projection: Projection, before: _Mark | None) -> _Mark:
 class Cursor:
     """Seek, step and diff through a saved log."""
 
-    def __init__(self, log: EventLog, every: int = 1024) -> None:
+    def __init__(self, log: EventLog, every: int = 256) -> None:
         self.log = log
         self.every = every
         self._snap_seqs: list[int] = [0]
-        projection = Projection(marks=False)  # a reader: it seeks, never undoes
+        projection = Projection()
         self._snaps: list[_Mark] = [_mark(projection, None)]
         decode = line_decoder()
         lines = decodable_lines(log)()
@@ -105,6 +105,9 @@ class Cursor:
             return self.final
         i = bisect.bisect_right(self._snap_seqs, seq) - 1
         projection = Projection(self._snaps[i].snapshot(), self.history, marks=False)
+        # the whole log's marks, shared: an undo in the seek's range of a step older than the
+        # history folds again from a mark, a few steps, never from the log's start
+        projection.marks, projection.mark_every = self.final.marks, self.final.mark_every
         if seq > projection.seq:
             replay(self.log, seq, projection)
         return projection

@@ -69,10 +69,20 @@ def test_undoing_deeper_than_the_kept_window_folds_again_from_the_nearest_mark(m
     real_between, real_mark = replay_module.states_between, replay_module.states_from_mark
     monkeypatch.setattr(replay_module, "states_between", lambda *a: calls.append(a) or real_between(*a))
     monkeypatch.setattr(replay_module, "states_from_mark", lambda *a: refolds.append(real_mark(*a)) or refolds[-1])
+    read = []
+    real_fold = replay_module.fold_lines
+
+    def counted(projection, lines, *rest):
+        lines = list(lines)
+        read.append(len(lines))
+        return real_fold(projection, iter(lines), *rest)
+
+    monkeypatch.setattr(replay_module, "fold_lines", counted)
     window = Projection(keep=8)
     for envelope in envelopes(s.log):
         apply_from(s.log, window, envelope)
     assert window.state == s.state  # the same fight, undone as deep
+    assert read and max(read) <= 2 * 4 * 2 + 2  # two marks' note steps (two lines each) at most, not the log's rest
     assert calls == []  # never folded from the log's start: every step undone is above the first mark
     assert refolds and all(found is not None and len(found) <= 4 for found in refolds)  # a mark's few steps
     assert len(refolds) <= (undone - 8) // 4 + 2  # once per mark's steps, not once per undo
@@ -165,9 +175,10 @@ def test_the_cursors_snapshots_share_their_undo_stacks_and_seek_exactly(monkeypa
         assert (got.state, got.undo, got.redo) == (want.state, want.undo, want.redo), seq
 
 
-def test_readers_that_never_undo_keep_no_marks():
+def test_show_keeps_no_marks_and_a_cursor_s_seeks_share_its_own():
     s = new_session(seed=3, begin=True)
     _play(s, 20)
     assert s.projection.marks  # a session undoes: it keeps them
-    assert Cursor(s.log, every=7).final.marks == {}
-    assert replay(s.log, None, Projection(marks=False)).marks == {}
+    assert replay(s.log, None, Projection(marks=False)).marks == {}  # show's one fold
+    cursor = Cursor(s.log, every=7)
+    assert cursor.final.marks and cursor.at(cursor.last // 2).marks is cursor.final.marks
