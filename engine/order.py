@@ -221,10 +221,10 @@ class ActionPointOrder:
 
     def ranking(self, state: Encounter) -> list[str]:
         """Active combatants by action points left, then tie-break value, then the order they were added."""
-        res = self.resource
-        live = [c for c in state.active() if c.id not in state.acted]
-        added = {cid: i for i, cid in enumerate(state.combatants)}
-        live.sort(key=lambda c: (-c.resources.get(res, 0), -(c.initiative or 0), added[c.id]))
+        res, acted = self.resource, state.acted
+        # in the order they were added (the roster's), which a stable sort keeps among equals
+        live = [c for c in state.combatants.values() if c.active and c.id not in acted]
+        live.sort(key=lambda c: (-c.resources.get(res, 0), -(c.initiative or 0)))
         return [c.id for c in live]
 
     def next_actors(self, state: Encounter, may_act: Callable[[Combatant], bool]) -> tuple[str, ...]:

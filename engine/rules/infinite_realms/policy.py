@@ -28,7 +28,8 @@ def policy(rules: RuleSystem, state: Encounter, actor: Combatant) -> Command:
     foes = [c for c in state.active() if c.side != actor.side]
     if not foes:
         return end
-    close = [f for f in foes if f.id in engaged_with(state, actor.id)]
+    engaged_ids = engaged_with(state, actor.id)
+    close = [f for f in foes if f.id in engaged_ids]
     usable = [w for w in weapons(actor) if weapon(state, actor, w.name) is not None]
     if close:
         engaged = close[0].id
@@ -39,7 +40,7 @@ def policy(rules: RuleSystem, state: Encounter, actor: Combatant) -> Command:
         if punch_ap is not None and punch_ap <= ap:
             return act("punch", engaged)
         return end
-    foes.sort(key=lambda f: (distance(state, actor.id, f.id), list(state.combatants).index(f.id)))
+    foes.sort(key=lambda f: distance(state, actor.id, f.id))  # stable: ties in the order they were added
     target = foes[0]
     d = distance(state, actor.id, target.id)
     for w in usable:

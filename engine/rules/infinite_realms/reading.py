@@ -52,6 +52,8 @@ def reach(state: Encounter, c: Combatant) -> int:
 
 def factor(c: Combatant, what: str) -> float:
     """The lowest of the wound and crippling factors on `what` (ap, damage, offense, defense)."""
+    if not c.conditions:
+        return 1.0  # (most combatants most of the time)
     f = 1.0
     if c.has(WOUNDED_25):
         f = min(f, 0.5) if what in ("ap", "damage") else f
@@ -67,6 +69,8 @@ def factor(c: Combatant, what: str) -> float:
 
 def wound_shift(c: Combatant) -> int:
     """Offense drops (and defense % rises) by this much for wounds: 10 at 50% HP, 20 at 25%."""
+    if not c.conditions:
+        return 0
     return 20 if c.has(WOUNDED_25) else 10 if c.has(WOUNDED_50) else 0
 
 
