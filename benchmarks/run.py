@@ -273,6 +273,27 @@ def undo_at_depth(steps: int) -> dict[str, float]:
     }
 
 
+def lean_decide_rate(events: int) -> int:
+    """Events a second through decide alone, on one core: the session's fight (the Starflight
+    patrol, hit points multiplied) played by the automatic policy on a LeanSession, as a
+    simulation plays it (nothing sealed, encoded, decoded or folded a second time)."""
+    from combatlog.engine.lean import LeanSession
+
+    session = LeanSession()
+    for command in read_encounter(EXAMPLE, seed=7):
+        if command.kind == "add":
+            stats = dict(command.params["stats"])
+            stats["hp"] = stats["hp"] * 100_000  # the fight must outlast the benchmark
+            command = msgspec.structs.replace(command, params={**command.params, "stats": stats})
+        session.execute(command)
+    session.execute(Command(kind="begin"))
+    done = 0
+    t = time.process_time()
+    while done < events:
+        done += len(session.auto()) + 1  # and its CommandIssued, as a log would count it
+    return round(done / (time.process_time() - t))
+
+
 def simulate_rates(runs: int) -> dict[str, float]:
     """Fights a second, one process, for each bundled example encounter (`combatlog simulate`)."""
     from combatlog.engine.encounter_file import read_encounter
@@ -311,6 +332,7 @@ def main() -> None:
     results: dict = {"events": n, **machine()}
     # the decide path: the automatic policy deciding, sealing and folding the session, one core
     results["decide_events_per_s"] = round(n / built)
+    results["lean_decide_events_per_s"] = lean_decide_rate(min(total, 200_000))
     say("simulate ...")
     results["simulate_fights_per_s"] = simulate_rates(runs=50 if args.quick else 200)
     # the headline: a study of the Starflight patrol over both cores (a process pool), wall time
@@ -514,6 +536,9 @@ def table(r: dict) -> None:
         f"{r['decide_events_per_s']:,} events/s",
         f">= 300,000: {ok(r['decide_events_per_s'] >= 300_000)}",
     )
+    if "lean_decide_events_per_s" in r:
+        lean = r["lean_decide_events_per_s"]
+        t.add_row("decide (policy and its fold, nothing logged), one core", f"{lean:,} events/s", "")
     for system, rate in r["simulate_fights_per_s"].items():
         t.add_row(f"simulate {system}, one core", f"{rate:,} fights/s", "")
     study = r["simulate_study"]
