@@ -1,0 +1,125 @@
+"""The transcript's lines, event by event: what a reader of a fight's story sees (and, with
+`dice`, every roll), told at its step's end, in the order the table lived it."""
+
+from __future__ import annotations
+
+from combatlog.engine import Session
+from combatlog.replays.transcript import render, tell, transcript
+from tests.builders import fighter, new_session
+
+
+def lines(session: Session, dice: bool = False) -> list[str]:
+    return [text for _, text in transcript(session.log, dice=dice)]
+
+
+def after(session: Session, mark: int, dice: bool = False) -> list[str]:
+    """The lines told for the events after seq `mark`."""
+    return [text for seq, text in transcript(session.log, dice=dice) if seq > mark]
+
+
+def test_surprise_is_told_either_way():
+    s = new_session()
+    mark = s.log.head()[0]
+    s.do("surprise", sides=[])
+    assert "No one is surprised." in after(s, mark)
+    other = new_session()
+    mark = other.log.head()[0]
+    other.do("surprise", sides=["goblins"])
+    assert "Surprised: goblins." in after(other, mark)
+
+
+def test_the_players_view_a_ruling_and_an_override_read_as_said():
+    s = new_session(begin=True)
+    mark = s.log.head()[0]
+    s.do("view", side="goblins", hp="level")
+    s.do("view", side="party", hp="hidden")
+    s.do("view", combatant="g1", hidden=True)
+    s.do("view", combatant="g1", hidden=False)
+    s.do("ruling", topic="cover", decision="half", text="behind the cart")
+    s.do("ruling", topic="light", decision="dim")
+    told = after(s, mark)
+    assert told == [
+        "Players' view: goblins's health shown as levels.",
+        "Players' view: party's health shown hidden.",
+        "Players' view: Goblin 1 hidden.",
+        "Players' view: Goblin 1 shown.",
+        "GM ruling (cover): half - behind the cart",
+        "GM ruling (light): dim",
+    ]
+
+
+def test_damage_a_recovery_and_a_location_are_told_with_the_name():
+    s = new_session(begin=True)
+    mark = s.log.head()[0]
+    s.do("override", reason="a falling beam", damage={"target": "g1", "amount": 3})
+    s.do("override", reason="a potion", damage={"target": "g1", "amount": -2})
+    told = after(s, mark)
+    assert "  Goblin 1 takes 3 damage." in told
+    assert "  Goblin 1 recovers 2." in told
+    assert not any("recovers -" in line or "takes -" in line for line in told)
+
+
+def test_with_dice_every_roll_is_told_and_a_typed_one_says_so():
+    s = new_session(begin=True)
+    actor = s.state.acting[0]
+    target = next(c.id for c in s.state.active() if c.side != s.state.combatants[actor].side)
+    mark = s.log.head()[0]
+    s.do("act", actor=actor, action="strike", targets=(target,), entered=((20,), (6,)))
+    name = s.state.combatants[actor].name
+    rolls = [line for line in after(s, mark, dice=True) if line.startswith(f"  {name}: ")]
+    assert len(rolls) == 2 and all(line.endswith(" (entered)") for line in rolls), rolls
+    assert "[20]" in rolls[0] and "[6]" in rolls[1]
+    assert not any(" [" in line for line in after(s, mark))  # without dice, no roll is told
+    engine = [line for line in lines(s, dice=True) if " = " in line and "initiative" in line]
+    assert engine and not any(line.endswith("(entered)") for line in engine)  # the engine's own
+
+
+def test_held_damage_is_told_at_the_round_s_end_and_with_dice_as_held():
+    s = new_session(begin=True, timing="simultaneous")
+    for _ in range(12):
+        if s.state.phase == "end":
+            break
+        s.auto()
+    told_dice, told = lines(s, dice=True), lines(s)
+    held = [line for line in told_dice if line.endswith(", held to the round's end.")]
+    assert held, told_dice
+    assert not any("held to the round's end" in line for line in told)  # told once it lands
+    assert any(" damage." in line for line in told)
+
+
+def test_a_secret_roll_is_told_as_secret_to_a_viewer_without_its_faces():
+    from pathlib import Path
+
+    from combatlog.engine.encounter_file import read_encounter
+    from combatlog.events.privacy import NOBODY
+    from combatlog.replays import MemoryLog
+
+    s = Session(MemoryLog())
+    for command in read_encounter(Path(__file__).resolve().parents[1] / "examples" / "triptycho-cistern.toml"):
+        s.execute(command)
+    s.do("begin")
+    shared = [t for _, t in transcript(s.log, dice=True, viewer=NOBODY)]
+    secret = [t for t in shared if "rolls in secret (draws a card)" in t]
+    assert secret and all(" [" not in t for t in secret)
+    gm = [t for _, t in transcript(s.log, dice=True)]
+    assert not any("in secret" in t for t in gm) and any("draws a card" in t and " [" in t for t in gm)
+
+
+def _envelopes(s: Session):
+    from combatlog.projections import envelopes
+
+    return envelopes(s.log)
+
+
+def test_a_live_stream_without_its_log_is_told_the_same():
+    s = new_session(begin=True)
+    for _ in range(5):
+        s.auto()
+    assert list(tell(_envelopes(s))) == list(transcript(s.log))
+
+
+def test_markdown_keeps_a_name_s_quotes_and_escapes_its_markup():
+    roster = [fighter("q1", "x", name='Old "Red" <b>', hp=5), fighter("q2", "y", hp=5)]
+    s = new_session(combatants=roster)
+    md = "\n".join(render(lines(s), fmt="markdown"))
+    assert 'Old "Red" &lt;b&gt;' in md
