@@ -123,3 +123,61 @@ def test_markdown_keeps_a_name_s_quotes_and_escapes_its_markup():
     s = new_session(combatants=roster)
     md = "\n".join(render(lines(s), fmt="markdown"))
     assert 'Old "Red" &lt;b&gt;' in md
+
+
+def test_nothing_is_zero_damage_recovered():
+    s = new_session(begin=True)
+    mark = s.log.head()[0]
+    s.do("override", reason="a glancing blow", damage={"target": "g1", "amount": 0})
+    assert "  Goblin 1 takes 0 damage." in after(s, mark)
+
+
+def _simultaneous(rounds: int = 6) -> Session:
+    s = new_session(begin=True, timing="simultaneous")
+    for _ in range(rounds):
+        if s.state.phase == "end":
+            break
+        s.auto()
+    return s
+
+
+def test_simultaneous_actions_are_told_declared_then_resolved_then_their_damage_in_seq_order():
+    from combatlog.events import ActionDeclared, DamageApplied
+    from combatlog.projections import envelopes
+
+    s = _simultaneous()
+    told = list(transcript(s.log))
+    seqs = [seq for seq, _ in told]
+    assert all(type(seq) is int for seq in seqs) and seqs == sorted(seqs) and len(set(seqs)) == len(seqs)
+    events = {e.seq: e.event for e in envelopes(s.log)}
+    declared = [(seq, text) for seq, text in told if text.endswith("(declared).")]
+    assert declared and all(type(events[seq]) is ActionDeclared for seq, _ in declared)
+    damage = [seq for seq, text in told if text.endswith(" damage.")]
+    assert damage and all(type(events[seq]) is DamageApplied for seq in damage)
+    first_round = [text for _, text in told][: [t for _, t in told].index("Round 2.")]
+    resolved = [i for i, t in enumerate(first_round) if ": hit" in t or ": miss" in t]
+    hurt = [i for i, t in enumerate(first_round) if t.endswith(" damage.")]
+    assert resolved and hurt and max(resolved) < min(hurt)  # held to the round's end, told after
+
+
+def test_a_live_simultaneous_fight_is_told_step_by_step_by_each_step_s_end():
+    from combatlog.projections import envelopes
+
+    s = _simultaneous(10)
+    stream = list(envelopes(s.log))
+    fed = 0
+
+    def feed():
+        nonlocal fed
+        for envelope in stream:
+            fed += 1
+            yield envelope
+
+    last_of_step = {}
+    for e in stream:
+        last_of_step[e.step] = e.seq
+    step_of = {e.seq: e.step for e in stream}
+    told = [(seq, text, fed) for seq, text in tell(feed(), log=s.log)]
+    assert [(seq, text) for seq, text, _ in told] == list(transcript(s.log))
+    for seq, text, fed_then in told:  # nothing waits for a later step to be read
+        assert fed_then <= last_of_step[step_of[seq]] or text.endswith("(declared)."), (seq, text)
