@@ -498,6 +498,7 @@ def _arithmetic(op: str, a: Num, b: Num, roll: _Roll) -> Num:
         return a * b
     if b == 0:
         raise DiceError(f"{excerpt(roll.text)} divides by 0 with these dice (d20 refuses that too)")
-    if op == "/":
-        return a / b
-    return a // b if op == "//" else a % b
+    out = a / b if op == "/" else a // b if op == "//" else a % b
+    if abs(out) > MAX_TOTAL:  # a float remainder can be tiny (1 % (1/3) is 5.6e-17): dividing by it passes the cap
+        raise DiceError(f"{excerpt(roll.text)} passes {len(str(MAX_TOTAL))} digits with these dice")
+    return out

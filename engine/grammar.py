@@ -101,6 +101,8 @@ def build_command(
             raise UsageError("act needs ACTOR ACTION [TARGET...]")
         actor, action, targets = words[0], words[1], tuple(words[2:])
     elif kind in ("end_turn", "remove"):
+        if len(words) > 1:
+            raise UsageError(f"{kind} takes one ACTOR; left over: {' '.join(words[1:])}")
         actor = words[0] if words else None
     elif kind == "surprise":
         p.setdefault("sides", list(words))

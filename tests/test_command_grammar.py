@@ -63,6 +63,8 @@ def test_a_parameter_without_an_equals_sign_is_refused():
 def test_end_turn_and_remove_take_an_optional_actor(kind):
     assert build_command(kind, ("bo",), (), None, "gm").actor == "bo"
     assert build_command(kind, (), (), None, "gm").actor is None
+    with pytest.raises(UsageError, match=f"{kind} takes one ACTOR; left over: ayla"):
+        build_command(kind, ("bo", "ayla"), (), None, "gm")  # not silently bo's alone
 
 
 def test_surprise_takes_the_sides_note_its_text_and_end_its_outcome():

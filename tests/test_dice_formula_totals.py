@@ -179,3 +179,10 @@ def test_every_part_of_a_parsed_formula_is_frozen():
         field = dataclasses.fields(part)[0].name
         with pytest.raises(dataclasses.FrozenInstanceError):
             setattr(part, field, getattr(part, field))
+
+
+@pytest.mark.parametrize("text", ["1/(1%(1/3))", "9999999*9999999/(1%(1/3))"])
+def test_a_division_by_a_float_remainder_past_the_cap_is_refused_when_rolled(text):
+    parse(text)  # the bounds can't see a float remainder's size: it is read ...
+    with pytest.raises(DiceError, match="passes 15 digits with these dice"):
+        ScriptedDice([]).roll(text)  # ... and refused once the dice (here none) give it
