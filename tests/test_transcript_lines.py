@@ -181,3 +181,40 @@ def test_a_live_simultaneous_fight_is_told_step_by_step_by_each_step_s_end():
     assert [(seq, text) for seq, text, _ in told] == list(transcript(s.log))
     for seq, text, fed_then in told:  # nothing waits for a later step to be read
         assert fed_then <= last_of_step[step_of[seq]] or text.endswith("(declared)."), (seq, text)
+
+
+def test_a_recovery_of_one_is_a_recovery():
+    s = new_session(begin=True)
+    mark = s.log.head()[0]
+    s.do("override", reason="a bandage", damage={"target": "g1", "amount": -1})
+    assert after(s, mark) == ["GM override: a bandage (damage).", "  Goblin 1 recovers 1."]
+
+
+def test_each_declaration_names_its_own_actor_and_one_left_open_at_the_end_is_told():
+    from combatlog.events import ActionDeclared
+    from combatlog.projections import envelopes
+
+    s = _simultaneous()
+    events = {e.seq: e.event for e in envelopes(s.log)}
+    names = {cid: c.name for cid, c in s.state.combatants.items()}
+    told = list(transcript(s.log))
+    declared = [(seq, text) for seq, text in told if text.endswith("(declared).")]
+    assert declared and all(text.startswith(names[events[seq].actor] + " ") for seq, text in declared)
+    last = max(seq for seq, e in events.items() if type(e) is ActionDeclared)
+    cut = list(transcript(s.log, stop=last))  # the log read up to a declaration not yet resolved
+    assert cut[-1][0] == last and cut[-1][1].startswith(names[events[last].actor] + " ") and cut[-1][1].endswith(".")
+
+
+def test_undos_deeper_than_the_kept_history_are_told_from_the_log(monkeypatch):
+    from combatlog.projections import Projection
+
+    monkeypatch.setattr(Projection, "KEEP", 1)
+    monkeypatch.setattr(Projection, "MARK_EVERY", 1 << 20)  # no marks: from the log's start
+    s = new_session(begin=True)
+    for _ in range(4):
+        s.auto()
+    steps = list(s.projection.undo[-3:])
+    for _ in range(3):
+        s.undo()
+    told = [text for _, text in transcript(s.log)]
+    assert [t for t in told if t.startswith("Undone: ")] == [f"Undone: step {n}." for n in reversed(steps)]
