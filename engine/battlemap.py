@@ -84,6 +84,7 @@ class Map:
                 )
             self.sections[s.id] = s
         self._steps: dict[str, dict[str, Step]] = {sid: {} for sid in self.sections}
+        straight: dict[frozenset[str], bool] = {}  # each border's `straight`, as first declared
         for i, border in enumerate(spec.borders):
             where = f"map: borders[{i}] ({border.a}|{border.b})"
             for end in (border.a, border.b):
@@ -94,6 +95,14 @@ class Map:
                 raise Refused(where, "a border joins two different sections", "give a and b as two sections")
             there = Step(border.a, border.b, border.kind, border.height, border.climbable)
             back = Step(border.b, border.a, border.kind, -border.height, border.climbable)
+            pair = frozenset((border.a, border.b))
+            if straight.setdefault(pair, border.straight) != border.straight:
+                raise Refused(
+                    where,
+                    f"declared again differently (straight = {str(border.straight).lower()}, but "
+                    f"{str(straight[pair]).lower()} before)",
+                    "declare each border once",
+                )
             old = self._steps[border.a].get(border.b)
             if old is not None:
                 if (old.kind, old.height, old.climbable) != (there.kind, there.height, there.climbable):
