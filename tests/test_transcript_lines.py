@@ -218,3 +218,21 @@ def test_undos_deeper_than_the_kept_history_are_told_from_the_log(monkeypatch):
         s.undo()
     told = [text for _, text in transcript(s.log)]
     assert [t for t in told if t.startswith("Undone: ")] == [f"Undone: step {n}." for n in reversed(steps)]
+
+
+def test_an_action_resolved_in_its_own_turn_is_one_line_at_its_declaration_then_what_it_did():
+    from combatlog.events import ActionDeclared, ActionResolved, DamageApplied
+    from combatlog.projections import envelopes
+
+    s = new_session(begin=True)
+    mark = s.log.head()[0]
+    s.auto()
+    events = [(e.seq, e.event) for e in envelopes(s.log) if e.seq > mark]
+    declared = next(seq for seq, e in events if type(e) is ActionDeclared)
+    outcome = next(e.outcome for _, e in events if type(e) is ActionResolved)
+    hits = [(seq, e) for seq, e in events if type(e) is DamageApplied]
+    actor = s.state.combatants[next(e for _, e in events if type(e) is ActionDeclared).actor].name
+    told = [(seq, text) for seq, text in transcript(s.log) if seq > mark]
+    assert told[0][1].startswith(f"{actor} strikes ")
+    assert told[0][0] == declared and told[0][1].endswith(f": {outcome}.") and "(declared)" not in told[0][1]
+    assert [seq for seq, _ in told[1 : 1 + len(hits)]] == [seq for seq, _ in hits]  # then what it did, in order
