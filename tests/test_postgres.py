@@ -130,7 +130,7 @@ def test_a_lost_race_on_the_primary_key_is_a_concurrency_error(url, opened):
         assert racer.is_alive()  # blocked on b's uncommitted row
     racer.join(5)
     assert len(done) == 1 and isinstance(done[0], ConcurrencyError)
-    assert "another writer took it first" in str(done[0])
+    assert f"another writer took it first; the log's next seq is {seq + 1}" in str(done[0])
     assert a.head()[0] == seq  # only b's row, nothing of a's step
 
 
@@ -157,6 +157,8 @@ def test_a_refused_append_writes_nothing(url, opened):
             log.append([b'{"seq":1,"step":1}', b'{"seq":2,"step":1}'], wrong)
     with pytest.raises(LogError, match="not a sealed event line.*nothing was appended"):
         log.append([b"not json"], n + 1)
+    with pytest.raises(LogError, match=f"the line for seq {n + 2} is not a sealed event line"):
+        log.append([before[-1], b"x"], n + 1)  # the second line is the bad one
     assert list(log.lines()) == before
     log.append([], n + 1)  # an empty step at the right seq is allowed and writes nothing
     assert log.head()[0] == n
@@ -426,3 +428,33 @@ def test_the_schema_has_a_version_row_and_a_newer_one_is_refused(url, opened):
     finally:
         with psycopg.connect(SERVER, autocommit=True) as db:
             db.execute("UPDATE combatlog_schema SET version = 1")
+
+
+def test_a_url_python_cant_split_is_one_line_with_no_password():
+    message = _one_line_log_error("postgresql://me:secret@[::1/test", "not a PostgreSQL URL")
+    assert "secret" not in message
+
+
+def test_a_fresh_database_gets_both_tables_and_the_version_row():
+    """A database (here a schema of its own, by search_path) that never held a log: the first
+    log opened to write creates the events table and the schema table with its version row."""
+    schema = f"cl_fresh_{os.getpid()}"
+    with psycopg.connect(SERVER, autocommit=True) as db:
+        db.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
+        db.execute(f"CREATE SCHEMA {schema}")
+    try:
+        sep = "&" if "?" in SERVER else "?"
+        fresh = f"{SERVER}{sep}options=-csearch_path%3D{schema}&encounter=fresh"
+        PostgresLog(fresh).close()
+        with psycopg.connect(SERVER, autocommit=True) as db:
+            tables = {
+                r[0]
+                for r in db.execute(
+                    "SELECT table_name FROM information_schema.tables WHERE table_schema = %s", (schema,)
+                )
+            }
+            assert tables == {TABLE, "combatlog_schema"}
+            assert db.execute(f"SELECT version FROM {schema}.combatlog_schema").fetchall() == [(1,)]
+    finally:
+        with psycopg.connect(SERVER, autocommit=True) as db:
+            db.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
