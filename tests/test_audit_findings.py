@@ -405,3 +405,38 @@ def test_a_die_relabelled_from_the_engine_to_the_table_is_listed_as_typed_in():
     report = audit(log_of(relabelled), workers=1)
     assert [(e.seq, e.faces) for e in report.entered] == [(i + 1, decode_line(raw[i]).event.faces)]
     assert audit(log_of(raw), workers=1).entered == []
+
+
+def test_an_override_and_a_typed_die_name_who_gave_their_command():
+    s = new_session(seed=7, begin=True)
+    s.do("override", reason="a lucky branch", damage={"target": "g1", "amount": 2}, by="alice")
+    actor = s.state.acting[0]
+    target = next(c.id for c in s.state.active() if c.side != s.state.combatants[actor].side)
+    s.do("act", actor=actor, action="strike", targets=(target,), entered=((20,), (6,)), by="bob")
+    report = audit(log_of(lines(s)), workers=1)
+    assert [(o.by, o.reason) for o in report.overrides] == [("alice", "a lucky branch")]
+    assert report.overrides[0].step == decode_line(lines(s)[report.overrides[0].seq - 1]).step
+    assert {e.typed_by for e in report.entered} == {"bob"} and len(report.entered) == 2
+
+
+def test_a_stored_row_that_isnt_a_line_is_a_finding_at_its_seq():
+    raw = played()
+    log = log_of(raw)
+    log._lines[4] = 12345  # what a store's row may hold when another program wrote it
+    findings = audit(log, workers=1).findings
+    assert [(f.seq, f.kind) for f in findings] == [(5, "tampered")] and "the stored line is int" in findings[0].message
+
+
+def test_a_log_whose_last_line_cant_be_read_is_audited_up_to_it():
+    from combatlog.events import CorruptLog
+
+    raw = played()
+
+    class Unreadable(MemoryLog):
+        def head(self):
+            raise CorruptLog(f"seq {len(raw)}: the stored line is int, not a line", len(raw))
+
+    log = Unreadable()
+    log._lines = list(raw[:-1]) + [12345]
+    findings = audit(log, workers=1).findings
+    assert [(f.seq, f.kind) for f in findings] == [(len(raw), "tampered")]
