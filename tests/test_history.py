@@ -120,6 +120,7 @@ def test_marks_thin_out_past_their_budget(monkeypatch):
     weight = sum(len(state.combatants) + 1 for _, state in projection.marks.values())
     assert weight <= 40 and projection.mark_every > 1 and projection.marks
     assert all(step % projection.mark_every == 0 for step in projection.marks)
+    assert min(projection.marks) == projection.mark_every  # thinned, the marks on the new spacing stay
     for expected in reversed(states[-16:-1]):
         s.undo()
         assert s.state == expected
