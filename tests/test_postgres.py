@@ -458,3 +458,33 @@ def test_a_fresh_database_gets_both_tables_and_the_version_row():
     finally:
         with psycopg.connect(SERVER, autocommit=True) as db:
             db.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
+
+
+def test_an_encounter_name_is_one_to_two_hundred_characters_without_nul():
+    from combatlog.replays.postgres import MAX_ENCOUNTER
+
+    base = "postgresql://127.0.0.1/test?encounter="
+    assert parse_url(base + "e" * MAX_ENCOUNTER)[1] == "e" * MAX_ENCOUNTER
+    for name in ("e" * (MAX_ENCOUNTER + 1), "a%00b"):
+        with pytest.raises(LogError, match="the encounter name must be 1 to 200 characters without NUL"):
+            parse_url(base + name)
+
+
+def test_a_password_with_an_at_sign_never_reaches_a_message():
+    with pytest.raises(LogError) as info:
+        parse_url("postgresql://me:se@cret@[::1/test")
+    assert "cret" not in str(info.value) and "se@" not in str(info.value)
+
+
+def test_a_connect_timeout_is_added_unless_given():
+    conninfo, _, _ = parse_url("postgresql://127.0.0.1/test?encounter=e")
+    assert conninfo.endswith("?connect_timeout=10")
+    given, _, _ = parse_url("postgresql://127.0.0.1/test?connect_timeout=3&encounter=e")
+    assert given.endswith("?connect_timeout=3") and given.count("connect_timeout") == 1
+
+
+def test_an_error_with_no_words_is_named_by_its_type():
+    from combatlog.replays.postgres import _one_line
+
+    assert _one_line(psycopg.OperationalError()) == "OperationalError"
+    assert _one_line(psycopg.OperationalError("line one\n  line two\n")) == "line one line two"
