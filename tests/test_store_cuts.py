@@ -495,3 +495,28 @@ def test_a_session_goes_on_after_a_repair(tmp_path):
     s = Session(log)
     s.auto()
     assert s.log.head()[0] > count and JsonlLog(path).torn is None
+
+
+@pytest.mark.parametrize(
+    "sizes",
+    [
+        [1, 1, 1],  # short lines
+        [(1 << 20) - 1, 5, (1 << 20) + 3],  # a line ending just before a MiB, a short one, one past a MiB
+        [(1 << 20) * 2 + 7, 1],  # a line over two pieces
+        [(1 << 20), (1 << 20)],  # lines starting exactly where a piece of a MiB begins
+    ],
+)
+def test_line_starts_are_found_back_from_the_end_whatever_the_line_sizes(sizes):
+    import io
+
+    from combatlog.replays.stores import _line_starts_back
+
+    data = b"".join(b"x" * (n - 1) + b"\n" for n in sizes)
+    starts, pos = [], 0
+    for n in sizes:
+        starts.append(pos)
+        pos += n
+    fh = io.BytesIO(data)
+    assert list(_line_starts_back(fh, len(data), 0)) == starts[::-1]  # the last line's first, down to the first
+    assert list(_line_starts_back(fh, len(data), starts[1])) == starts[:0:-1]  # down to a floor at a line's start
+    assert list(_line_starts_back(fh, 0, 0)) == []

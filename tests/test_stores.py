@@ -458,8 +458,9 @@ def test_an_sqlite_line_stored_as_text_or_a_number_is_reported_not_a_traceback(t
     assert SqliteLog(path, read_only=True).head() == (last, line)  # the same bytes, read as a line
     assert CliRunner().invoke(app, ["head", str(path)]).exit_code == 0
     store(12345)
-    with pytest.raises(CorruptLog, match=f"seq {last}: the stored line is int, not a line"):
+    with pytest.raises(CorruptLog, match=f"seq {last}: the stored line is int, not a line") as err:
         SqliteLog(path, read_only=True).head()
+    assert err.value.seq == last
     for command in ("head", "show", "audit"):
         said = CliRunner().invoke(app, [command, str(path)])
         assert said.exit_code == 1 and f"seq {last}" in said.output, (command, said.output)
