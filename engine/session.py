@@ -42,8 +42,9 @@ class _NoDice(Dice):
 
 
 def load(log: EventLog) -> Projection:
-    """Fold a whole log into a projection; raises CorruptLog naming the seq that can't be read."""
-    return replay(log)
+    """Fold a whole log into a projection, with the marks an undo at any depth folds again
+    from; raises CorruptLog naming the seq that can't be read."""
+    return replay(log, None, Projection())
 
 
 def dice_for(state: Encounter, command: Command, step: int) -> Dice:

@@ -30,8 +30,11 @@ def decodable_lines(log: EventLog) -> Callable[..., Iterator[bytes]]:
 
 
 def replay(log: EventLog, stop: int | None = None, start: Projection | Snapshot | None = None) -> Projection:
-    """Fold the log (up to `stop`) onto `start`; raises CorruptLog naming the seq at fault."""
-    projection = start if isinstance(start, Projection) else Projection(start)
+    """Fold the log (up to `stop`) onto `start`; raises CorruptLog naming the seq at fault.
+
+    A fresh projection keeps no undo marks (a reader's fold: its memory stays a replay's);
+    a session, which undoes, passes its own `Projection()`."""
+    projection = start if isinstance(start, Projection) else Projection(start, marks=False)
     with paused_gc():
         try:
             fold_lines(

@@ -180,6 +180,7 @@ def test_show_keeps_no_marks_and_a_cursor_s_seeks_share_its_own():
     s = new_session(seed=3, begin=True)
     _play(s, 20)
     assert s.projection.marks  # a session undoes: it keeps them
-    assert replay(s.log, None, Projection(marks=False)).marks == {}  # show's one fold
+    assert Session(s.log).projection.marks == s.projection.marks  # loaded again, the same
+    assert replay(s.log).marks == {}  # a reader's fold (show, export) keeps none
     cursor = Cursor(s.log, every=7)
     assert cursor.final.marks and cursor.at(cursor.last // 2).marks is cursor.final.marks
