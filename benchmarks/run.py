@@ -350,10 +350,10 @@ def main() -> None:
     study = 2_000 if args.quick else 10_000
     # in a fresh process, as `combatlog simulate` runs it: forked from this one, holding the
     # long session in memory, each worker would start with its heap to carry
-    timed = subprocess.run(
+    ran = subprocess.run(
         [sys.executable, "-c", _STUDY, str(EXAMPLE), str(study)], capture_output=True, text=True, check=True
     )
-    results["simulate_study"] = {"runs": study, "seconds": round(float(timed.stdout.strip()), 2)}
+    results["simulate_study"] = {"runs": study, "seconds": round(float(ran.stdout.strip()), 2)}
     with tempfile.TemporaryDirectory() as tmp:
         jsonl = JsonlLog(Path(tmp) / "long.jsonl")
         sqlite = SqliteLog(Path(tmp) / "long.db")
