@@ -104,7 +104,13 @@ class Cursor:
         if seq == self.last:
             return self.final
         i = bisect.bisect_right(self._snap_seqs, seq) - 1
-        projection = Projection(self._snaps[i].snapshot(), self.history, marks=False)
+        mark = self._snaps[i]
+        # the undo stack made once, straight from the mark's chunks (a Snapshot's tuple and a
+        # projection's list of it would copy a long log's stack twice a seek)
+        projection = Projection(mark._replace(chunks=(), tail=()).snapshot(), self.history, marks=False)
+        projection.undo = list(itertools.chain.from_iterable(mark.chunks))
+        projection.undo += mark.tail
+        projection.low = len(projection.undo)
         # the whole log's marks, shared: an undo in the seek's range of a step older than the
         # history folds again from a mark, a few steps, never from the log's start
         projection.marks, projection.mark_every = self.final.marks, self.final.mark_every
