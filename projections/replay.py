@@ -133,7 +133,8 @@ def apply_from(log: EventLog, projection: Projection, envelope: Envelope[Any]) -
             projection.apply(envelope)
             return
         except NeedsHistory as need:
-            found = states_from_mark(log, projection, need.step)
+            with paused_gc():  # a refold builds many short-lived states: no collector pass over them
+                found = states_from_mark(log, projection, need.step)
             if found is None or need.step not in found:
                 low = max(1, need.step - projection.window() + 1)
                 found = states_between(log, low, need.step)
