@@ -40,6 +40,7 @@ import tempfile
 import time
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
+from typing import Any
 
 import msgspec
 
@@ -60,17 +61,23 @@ UNDO_EVERY = 50
 UNDO_SAMPLES = 200
 
 
+def begun(session: Any, seed: int = 7) -> None:
+    """Play the Starflight patrol's set-up and begin onto `session` (a Session or a LeanSession),
+    hit points multiplied so the fight outlasts the benchmark."""
+    for command in read_encounter(EXAMPLE, seed=seed):
+        if command.kind == "add":
+            stats = dict(command.params["stats"])
+            stats["hp"] = stats["hp"] * 100_000
+            command = msgspec.structs.replace(command, params={**command.params, "stats": stats})
+        session.execute(command)
+    session.execute(Command(kind="begin"))
+
+
 def build(events: int, seed: int = 7) -> MemoryLog:
     """A long Starflight session of at least `events` events, in memory."""
     log = MemoryLog()
     session = Session(log)
-    for command in read_encounter(EXAMPLE, seed=seed):
-        if command.kind == "add":
-            stats = dict(command.params["stats"])
-            stats["hp"] = stats["hp"] * 100_000  # the fight must outlast the benchmark
-            command = msgspec.structs.replace(command, params={**command.params, "stats": stats})
-        session.execute(command)
-    session.execute(Command(kind="begin"))
+    begun(session, seed)
     steps = 0
     while log.head()[0] < events:
         session.auto()
@@ -245,13 +252,7 @@ def undo_at_depth(steps: int) -> dict[str, float]:
     an undo folds again from the nearest mark below it (`Projection.marks`), a few steps."""
     log = MemoryLog()
     s = Session(log)
-    for command in read_encounter(EXAMPLE, seed=7):
-        if command.kind == "add":
-            stats = dict(command.params["stats"])
-            stats["hp"] = stats["hp"] * 100_000  # the fight must outlast the benchmark
-            command = msgspec.structs.replace(command, params={**command.params, "stats": stats})
-        s.execute(command)
-    s.execute(Command(kind="begin"))
+    begun(s)
     while len(s.projection.undo) < steps:
         s.auto()
         if len(s.projection.undo) % UNDO_EVERY == 0:
@@ -291,13 +292,7 @@ def lean_decide_rate(events: int) -> int:
     from combatlog.engine.lean import LeanSession
 
     session = LeanSession()
-    for command in read_encounter(EXAMPLE, seed=7):
-        if command.kind == "add":
-            stats = dict(command.params["stats"])
-            stats["hp"] = stats["hp"] * 100_000  # the fight must outlast the benchmark
-            command = msgspec.structs.replace(command, params={**command.params, "stats": stats})
-        session.execute(command)
-    session.execute(Command(kind="begin"))
+    begun(session)
     done = 0
     t = time.process_time()
     while done < events:

@@ -166,3 +166,16 @@ def lines(session: Session) -> list[bytes]:
 def of(events: Iterable[Any], cls: type) -> list[Any]:
     """The events of type `cls`, in order."""
     return [e for e in events if isinstance(e, cls)]
+
+
+# a battle map's parts, as an encounter file's [map] table gives them (engine/battlemap.py)
+def section(sid: str, **kw: object) -> dict:
+    return {"id": sid, **kw}
+
+
+def border(a: str, b: str, **kw: object) -> dict:
+    return {"a": a, "b": b, **kw}
+
+
+def board(*sections: dict, borders: list[dict]) -> dict:
+    return {"sections": list(sections), "borders": borders}

@@ -8,18 +8,7 @@ import pytest
 
 from combatlog.engine import Refused
 from combatlog.engine.battlemap import Border, Map, MapSpec, Section, Step
-
-
-def section(sid: str, **kw: object) -> dict:
-    return {"id": sid, **kw}
-
-
-def border(a: str, b: str, **kw: object) -> dict:
-    return {"a": a, "b": b, **kw}
-
-
-def board(*sections: dict, borders: list[dict]) -> dict:
-    return {"sections": list(sections), "borders": borders}
+from tests.builders import board, border, section
 
 
 def hallway(ids: str, **kw: object) -> Map:

@@ -16,21 +16,9 @@ from combatlog.events import DamageApplied, DiceRolled
 from combatlog.events.privacy import Viewer
 from combatlog.replays.audit import audit
 from combatlog.replays.transcript import transcript
-from tests.builders import act, encounter, fighter, forced, of
+from tests.builders import act, board, border, encounter, fighter, forced, of, section
 
 SWORD = {"name": "Sword", "hit": "d8", "damage": "d6", "weapon": "sword"}
-
-
-def section(sid: str, **kw: object) -> dict:
-    return {"id": sid, **kw}
-
-
-def border(a: str, b: str, **kw: object) -> dict:
-    return {"a": a, "b": b, **kw}
-
-
-def board(*sections: dict, borders: list[dict]) -> dict:
-    return {"sections": list(sections), "borders": borders}
 
 
 HALL = board(section("a"), section("b"), section("c"), borders=[border("a", "b"), border("b", "c")])
