@@ -10,20 +10,7 @@ import pytest
 
 from combatlog.engine import DiceError, ScriptedDice, parse
 from combatlog.engine.dicetree import Binary, DiceTerm, Literal, Operator, Selector, SetTerm, Unary
-
-
-def roll(expression, faces):
-    dice = ScriptedDice(faces)
-    rolled = dice.roll(expression, "test")
-    assert dice.queue == [], f"{expression} left faces {dice.queue} unrolled"
-    return rolled
-
-
-def refusal(expression):
-    with pytest.raises(DiceError) as err:
-        parse(expression)
-    return str(err.value)
-
+from tests.test_dice_formula_reading import refusal, roll
 
 # --- the 15-digit cap --------------------------------------------------------------------------
 
