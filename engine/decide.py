@@ -216,7 +216,7 @@ def _begin(draft: Draft, command: Command) -> None:
     standing = {c.side for c in state.active()}
     if len(standing) < 2:
         raise Refused("begin", "a fight needs combatants on at least two sides", "add combatants first")
-    order = draft.rules.order(state.options)
+    order = draft.turn_order
     order.roll(draft)
     start_round(draft, 0 if draft.state.surprised else 1, first=True)
 
@@ -238,8 +238,7 @@ def _act(draft: Draft, command: Command) -> None:
         if why:
             raise Refused(f"{actor.name}: {spec.name}", why)
     cost = rules.cost(state, actor, spec, params)
-    short = {k: v for k, v in cost.items() if actor.resources.get(k, 0) < v}
-    if short:
+    if _short(cost, actor.resources):
         left = ", ".join(f"{k} {actor.resources.get(k, 0)}" for k in sorted(cost))
         can = ", ".join(s.name for s in rules.affordable(state, actor)) or "end the turn"
         raise Refused(f"{actor.name}: {spec.name}", f"costs {_fmt(cost)} but {left} left", f"can do: {can}")
@@ -259,12 +258,12 @@ def _act(draft: Draft, command: Command) -> None:
         if cost[resource]:
             draft.emit(ResourceSpent(combatant=actor.id, resource=resource, amount=cost[resource]))
     rules.declared(draft, draft.state.pending[-1])
-    timing = rules.timing(state.options)
+    timing = draft.timing
     if timing.immediate(spec.category):
         draft.emit(ResolutionStarted(category=spec.category))
         pending = draft.state.pending[-1]
         resolve(draft, pending)
-    order = rules.order(state.options)
+    order = draft.turn_order
     order.after_action(draft)
     state = draft.state
     if state.phase == "end":
@@ -472,7 +471,7 @@ def _targets(state: Encounter, actor: Combatant, spec: ActionSpec, given: tuple[
         )
     for t in given:
         c = state.combatants.get(t)
-        if c is None or t not in _candidates(state, actor, spec):
+        if c is None or not _eligible(c, actor, spec):
             raise Refused(
                 f"{actor.name}: {spec.name} at {t!r}",
                 "not a valid target",
@@ -482,14 +481,24 @@ def _targets(state: Encounter, actor: Combatant, spec: ActionSpec, given: tuple[
 
 
 def _candidates(state: Encounter, actor: Combatant, spec: ActionSpec) -> list[str]:
-    out = []
-    for c in state.active():
-        if spec.targets == "enemy" and c.side == actor.side:
-            continue
-        if spec.targets == "ally" and c.side != actor.side:
-            continue
-        out.append(c.id)
-    return out
+    return [c.id for c in state.active() if _eligible(c, actor, spec)]
+
+
+def _eligible(c: Combatant, actor: Combatant, spec: ActionSpec) -> bool:
+    """True when `c` may be a target of `actor`'s `spec` (one of `_candidates`)."""
+    if c.defeated is not None or c.removed:
+        return False
+    if spec.targets == "enemy":
+        return c.side != actor.side
+    return spec.targets != "ally" or c.side == actor.side
+
+
+def _short(cost: dict[str, int], resources: dict[str, int]) -> bool:
+    """True when `resources` fall short of `cost` (a loop, not any(): every action asks)."""
+    for resource, amount in cost.items():  # noqa: SIM110
+        if resources.get(resource, 0) < amount:
+            return True
+    return False
 
 
 def _fmt(cost: dict[str, int]) -> str:

@@ -186,9 +186,13 @@ def parse(expression: str) -> Expr:
     """Parse a dice expression; raises DiceError saying what is accepted."""
     if not isinstance(expression, str):
         raise DiceError(f"a dice expression is text, e.g. 2d6+1, not {type(expression).__name__}")
+    cached = _parsed.get(expression)  # as written: a fight rolls the same few texts again and again
+    if cached is not None:
+        return cached
     text = expression.strip().lower().replace(" ", "")
     cached = _parsed.get(text)
     if cached is not None:
+        _keep(expression, cached)
         return cached
     if len(text) > MAX_TEXT:
         raise DiceError(f"{excerpt(expression)}: a dice expression is at most {MAX_TEXT} characters")
@@ -198,10 +202,17 @@ def parse(expression: str) -> Expr:
         expr = Expr(text=text, count=0, sides=0, modifier=formula.modifier, formula=formula)
     else:
         expr = _plain(m, expression, text)
+    _keep(text, expr)
+    if expression != text:
+        _keep(expression, expr)
+    return expr
+
+
+def _keep(key: str, expr: Expr) -> None:
+    """Keep `expr` parsed under `key` (the cache emptied first when full: it stays bounded)."""
     if len(_parsed) >= PARSE_CACHE:
         _parsed.clear()
-    _parsed[text] = expr
-    return expr
+    _parsed[key] = expr
 
 
 def _plain(m: re.Match[str], expression: str, text: str) -> Expr:

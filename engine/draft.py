@@ -11,7 +11,9 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from combatlog.engine import turns
+from combatlog.engine.dice import parse
 from combatlog.engine.errors import Refused
+from combatlog.engine.rules.base import NO_MODS
 from combatlog.events import (
     ConditionApplied,
     ConditionRemoved,
@@ -26,7 +28,9 @@ from combatlog.projections.fold import _ROWS, FoldError, rows_of
 
 if TYPE_CHECKING:
     from combatlog.engine.dice import Dice
+    from combatlog.engine.order import Order
     from combatlog.engine.rules.base import RuleSystem
+    from combatlog.engine.timing import Timing
 
 
 _replace = msgspec.structs.replace
@@ -55,6 +59,11 @@ class Draft:
         self.step = step
         self.hold_damage = False  # set while simultaneous actions resolve
         self.rounds_started = 0  # rounds this step has started (a step that can't stop is a stalled fight)
+        if rules is not None:  # None: a creation, which has no rule system yet
+            # the order and timing strategies of the encounter's options, asked for several times
+            # a step: made once (only a creation sets options)
+            self.turn_order: Order = rules.order(state.options)
+            self.timing: Timing = rules.timing(state.options)
 
     def emit(self, event: Event) -> Event:
         """Record `event` and fold it into the draft's state; returns the event."""
@@ -87,9 +96,13 @@ class Draft:
         """Conditions that last until a turn: one ends as its bearer's next turn starts
         (`bearer_turn`), another as its source's next turn ends (`source_turn`, armed when that
         turn starts, so the turn it was given in doesn't count)."""
+        # asked at every turn's start and end: most fights have no one under a condition then
+        bearers = [c for c in self.state.combatants.values() if c.conditions]
+        if not bearers:
+            return
         actors = set(event.actors)
         starting = type(event) is TurnStarted
-        for c in list(self.state.combatants.values()):
+        for c in bearers:
             for cond in c.conditions:
                 if cond.ends == "bearer_turn" and starting and c.id in actors:
                     self.emit(ConditionRemoved(target=c.id, condition=cond.name, reason="until its next turn"))
@@ -136,15 +149,14 @@ class Draft:
         """An attack-like roll of `expression` (one die and a modifier, `1d20+4`) with what
         conditions make of it (`RuleSystem.roll_mods`): advantage as `2d20kh1+4`, disadvantage
         as `2d20kl1+4`, a bonus added, a low face rolled once more. Every roll is recorded."""
-        from combatlog.engine.dice import parse
-        from combatlog.engine.rules.base import RollMods
-
         state = self.state
         mods = self.rules.roll_mods(
             state, state.combatants[roller], state.combatants.get(target) if target is not None else None
         )
+        if mods is NO_MODS or mods == NO_MODS:
+            return self.roll(expression, purpose, by=roller)  # as given: nothing changes it
         expr = parse(expression)
-        if mods == RollMods() or expr.count != 1 or expr.keep is not None or expr.target is not None:
+        if expr.count != 1 or expr.keep is not None or expr.target is not None:
             return self.roll(expression, purpose, by=roller)  # as given: nothing changes it, or not one die
         die = f"{expr.sides}" + ("z" if expr.low == 0 else "")
         dice = f"1d{die}" if mods.advantage == 0 else f"2d{die}{'kh' if mods.advantage > 0 else 'kl'}1"

@@ -12,10 +12,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from combatlog.engine.decide import decided_step
-from combatlog.engine.dice import Dice, DiceError
+from combatlog.engine.decide import decided_step, rules_of
+from combatlog.engine.dice import Dice
 from combatlog.engine.draft import Draft
 from combatlog.engine.errors import Refused
+from combatlog.engine.rules.base import RuleSystem
 from combatlog.engine.session import Playing, dice_for
 from combatlog.events import Command, Event
 from combatlog.projections import Encounter, Projection
@@ -41,6 +42,17 @@ class LeanSession(Playing):
             self.view.step = step
             self.view.seq = 1  # an encounter exists: a creation would be refused, as on its log
         self.on_events = on_events
+        self._rules: tuple[str | None, RuleSystem | None] = (None, None)  # (name, system): looked up once
+
+    @property
+    def rules(self) -> RuleSystem:
+        """The rule system of the encounter (looked up once: asked at every step)."""
+        name, system = self._rules
+        state = self.view.state
+        if system is None or name != state.rules:
+            system = rules_of(state)
+            self._rules = (state.rules, system)
+        return system
 
     @property
     def state(self) -> Encounter:
@@ -64,10 +76,7 @@ class LeanSession(Playing):
         step = view.step + 1
         if dice is None:
             dice = dice_for(view.state, command, step)
-        try:
-            decided = decided_step(view, command, dice)
-        except DiceError as exc:
-            raise Refused(command.kind, str(exc)) from None
+        decided = decided_step(view, command, dice, self.rules if view.state.rules is not None else None)
         if isinstance(decided, list):  # a creation: folded as a draft folds
             draft = Draft(view.state, dice, None, step)  # type: ignore[arg-type]  # no rule system yet
             for event in decided:

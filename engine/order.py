@@ -160,16 +160,14 @@ class RankedOrder:
         if self.every_round:
             self.roll(draft)
 
-    def declaring_tiers(self, state: Encounter) -> list[tuple[str, ...]]:
-        """The tiers in the order they take their turns."""
-        return list(reversed(state.order)) if self.reverse_declare else list(state.order)
-
     def next_actors(self, state: Encounter, may_act: Callable[[Combatant], bool]) -> tuple[str, ...]:
         """The combatants whose turn comes next this round, or () when everyone has had one."""
-        for tier in self.declaring_tiers(state):
-            actors = tuple(cid for cid in tier if cid not in state.acted and may_act(state.combatants[cid]))
+        acted, combatants = state.acted, state.combatants
+        for tier in reversed(state.order) if self.reverse_declare else state.order:
+            # asked at every turn: a list, not a generator, and a tier of one (the most) as it is
+            actors = [cid for cid in tier if cid not in acted and may_act(combatants[cid])]
             if actors:
-                return actors
+                return tier if len(actors) == len(tier) else tuple(actors)
         return ()
 
     def after_action(self, draft: Draft) -> None:

@@ -25,6 +25,9 @@ class Timing:
     hold_damage: bool = True
     hold_until: str = "round"  # "round": held damage counts when the round ends; "tier": when actions
     # with equal resolution keys (a tier acting together) have all resolved
+    all_immediate: bool = field(init=False, repr=False, compare=False)
+    """True when every action resolves as soon as it is declared (turn-based throughout): worked
+    out once, asked at every turn's start."""
 
     def __post_init__(self) -> None:
         for mode in (self.default, *self.per_category.values()):
@@ -32,16 +35,13 @@ class Timing:
                 raise ValueError(f"unknown timing {mode!r}; use turn or simultaneous")
         if self.hold_until not in ("round", "tier"):
             raise ValueError(f"unknown hold_until {self.hold_until!r}; use round or tier")
+        every = self.default == "turn" and all(m == "turn" for m in self.per_category.values())
+        object.__setattr__(self, "all_immediate", every)  # frozen: set once, here
 
     @property
     def name(self) -> str:
         modes = {self.mode(c) for c in CATEGORIES} | {self.default}
         return modes.pop() if len(modes) == 1 else "mixed"
-
-    @property
-    def all_immediate(self) -> bool:
-        """True when every action resolves as soon as it is declared (turn-based throughout)."""
-        return self.default == "turn" and all(m == "turn" for m in self.per_category.values())
 
     def mode(self, category: str | None) -> str:
         """`turn` or `simultaneous` for actions of `category`."""
@@ -49,7 +49,7 @@ class Timing:
 
     def immediate(self, category: str | None) -> bool:
         """True when an action of `category` resolves as soon as it is declared."""
-        return self.mode(category) == "turn"
+        return self.per_category.get(category or "", self.default) == "turn"  # (mode, inlined: asked every action)
 
     @staticmethod
     def category_rank(category: str | None) -> int:

@@ -43,7 +43,7 @@ def stall_outcome(what: str) -> str:
 def start_round(draft: Draft, number: int, first: bool = False) -> None:
     """Start round `number`: initiative re-rolled if the order says so, budgets, the first turn."""
     rules = draft.rules
-    order = rules.order(draft.state.options)
+    order = draft.turn_order
     if not first:
         order.round_started(draft)  # initiative re-rolled for the round comes before it starts
     draft.emit(RoundStarted(round=number, surprise=number == 0))
@@ -58,7 +58,7 @@ def start_round(draft: Draft, number: int, first: bool = False) -> None:
 def advance(draft: Draft) -> None:
     """Start the next turn; or end the round (resolving what waits) and start the next; or end."""
     rules = draft.rules
-    order = rules.order(draft.state.options)
+    order = draft.turn_order
 
     def may_act(c: Combatant) -> bool:
         return rules.may_act(draft.state, c)
@@ -83,10 +83,10 @@ def advance(draft: Draft) -> None:
                     draft.emit(
                         ResourcesSet(combatant=cid, resources=rules.budget(draft.state, draft.state.combatants[cid]))
                     )
-            timing = rules.timing(state.options)
-            draft.emit(TurnStarted(actors=actors, declaring=not timing.all_immediate))
+            draft.emit(TurnStarted(actors=actors, declaring=not draft.timing.all_immediate))
             rules.turn_started(draft, actors)
-            idle = tuple(a for a in draft.state.acting if rules.idle(draft.state, draft.state.combatants[a]))
+            state = draft.state
+            idle = tuple([a for a in state.acting if rules.idle(state, state.combatants[a])])
             if idle:
                 rules.turn_ending(draft, idle, {})
                 draft.emit(TurnEnded(actors=idle))
@@ -118,8 +118,8 @@ def end_round(draft: Draft) -> bool:
     """
     rules = draft.rules
     state = draft.state
-    timing = rules.timing(state.options)
-    order = rules.order(state.options)
+    timing = draft.timing
+    order = draft.turn_order
     key = order.resolution_key(state)
     pending = sorted(state.pending, key=lambda p: (timing.category_rank(p.category), key(p)))
     by_tier = timing.hold_until == "tier"

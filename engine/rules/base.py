@@ -64,6 +64,9 @@ class RollMods:
         )
 
 
+NO_MODS = RollMods()  # nothing changes the roll: what most rolls get, made once
+
+
 @dataclass(frozen=True)
 class OptionSpec:
     """An encounter option: its default and the values accepted (None: any value of its type)."""
@@ -172,7 +175,9 @@ class RuleSystem:
     def roll_mods(self, state: Encounter, roller: Combatant, target: Combatant | None) -> RollMods:
         """What the roller's conditions and the target's make of an attack-like roll (from
         `rolling_mods` and `targeted_mods`; override for more)."""
-        out = RollMods()
+        if not roller.conditions and (target is None or not target.conditions):
+            return NO_MODS  # most rolls: no one's conditions, nothing to look up
+        out = NO_MODS
         for cond in roller.conditions:
             out = out + self.rolling_mods.get(cond.name, RollMods())
         if target is not None:
@@ -318,13 +323,15 @@ class RuleSystem:
 
         Default: over when at most one side has anyone left standing.
         """
-        # the sides with anyone active, in one pass (asked after every action)
-        standing = {c.side for c in state.combatants.values() if c.defeated is None and not c.removed}
-        if len(standing) == 1:
-            return ("victory", standing.pop())
-        if not standing:
-            return ("draw", None)
-        return None
+        # the side of anyone active, stopping at a second side (asked after every action)
+        side = None
+        for c in state.combatants.values():
+            if c.defeated is None and not c.removed:
+                if side is None:
+                    side = c.side
+                elif c.side != side:
+                    return None
+        return ("draw", None) if side is None else ("victory", side)
 
     # --- extra commands and automatic combatants --------------------------------------
 
