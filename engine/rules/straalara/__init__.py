@@ -9,6 +9,7 @@ health levels, wound penalties, Dazed, and effects landing at the end of the tur
 
 from __future__ import annotations
 
+from functools import cached_property
 from typing import Any
 
 from combatlog.engine import rules as _registry
@@ -27,7 +28,7 @@ from combatlog.engine.rules.straalara.events import (
     StanceDeclared,
     own,
 )
-from combatlog.engine.rules.straalara.model import Options, State, Stats
+from combatlog.engine.rules.straalara.model import Options, State, Stats, options_of, stats_of
 from combatlog.engine.rules.straalara.order import StraalaraOrder
 from combatlog.engine.rules.straalara.policy import policy
 from combatlog.engine.timing import Timing, make_timing
@@ -61,23 +62,50 @@ class Straalara(RuleSystem):
     def initiative(self, draft: Draft, combatant: Combatant, ids: tuple[str, ...]) -> int:
         raise NotImplementedError("Straalara's order rolls initiative itself")
 
+    def stats(self, combatant: Combatant) -> Stats:
+        return stats_of(combatant)
+
+    def settings(self, state: Encounter) -> Options:
+        return options_of(state)
+
     def budget(self, state: Encounter, combatant: Combatant) -> dict[str, int]:
         return {"actions": 1}
 
     def may_act(self, state: Encounter, combatant: Combatant) -> bool:
-        if not super().may_act(state, combatant):
+        # the base class's test (active, not surprised), then the pass's, in one frame: asked for
+        # every combatant whenever the next turn is looked for
+        if combatant.defeated is not None or combatant.removed:
             return False
-        return state.action_pass == 1 or self.stance(state, combatant.id) == "offense"
+        if state.surprise_round and combatant.side in state.surprised:
+            return False
+        return state.action_pass == 1 or _actions.stance_now(state, combatant.id) == "offense"
 
     def stance(self, state: Encounter, cid: str) -> str | None:
         """The stance `cid` declared this turn, or None."""
         return _actions.stance_now(state, cid)
 
+    @cached_property
+    def _specs(self) -> tuple[list[ActionSpec], dict[str, ActionSpec]]:
+        """The actions in order, and by name (made once: their checks are bound to this system)."""
+        specs = _actions.actions(self)
+        by_name: dict[str, ActionSpec] = {}
+        for spec in specs:
+            by_name.setdefault(spec.name, spec)
+        return specs, by_name
+
     def actions(self, state: Encounter, actor: Combatant) -> list[ActionSpec]:
-        cached = self.__dict__.get("_specs")
-        if cached is None:
-            cached = self.__dict__["_specs"] = _actions.actions(self)
-        return list(cached)
+        return list(self._specs[0])
+
+    def action(self, state: Encounter, actor: Combatant, name: str) -> ActionSpec:
+        spec = self._specs[1].get(name)  # one look-up; an unknown name is refused by the base class
+        return spec if spec is not None else super().action(state, actor, name)
+
+    def affordable(self, state: Encounter, actor: Combatant) -> list[ActionSpec]:
+        # every action costs one action (`actions`, never `cost`d otherwise): all or none of them
+        return list(self._specs[0]) if actor.resources.get("actions", 0) >= 1 else []
+
+    def idle(self, state: Encounter, combatant: Combatant) -> bool:
+        return combatant.resources.get("actions", 0) < 1  # nothing affordable (see `affordable`)
 
     def declared(self, draft: Draft, pending: Pending) -> None:
         _actions.declared(draft, pending)
@@ -90,9 +118,15 @@ class Straalara(RuleSystem):
                 draft.emit(TurnEnded(actors=(cid,)))
 
     def another_pass(self, state: Encounter) -> bool:
-        if state.action_pass != 1 or self.settings(state).passes != "repeat":
+        if state.action_pass != 1 or options_of(state).passes != "repeat":
             return False
-        return any(self.stance(state, c.id) == "offense" for c in state.active())
+        declared, round_ = own(state).declared, state.round  # `stance_now`, inlined: asked after every pass
+        for c in state.combatants.values():
+            if c.defeated is None and not c.removed:
+                d = declared.get(c.id)
+                if d is not None and d.round == round_ and d.stance == "offense":
+                    return True
+        return False
 
     def round_ending(self, draft: Draft) -> None:
         for effect in own(draft.state).effects:
@@ -103,7 +137,7 @@ class Straalara(RuleSystem):
         after_damage(draft, target)
 
     def waiting(self, state: Encounter) -> bool:
-        return own(state).botch is not None
+        return state.extra.botch is not None  # `own(state)` without its frame: asked at every turn
 
     def command(self, draft: Draft, command: Command) -> None:
         if command.kind != "botch":
@@ -118,8 +152,8 @@ class Straalara(RuleSystem):
         draft.emit(BotchRuled(actor=actor))
         draft.advance()
 
-    def policy(self, state: Encounter, actor: Combatant) -> Command:
-        return policy(self, state, actor)
+    # the policy function itself, bound as the method (`policy(rules, state, actor)`): no wrapper's frame
+    policy = policy
 
     def ruling_policy(self, state: Encounter) -> Command | None:
         if own(state).botch is None:
@@ -127,7 +161,7 @@ class Straalara(RuleSystem):
         return Command(kind="botch", params={"effect": "nothing lasting: the moment passes"}, by="policy")
 
     def health(self, state: Encounter, c: Combatant) -> tuple[int, int] | None:
-        levels = len(self.settings(state).health_levels) + 1  # the track, then Incapacitated
+        levels = len(options_of(state).health_levels) + 1  # the track, then Incapacitated
         return (max(levels - c.damage, 0), levels)
 
     def summary(self, state: Encounter) -> list[str]:

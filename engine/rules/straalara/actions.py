@@ -8,12 +8,13 @@ combatant's next action is lost.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from combatlog.engine.rules.base import ActionSpec
-from combatlog.engine.rules.straalara.attack import attack, defense_pool, pool, wound_penalty
-from combatlog.engine.rules.straalara.events import EffectLanded, EffectScheduled, StanceDeclared, own
-from combatlog.engine.rules.straalara.model import STANCE_DEFENSES, Stats
+from combatlog.engine.rules.straalara.attack import attack, pool
+from combatlog.engine.rules.straalara.events import EffectLanded, EffectScheduled, StanceDeclared
+from combatlog.engine.rules.straalara.model import STANCE_DEFENSES, Declared, Stats, options_of, stats_of
 from combatlog.events import ConditionRemoved, Moved, ResourcesSet
 from combatlog.projections import Combatant, Encounter, Pending
 
@@ -25,27 +26,39 @@ STANCES = ("offense", "partial", "defense")
 DEFENSES = ("block", "parry", "dodge", "spell", "none")
 
 
+def declared_now(state: Encounter, cid: str) -> Declared | None:
+    """What `cid` declared this turn (stance and defense), or None."""
+    d = state.extra.declared.get(cid)  # `own(state)`, without its frame: asked several times a step
+    return d if d is not None and d.round == state.round else None
+
+
 def stance_now(state: Encounter, cid: str) -> str | None:
     """The stance `cid` declared this turn, or None."""
-    d = own(state).declared.get(cid)
+    d = state.extra.declared.get(cid)
     return d.stance if d is not None and d.round == state.round else None
 
 
 def best_defense(stats: Stats, stance: str) -> str:
     """The defense with the biggest pool that `stance` allows (none if every pool is empty)."""
-    allowed = [d for d in STANCE_DEFENSES[stance] if d != "none"]
-    best = max(allowed, key=lambda d: (defense_pool(stats, d), -allowed.index(d)))
-    return best if defense_pool(stats, best) > 0 else "none"
+    return stats.best_defenses[stance]
 
 
-def declared_stance(rules: RuleSystem, state: Encounter, actor: Combatant, params: dict[str, Any]) -> tuple[str, str]:
-    """(stance, defense) a declaration carries: as given, as declared earlier this turn, or the defaults."""
-    d = own(state).declared.get(actor.id)
-    if d is not None and d.round == state.round:
+def declared_stance(
+    rules: RuleSystem, state: Encounter, actor: Combatant, params: dict[str, Any], earlier: Declared | None = None
+) -> tuple[str, str]:
+    """(stance, defense) a declaration carries: as given, as declared earlier this turn (`earlier`,
+    when the caller has it: `declared_now`), or the defaults."""
+    d = earlier if earlier is not None else declared_now(state, actor.id)
+    if d is not None:
         return d.stance, d.defense
+    return given_stance(actor, params)
+
+
+def given_stance(actor: Combatant, params: dict[str, Any]) -> tuple[str, str]:
+    """(stance, defense) a turn's first declaration carries: as given, or the defaults."""
     stance = str(params.get("stance", "partial"))
     defense = params.get("defense")
-    return stance, str(defense) if defense is not None else best_defense(rules.stats(actor), stance)
+    return stance, str(defense) if defense is not None else stats_of(actor).best_defenses[stance]
 
 
 def check_stance(
@@ -58,21 +71,26 @@ def check_stance(
     defense = params.get("defense")
     if defense is not None and defense not in DEFENSES:
         return f"defense {defense!r}: use block, parry, dodge, spell or none"
-    earlier = stance_now(state, actor.id)
+    now: str
+    guard: str
+    earlier = declared_now(state, actor.id)
     if earlier is not None:
-        if stance is not None and stance != earlier:
-            return f"the {earlier} stance holds for the whole turn"
-        if defense is not None and defense != own(state).declared[actor.id].defense:
-            return f"the defense declared this turn ({own(state).declared[actor.id].defense}) holds for the whole turn"
-    now, guard = declared_stance(rules, state, actor, params)
+        if stance is not None and stance != earlier.stance:
+            return f"the {earlier.stance} stance holds for the whole turn"
+        if defense is not None and defense != earlier.defense:
+            return f"the defense declared this turn ({earlier.defense}) holds for the whole turn"
+        now, guard = earlier.stance, earlier.defense
+    else:
+        now, guard = given_stance(actor, params)
     if now == "defense" and attacking:
         return "the Defense stance may not attack; it adds 4 dice to every soak, parry, block and dodge"
     if guard not in STANCE_DEFENSES[now]:
         return "the Offense stance may only soak or parry (or block), never dodge"
     if (
-        rules.settings(state).passes == "interleaved"
+        now != "offense"  # asked first: the cheapest test, and most declarations aren't a second one
+        and state.pending
+        and options_of(state).passes == "interleaved"
         and any(p.actor == actor.id for p in state.pending)
-        and now != "offense"
     ):
         return "only the Offense stance acts twice a turn"
     return None
@@ -81,11 +99,11 @@ def check_stance(
 def _check_attack(
     state: Encounter, actor: Combatant, targets: tuple[str, ...], params: dict[str, Any], rules: RuleSystem
 ) -> str | None:
-    mine: Stats = rules.stats(actor)
+    mine = stats_of(actor)
     if not mine.weapons:
         return f"{actor.name} has no weapon (give weapons in the stats, e.g. fists of kind brawl)"
     name = params.get("weapon")
-    if name is not None and mine.weapon(str(name)) is None:
+    if name is not None and str(name) not in mine.armed:  # `mine.weapon(str(name)) is None`
         return f"no weapon {name!r}; weapons: {', '.join(w.name for w in mine.weapons)}"
     return check_stance(rules, state, actor, params, attacking=True)
 
@@ -121,11 +139,11 @@ def _task(draft: Draft, p: Pending) -> str:
     lost = lost_if_dazed(draft, p)
     if lost:
         return lost
-    rules = draft.rules
     state = draft.state
     actor = state.combatants[p.actor]
-    dice = int(p.params.get("pool", 0)) + wound_penalty(rules, state, actor)
-    difficulty = int(p.params.get("difficulty", rules.settings(state).difficulty))
+    opts = options_of(state)
+    dice = int(p.params.get("pool", 0)) + opts.wound_penalty(actor.damage)
+    difficulty = int(p.params.get("difficulty", opts.difficulty))
     net, botch = pool(draft, dice, difficulty, f"{p.params.get('effect', 'task')}", actor.id, cancel=True)
     if net == 0:
         return "a botch: it fails" if botch else "no successes: it fails"
@@ -169,7 +187,7 @@ def actions(rules: RuleSystem) -> list[ActionSpec]:
     """Straalara's actions, their checks bound to `rules`."""
 
     def bound(check: Any) -> Any:
-        return lambda state, actor, targets, params: check(state, actor, targets, params, rules)
+        return partial(check, rules=rules)  # the check with `rules` given, in no frame of its own
 
     one = {"actions": 1}
     return [
@@ -223,8 +241,7 @@ def declared(draft: Draft, p: Pending) -> None:
     state = draft.state
     if stance_now(state, p.actor) is not None:
         return
-    actor = state.combatants[p.actor]
-    stance, defense = declared_stance(draft.rules, state, actor, p.params)
+    stance, defense = given_stance(state.combatants[p.actor], p.params)
     draft.emit(StanceDeclared(combatant=p.actor, round=state.round, stance=stance, defense=defense))
-    if stance == "offense" and draft.rules.settings(state).passes == "interleaved":
+    if stance == "offense" and options_of(state).passes == "interleaved":
         draft.emit(ResourcesSet(combatant=p.actor, resources={"actions": 1}))

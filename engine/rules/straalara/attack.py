@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from combatlog.engine.rules.straalara.events import Botched, Dazed, DazingBlow, own
-from combatlog.engine.rules.straalara.model import ATTACK_ABILITY, DEFENSE_ABILITY, Stats, Weapon
+from combatlog.engine.rules.straalara.model import Stats, Weapon, options_of, stats_of
 from combatlog.events import CombatantDefeated, ConditionApplied, Moved
 from combatlog.projections import Combatant, Encounter, Pending
 
@@ -27,15 +27,12 @@ PAST = {"block": "blocked", "parry": "parried", "dodge": "dodged", "spell": "tur
 
 def wound_penalty(rules: RuleSystem, state: Encounter, c: Combatant) -> int:
     """The dice `c` loses to its wounds (0 or less): the penalty of the last health level lost."""
-    if c.damage <= 0:
-        return 0
-    track = rules.settings(state).health_levels
-    return int(track[min(c.damage, len(track)) - 1].penalty)
+    return options_of(state).wound_penalty(c.damage)
 
 
 def health_level(rules: RuleSystem, state: Encounter, c: Combatant) -> str:
     """The name of `c`'s health level: Healthy, a level of the track, or Incapacitated."""
-    track = rules.settings(state).health_levels
+    track = options_of(state).health_levels
     if c.damage <= 0:
         return "Healthy"
     if c.damage > len(track):
@@ -46,78 +43,77 @@ def health_level(rules: RuleSystem, state: Encounter, c: Combatant) -> str:
 def initiative_rating(rules: RuleSystem, state: Encounter, c: Combatant) -> int:
     """Wits + Dexterity − the wound penalty: "subtract directly", so below 0 when the penalty is
     larger (version 1 stopped it at 0)."""
-    s: Stats = rules.stats(c)
-    rating = s.wits + s.dexterity + wound_penalty(rules, state, c)
+    s = stats_of(c)
+    rating = s.wits + s.dexterity + options_of(state).wound_penalty(c.damage)
     return rating if rules.since(state, 2) else max(rating, 0)
 
 
 def attack_pool(s: Stats, w: Weapon) -> int:
     """Dexterity + the weapon's ability (Brawl, Weaponry, Archery, Athletics), or a spell's own pool."""
-    if w.kind == "spell":
-        return w.pool or 0
-    return s.dexterity + int(getattr(s, ATTACK_ABILITY[w.kind]))
+    return s.attack_pool(w)
 
 
 def defense_pool(s: Stats, defense: str) -> int:
     """Block: Dexterity + Brawl; parry: Dexterity + Melee; dodge: Dexterity + Dodge; a spell: its pool."""
-    if defense == "none":
-        return 0
-    if defense == "spell":
-        return s.spell_defense
-    return s.dexterity + int(getattr(s, DEFENSE_ABILITY[defense]))
+    return s.defense_pool(defense)
 
 
 def pool(draft: Draft, dice: int, difficulty: int, purpose: str, by: str, cancel: bool) -> tuple[int, bool]:
     """Roll `dice` d10s against `difficulty`: (net successes, botch). No dice: (0, False), nothing rolled."""
     if dice <= 0:
         return 0, False
-    rolled = draft.roll(f"{dice}d10>={difficulty}" + ("c" if cancel else ""), purpose, by=by)
+    rolled = draft.roll(f"{dice}d10>={difficulty}c" if cancel else f"{dice}d10>={difficulty}", purpose, by=by)
     return rolled.total, rolled.botch
 
 
 def difficulty_of(rules: RuleSystem, state: Encounter, w: Weapon, params: dict[str, Any]) -> int:
     """The attack's difficulty: the weapon's (or the encounter's base), adjusted by `modifier`, within 2-10."""
-    base = w.difficulty if w.difficulty is not None else rules.settings(state).difficulty
-    modifier = params.get("modifier", 0)
-    return min(max(base + (modifier if isinstance(modifier, int) else 0), 2), 10)
+    base = w.difficulty if w.difficulty is not None else options_of(state).difficulty
+    modifier = params.get("modifier")
+    d = base + modifier if isinstance(modifier, int) else base
+    return 2 if d < 2 else 10 if d > 10 else d  # min(max(d, 2), 10), without the two calls
 
 
 def attack(draft: Draft, p: Pending) -> str:
     """Resolve an attack: hit, the target's defense, damage, soak, health levels lost."""
-    rules = draft.rules
     state = draft.state
-    actor = state.combatants[p.actor]
-    target = state.combatants[p.targets[0]]
-    mine: Stats = rules.stats(actor)
-    weapon = mine.weapon(p.params.get("weapon"))
-    assert weapon is not None  # checked when declared
-    to = p.params.get("move_to")
+    opts = options_of(state)  # read once: every roll below asks for something of the options
+    combatants = state.combatants
+    actor = combatants[p.actor]
+    target = combatants[p.targets[0]]
+    mine = stats_of(actor)
+    params = p.params
+    name = params.get("weapon")
+    armed = mine.armed.get(name) if name is None or type(name) is str else None
+    assert armed is not None  # checked when declared
+    weapon, attack_dice = armed
+    to = params.get("move_to")
     if to:
         draft.emit(Moved(combatant=actor.id, to=str(to), distance=0))
     if not target.active:
         return f"no attack: {target.name} is already {target.defeated or 'gone'}"
-    difficulty = difficulty_of(rules, state, weapon, p.params)
-    dice = attack_pool(mine, weapon) + wound_penalty(rules, state, actor)
+    difficulty = difficulty_of(draft.rules, state, weapon, params)
+    dice = attack_dice + opts.wound_penalty(actor.damage)
     net, botch = pool(draft, dice, difficulty, f"{weapon.name} at {target.id}", actor.id, cancel=True)
     if botch:
         draft.emit(Botched(actor=actor.id, weapon=weapon.name))
         return "a botch: the attack fails, and the game master rules what goes wrong"
     if net == 0:
         return f"a miss: no successes at difficulty {difficulty}"
-    theirs: Stats = rules.stats(target)
+    theirs = stats_of(target)
     declared = own(state).declared.get(target.id)
-    stance = declared.stance if declared is not None and declared.round == state.round else "partial"
-    defense = declared.defense if declared is not None and declared.round == state.round else "none"
+    if declared is not None and declared.round == state.round:
+        stance, defense = declared.stance, declared.defense
+    else:
+        stance, defense = "partial", "none"
     told = f"{net} success{'es' if net != 1 else ''}"
-    if defense == "dodge" and p.params.get("unseen"):
+    if defense == "dodge" and params.get("unseen"):
         defense = "none"  # the game master ruled the defender can't sense it coming: no dodge
         told += " (unseen: no dodge)"
     if defense != "none":
         extra = DEFENSE_STANCE_DICE if stance == "defense" else 0
-        dice = defense_pool(theirs, defense) + wound_penalty(rules, state, target) + extra
-        saved, _ = pool(
-            draft, dice, rules.settings(state).difficulty, f"{defense} against {actor.id}", target.id, cancel=True
-        )
+        dice = theirs.defense_pool(defense) + opts.wound_penalty(target.damage) + extra
+        saved, _ = pool(draft, dice, opts.difficulty, f"{defense} against {actor.id}", target.id, cancel=True)
         net -= saved
         told += f", {saved} {PAST[defense]}"
         if net <= 0:
@@ -127,13 +123,13 @@ def attack(draft: Draft, p: Pending) -> str:
     told += f"; damage {base} dice: {damage}"
     if damage == 0:
         return f"{told}: no damage"
-    soak_dice = theirs.soak_pool() + (DEFENSE_STANCE_DICE if stance == "defense" else 0)
+    soak_dice = theirs.soak_dice + (DEFENSE_STANCE_DICE if stance == "defense" else 0)
     soaked, _ = pool(draft, soak_dice, 6, f"soak against {actor.id}", target.id, cancel=False)
     levels = max(damage - soaked, 0)
     told += f" − {soaked} soaked = {levels} health level{'s' if levels != 1 else ''}"
     if levels == 0:
         return told
-    if levels > theirs.stamina and rules.settings(state).dazed == "lose_next_action":
+    if levels > theirs.stamina and opts.dazed == "lose_next_action":
         draft.emit(DazingBlow(target=target.id, attacker=actor.id))
         told += f" (more than Stamina {theirs.stamina}: Dazed)"
     draft.damage(target.id, levels, kind=weapon.kind, source=actor.id)
@@ -142,10 +138,9 @@ def attack(draft: Draft, p: Pending) -> str:
 
 def after_damage(draft: Draft, target: str) -> None:
     """Damage counted on `target`: Incapacitated past the track's last level; Dazed by a dazing blow."""
-    rules = draft.rules
     state = draft.state
     c = state.combatants[target]
-    settings = rules.settings(state)
+    settings = options_of(state)
     if c.defeated is None and c.damage > len(settings.health_levels):
         draft.emit(
             CombatantDefeated(combatant=target, how="dead" if settings.incapacitated == "die" else "incapacitated")

@@ -87,8 +87,7 @@ def own(state: Encounter) -> State:
 @register_fold(StanceDeclared)
 def _stance(state: Encounter, e: StanceDeclared) -> Encounter:
     mine = own(state)
-    declared = dict(mine.declared)
-    declared[e.combatant] = Declared(round=e.round, stance=e.stance, defense=e.defense)  # type: ignore[arg-type]
+    declared = {**mine.declared, e.combatant: Declared(round=e.round, stance=e.stance, defense=e.defense)}  # type: ignore[arg-type]
     return replace(state, extra=replace(mine, declared=declared))
 
 

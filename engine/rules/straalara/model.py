@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from collections.abc import Callable
+from functools import cached_property
+from typing import TYPE_CHECKING, Annotated, Literal
 
 import msgspec
 from msgspec import Meta
+
+from combatlog.engine.rules.typed import PerMapping
+
+if TYPE_CHECKING:
+    from combatlog.projections import Combatant, Encounter
 
 Rating = Annotated[int, Meta(ge=0, le=20)]
 Kind = Literal["brawl", "melee", "bow", "thrown", "spell"]
@@ -34,8 +41,9 @@ class Weapon(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tr
     pool: Annotated[int, Meta(ge=0, le=30)] | None = None  # a spell's attack pool (its description's)
 
 
-class Stats(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """A Straalara combatant as the encounter file gives it."""
+class Stats(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True, dict=True):
+    """A Straalara combatant as the encounter file gives it (`dict=True`: room for the derived
+    values below, worked out once per stats mapping)."""
 
     wits: Rating
     dexterity: Rating
@@ -61,6 +69,55 @@ class Stats(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tru
                 return w
         return None
 
+    def attack_pool(self, w: Weapon) -> int:
+        """Dexterity + the weapon's ability (Brawl, Weaponry, Archery, Athletics), or a spell's own pool."""
+        if w.kind == "spell":
+            return w.pool or 0
+        return self.dexterity + int(getattr(self, ATTACK_ABILITY[w.kind]))
+
+    def defense_pool(self, defense: str) -> int:
+        """Block: Dexterity + Brawl; parry: Dexterity + Melee; dodge: Dexterity + Dodge; a spell: its pool."""
+        if defense == "none":
+            return 0
+        if defense == "spell":
+            return self.spell_defense
+        return self.dexterity + int(getattr(self, DEFENSE_ABILITY[defense]))
+
+    # Derived once per stats mapping (the typed model is made once per mapping and shared):
+    # the policy and every attack ask for them.
+
+    @cached_property
+    def best_defenses(self) -> dict[str, str]:
+        """stance -> the defense with the biggest pool it allows (the first of equals; none if every pool is empty)."""
+        out = {}
+        for stance, defenses in STANCE_DEFENSES.items():
+            allowed = [d for d in defenses if d != "none"]
+            best = max(allowed, key=lambda d: (self.defense_pool(d), -allowed.index(d)))
+            out[stance] = best if self.defense_pool(best) > 0 else "none"
+        return out
+
+    @cached_property
+    def best_weapon(self) -> Weapon | None:
+        """The weapon with the biggest attack pool plus damage dice (the first of equals), None without one."""
+        weapons = self.weapons
+        if not weapons:
+            return None
+        return max(weapons, key=lambda w: (self.attack_pool(w) + w.damage, -weapons.index(w)))
+
+    @cached_property
+    def armed(self) -> dict[str | None, tuple[Weapon, int]]:
+        """`weapon(name)` and its attack pool, by name (None: the first weapon)."""
+        out: dict[str | None, tuple[Weapon, int]] = {}
+        for w in self.weapons:
+            out.setdefault(None, (w, self.attack_pool(w)))
+            out.setdefault(w.name, (w, self.attack_pool(w)))
+        return out
+
+    @cached_property
+    def soak_dice(self) -> int:
+        """`soak_pool()`, worked out once."""
+        return self.soak_pool()
+
 
 class HealthLevel(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """One box of the health track: its name and its wound penalty (dice lost, ≤ 0)."""
@@ -79,8 +136,8 @@ DEFAULT_TRACK = (
 )
 
 
-class Options(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """The encounter's options."""
+class Options(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True, dict=True):
+    """The encounter's options (`dict=True`: room for the wound penalties, worked out once)."""
 
     passes: Annotated[
         Literal["repeat", "interleaved"],
@@ -100,6 +157,16 @@ class Options(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
         Literal["collapse", "die"], Meta(description="what Incapacitated means: collapse (out of the fight) or death")
     ] = "collapse"
     difficulty: Annotated[int, Meta(ge=2, le=10, description="the base difficulty of attacks and defenses")] = 6
+
+    @cached_property
+    def penalties(self) -> tuple[int, ...]:
+        """damage -> the wound penalty, for damage 0 up to the track's length (more: the last)."""
+        return (0, *(int(h.penalty) for h in self.health_levels))
+
+    def wound_penalty(self, damage: int) -> int:
+        """The dice lost with `damage` health levels lost (0 or less)."""
+        penalties = self.penalties
+        return penalties[damage if damage < len(penalties) else -1] if damage > 0 else 0
 
 
 class Declared(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, gc=False):
@@ -125,3 +192,13 @@ class State(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, gc=Fa
     dazing: dict[str, str] = {}  # target -> attacker of a dazing blow whose damage hasn't counted yet
     botch: str | None = None  # an attack botched: the game master rules its adverse effect first
     effects: tuple[Effect, ...] = ()  # extended and delayed effects still to land
+
+
+_STATS = PerMapping(Stats)
+_OPTIONS = PerMapping(Options, limit=64)
+
+stats_of: Callable[[Combatant], Stats] = _STATS.reader("stats")
+"""`c`'s stats as the typed model (converted once per stats mapping; checked when added)."""
+
+options_of: Callable[[Encounter], Options] = _OPTIONS.reader("options")
+"""The encounter's options as the typed model (converted once per options mapping)."""

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from combatlog.engine.order import ReverseDeclareOrder
+from combatlog.engine.rules.straalara.model import options_of, stats_of
 from combatlog.events import InitiativeRolled, OrderSet
 from combatlog.projections import Combatant, Encounter, Pending
 
@@ -53,11 +54,18 @@ class StraalaraOrder(ReverseDeclareOrder):
         self.interleaved = interleaved
 
     def roll(self, draft: Draft) -> None:
-        from combatlog.engine.rules.straalara.attack import initiative_rating
-
+        state = draft.state
+        # Wits + Dexterity − the wound penalty (`attack.initiative_rating`), the options and the
+        # rules' version read once for everyone: initiative is rolled every turn. The rolls and
+        # InitiativeRolled don't change the combatants' damage or stats, nor the options.
+        opts = options_of(state)
+        floor = not draft.rules.since(state, 2)  # version 1 stopped the rating at 0
         entries = []
-        for c in draft.state.active():
-            rating = initiative_rating(draft.rules, draft.state, c)
+        for c in state.active():
+            s = stats_of(c)
+            rating = s.wits + s.dexterity + opts.wound_penalty(c.damage)
+            if floor and rating < 0:
+                rating = 0
             score = rating + draft.roll("1d10", "initiative", by=c.id).total
             draft.emit(InitiativeRolled(combatants=(c.id,), value=score, tiebreak=(rating,)))
             entries.append((c.id, score, rating))
@@ -66,28 +74,50 @@ class StraalaraOrder(ReverseDeclareOrder):
     def pass_started(self, draft: Draft) -> None:
         """The second pass: the combatants with a second action, ranked by their second scores."""
         state = draft.state
-        rules: Any = draft.rules
-        entries = [
-            (c.id, second_score(c.initiative or 0), rating_of(c))
-            for c in state.active()
-            if rules.stance(state, c.id) == "offense"
-        ]
+        declared, round_ = state.extra.declared, state.round  # `stance_now`, inlined
+        entries = []
+        for c in state.active():
+            d = declared.get(c.id)
+            if d is not None and d.round == round_ and d.stance == "offense":
+                entries.append((c.id, second_score(c.initiative or 0), rating_of(c)))
         draft.emit(OrderSet(tiers=tiers(entries), reason="second actions"))
+
+    def next_actors(self, state: Encounter, may_act: Callable[[Combatant], bool]) -> tuple[str, ...]:
+        """`RankedOrder.next_actors` for tiers declared lowest first, without copying the order."""
+        acted, combatants = state.acted, state.combatants
+        for tier in reversed(state.order):
+            if len(tier) == 1:  # most tiers: one combatant, no tuple to make
+                if tier[0] not in acted and may_act(combatants[tier[0]]):
+                    return tier
+                continue
+            actors = tuple(cid for cid in tier if cid not in acted and may_act(combatants[cid]))
+            if actors:
+                return actors
+        return ()
 
     def resolution_key(self, state: Encounter) -> Callable[[Pending], Any]:
         """(−the slot's score, −rating): equal keys act together. The slot is the pass, or under
         `interleaved` the actor's first or second declaration this turn."""
-        slot_of: dict[str, int] = {}
+        combatants = state.combatants
+
+        def slot_key(p: Pending, slot: int) -> tuple[int, int]:
+            c = combatants[p.actor]
+            score = c.initiative or 0
+            return (-(score if slot == 1 else second_score(score)), -rating_of(c))
+
+        # each pending action's key worked out once (the turn procedure asks twice for each)
+        keys: dict[str, tuple[int, int]] = {}
         if self.interleaved:
             seen: dict[str, int] = {}
             for p in state.pending:
-                seen[p.actor] = seen.get(p.actor, 0) + 1
-                slot_of[p.id] = seen[p.actor]
+                seen[p.actor] = slot = seen.get(p.actor, 0) + 1
+                keys[p.id] = slot_key(p, slot)
+        else:
+            for p in state.pending:
+                keys[p.id] = slot_key(p, state.action_pass)
 
         def key(p: Pending) -> tuple[int, int]:
-            c = state.combatants[p.actor]
-            slot = slot_of.get(p.id, 1) if self.interleaved else state.action_pass
-            score = c.initiative or 0
-            return (-(score if slot == 1 else second_score(score)), -rating_of(c))
+            k = keys.get(p.id)  # an action not pending now (none is asked for): a first declaration's slot
+            return k if k is not None else slot_key(p, 1 if self.interleaved else state.action_pass)
 
         return key

@@ -5,9 +5,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from combatlog.engine.rules.straalara.actions import best_defense, stance_now
-from combatlog.engine.rules.straalara.attack import attack_pool, wound_penalty
-from combatlog.engine.rules.straalara.model import Stats
+from combatlog.engine.rules.straalara.actions import stance_now
+from combatlog.engine.rules.straalara.model import options_of, stats_of
 from combatlog.events import Command
 from combatlog.projections import Combatant, Encounter
 
@@ -17,17 +16,20 @@ if TYPE_CHECKING:
 
 def policy(rules: RuleSystem, state: Encounter, actor: Combatant) -> Command:
     """The command `actor` issues now."""
-    mine: Stats = rules.stats(actor)
-    enemies = [c for c in state.active() if c.side != actor.side]
+    mine = stats_of(actor)
     stance = stance_now(state, actor.id)
-    if stance is None:
-        stance = "offense" if wound_penalty(rules, state, actor) >= -1 else "partial"
     params: dict[str, object] = {}
-    if stance_now(state, actor.id) is None:
-        params = {"stance": stance, "defense": best_defense(mine, stance)}
-    if not enemies or not mine.weapons or stance == "defense":
+    if stance is None:
+        stance = "offense" if options_of(state).wound_penalty(actor.damage) >= -1 else "partial"
+        params = {"stance": stance, "defense": mine.best_defenses[stance]}
+    # the most hurt enemy, the first of equals in the roster's order (one pass, no list made)
+    side = actor.side
+    target: Combatant | None = None
+    for c in state.combatants.values():
+        if c.side != side and c.defeated is None and not c.removed and (target is None or c.damage > target.damage):
+            target = c
+    weapon = mine.best_weapon  # the biggest attack pool plus damage dice, worked out once per stats
+    if target is None or weapon is None or stance == "defense":
         return Command(kind="act", actor=actor.id, action="defend", params=params, by="policy")
-    target = max(enemies, key=lambda c: (c.damage, -list(state.combatants).index(c.id)))
-    weapon = max(mine.weapons, key=lambda w: (attack_pool(mine, w) + w.damage, -mine.weapons.index(w)))
     params["weapon"] = weapon.name
     return Command(kind="act", actor=actor.id, action="attack", targets=(target.id,), params=params, by="policy")
