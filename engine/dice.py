@@ -159,8 +159,9 @@ class Expr:
                 by=by,
                 kept=kept,
             )
-        hits = sum(1 for f in values if f >= self.target)
-        ones = sum(1 for f in values if f == 1)
+        # no Python frame a die (a pool rolls many): the faces are ints, so these count the same
+        hits = sum(map(self.target.__le__, values))
+        ones = values.count(1)
         botch = False
         if self.cancel:
             botch = hits == 0 and ones > 0

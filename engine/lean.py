@@ -11,6 +11,7 @@ log: a fight worth keeping is played again, from its seed, on a Session.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from combatlog.engine.decide import decided_step, rules_of
 from combatlog.engine.dice import Dice
@@ -18,7 +19,7 @@ from combatlog.engine.draft import Draft
 from combatlog.engine.errors import Refused
 from combatlog.engine.rules.base import RuleSystem
 from combatlog.engine.session import Playing, dice_for
-from combatlog.events import Command, Event
+from combatlog.events import CombatantDefeated, Command, DamageApplied, Event
 from combatlog.projections import Encounter, Projection
 
 
@@ -67,6 +68,14 @@ class LeanSession(Playing):
     @staticmethod
     def event_of(item: Event) -> Event:
         return item
+
+    def hurt(self, done: list[Any]) -> bool:
+        # the items are the events: read without a call each (a step can hold dozens)
+        for e in done:
+            t = type(e)
+            if (t is DamageApplied and e.amount > 0) or t is CombatantDefeated:
+                return True
+        return False
 
     def execute(self, command: Command, dice: Dice | None = None) -> list[Event]:
         """Carry out `command` as one step; returns its events. Raises Refused (nothing changes)."""

@@ -80,6 +80,13 @@ class Playing:
         """The event of one item `execute` returned (an envelope's)."""
         return item.event  # type: ignore[no-any-return]
 
+    def hurt(self, done: list[Any]) -> bool:
+        """True when a step's items (as `execute` returned them) hurt or defeated anyone."""
+        for e in map(self.event_of, done):
+            if (isinstance(e, DamageApplied) and e.amount > 0) or isinstance(e, CombatantDefeated):
+                return True
+        return False
+
     def auto(
         self,
         entered: tuple[tuple[int, ...], ...] | None = None,
@@ -123,10 +130,7 @@ class Playing:
             done = self.auto()
             steps += 1
             if not acted:
-                for e in map(self.event_of, done):
-                    if (isinstance(e, DamageApplied) and e.amount > 0) or isinstance(e, CombatantDefeated):
-                        acted = True
-                        break
+                acted = self.hurt(done)
             if self.state.round != round_:
                 quiet = 0 if acted else quiet + 1
                 acted = False
