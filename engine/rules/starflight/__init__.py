@@ -45,7 +45,6 @@ from combatlog.engine.rules.starflight.reading import (
     near_death,
     shields,
     weapon,
-    weapons,
 )
 from combatlog.engine.rules.starflight.simple_combat import _exchange, _goal
 from combatlog.engine.timing import Timing
@@ -53,6 +52,9 @@ from combatlog.events import CombatantDefeated, Command, ConditionApplied, Condi
 from combatlog.projections import Combatant, Encounter, Pending
 
 _MODES = ("turn", "simultaneous")
+
+
+_BY_NAME = {spec.name: spec for spec in (SHOOT, MELEE, MOVE, HEAL)}
 
 
 _SIMPLE = SimpleOrder()
@@ -176,8 +178,23 @@ class Starflight(RuleSystem):
             out.append(HEAL)
         return out
 
+    def action(self, state: Encounter, actor: Combatant, name: str) -> ActionSpec:
+        # `actions` without building its list: asked twice an action (declared, resolved)
+        if state.options.get("method") != "simple":
+            spec = _BY_NAME.get(name)
+            if spec is MOVE:
+                return MOVE
+            if spec is SHOOT or spec is MELEE:
+                if stats_of(actor).cheapest[spec is MELEE] is not None:
+                    return spec
+            elif spec is HEAL and "heal" in actor.stats:
+                return HEAL
+        return super().action(state, actor, name)  # refused, listing the known ones
+
     def cost(self, state: Encounter, actor: Combatant, spec: ActionSpec, params: dict[str, Any]) -> dict[str, int]:
         if spec.name in ("shoot", "melee"):
+            if not stats_of(actor).full_round:
+                return {"actions": 1}  # whichever weapon it names: no full-round one to look for
             w = weapon(actor, params.get("weapon"), spec.name == "melee")
             return {"actions": 2 if w is not None and w.full_round else 1}
         if spec.name == "move":
@@ -185,20 +202,20 @@ class Starflight(RuleSystem):
         return dict(spec.cost)
 
     def affordable(self, state: Encounter, actor: Combatant) -> list[ActionSpec]:
+        # `actions` filtered by what is left, in its order, without building it first
         left = actor.resources.get("actions", 0)
-        ranged, melee = cheapest(actor)
+        if left < 1 or state.options.get("method") == "simple":
+            return []  # every action costs one at least
+        ranged, melee = stats_of(actor).cheapest
         out = []
-        for spec in self.actions(state, actor):
-            if spec is SHOOT:
-                ok = ranged is not None and left >= ranged
-            elif spec is MELEE:
-                ok = melee is not None and left >= melee
-            elif spec is MOVE:
-                ok = left >= 1 and actor.resources.get("mp", 0) >= 1
-            else:
-                ok = left >= 1
-            if ok:
-                out.append(spec)
+        if ranged is not None and left >= ranged:
+            out.append(SHOOT)
+        if melee is not None and left >= melee:
+            out.append(MELEE)
+        if actor.resources.get("mp", 0) >= 1:
+            out.append(MOVE)
+        if "heal" in actor.stats:
+            out.append(HEAL)
         return out
 
     def round_started(self, draft: Draft) -> None:
@@ -219,10 +236,13 @@ class Starflight(RuleSystem):
 
     def round_ending(self, draft: Draft) -> None:
         for c in draft.state.active():
-            regen = stats_of(c).shield_regen
-            top = stats_of(c).shields or 0
+            stats = stats_of(c)
+            regen = stats.shield_regen
+            if regen <= 0:
+                continue  # most have no shields to regenerate
+            top = stats.shields or 0
             now = shields(draft.state, c)
-            if regen > 0 and now < top and not c.has(NO_RECOVERY):
+            if now < top and not c.has(NO_RECOVERY):
                 draft.emit(ShieldsSet(combatant=c.id, shields=min(top, now + regen), reason="regenerated"))
 
     def round_ended(self, draft: Draft) -> None:
@@ -237,7 +257,7 @@ class Starflight(RuleSystem):
     def idle(self, state: Encounter, combatant: Combatant) -> bool:
         if state.options.get("method") == "simple":
             return False  # an exchange is one command for everyone
-        return super().idle(state, combatant)
+        return not self.affordable(state, combatant)
 
     # --- damage and the end ---
 
@@ -245,30 +265,41 @@ class Starflight(RuleSystem):
         c = draft.state.combatants[target]
         if c.defeated is not None:
             return
-        left = stats_of(c).hp - c.damage
-        if left <= stats_of(c).unconscious_at:
+        stats = stats_of(c)
+        left = stats.hp - c.damage
+        if left <= stats.unconscious_at:
             draft.emit(CombatantDefeated(combatant=target, how=UNCONSCIOUS))
-        elif left <= stats_of(c).near_death:
+        elif left <= stats.near_death:
             if not c.has(NEAR_DEATH):
                 draft.emit(ConditionApplied(target=target, condition=NEAR_DEATH, source="hit points"))
         elif c.has(NEAR_DEATH):
             draft.emit(ConditionRemoved(target=target, condition=NEAR_DEATH, reason="healed"))
 
     def outcome(self, state: Encounter) -> tuple[str, str | None] | None:
-        if state.options.get("method") != "simple" and state.phase != "setup":
-            for c in state.combatants.values():
-                if c.defeated is None and not c.removed and weapons(c):
-                    break
-            else:
-                return ("draw: no one left standing has a weapon", None)
-        values = csi(state)
-        standing = [s for s, v in values.items() if v > 0]
-        if len(standing) == 1:
-            lost = ", ".join(s for s, v in values.items() if v == 0)
-            return (f"victory: the CSI of {lost} is 0", standing[0])
-        if not standing:
+        # Asked after every action, so one pass that stops as soon as the answer is known: two
+        # sides standing, someone armed. Strength is at least 1 (checked when a combatant is
+        # added), so a side's CSI is 0 exactly when no one of it stands.
+        first = None  # the first side seen standing
+        two = armed = False
+        for c in state.combatants.values():
+            if c.defeated is None and not c.removed:
+                if not armed and stats_of(c).weapons:
+                    armed = True
+                if first is None:
+                    first = c.side
+                elif c.side != first:
+                    two = True
+                if armed and two:
+                    return None
+        if not armed and state.options.get("method") != "simple" and state.phase != "setup":
+            return ("draw: no one left standing has a weapon", None)
+        if two:
+            return None
+        if first is None:
             return ("draw: every side's CSI is 0", None)
-        return None
+        sides = dict.fromkeys(c.side for c in state.combatants.values() if not c.removed)  # as `csi` orders them
+        lost = ", ".join(s for s in sides if s != first)
+        return (f"victory: the CSI of {lost} is 0", first)
 
     # --- commands of this system ---
 

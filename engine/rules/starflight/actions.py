@@ -10,7 +10,7 @@ from typing import Any
 from combatlog.engine.draft import Draft
 from combatlog.engine.rules.base import ActionSpec
 from combatlog.engine.rules.starflight.events import Placed, ShieldsSet, TargetChosen
-from combatlog.engine.rules.starflight.model import NO_RECOVERY, Weapon, _num, own, stats_of, timing_of
+from combatlog.engine.rules.starflight.model import NO_RECOVERY, Weapon, _num, immediate_of, own, stats_of
 from combatlog.engine.rules.starflight.reading import position, range_between, shields, targeted, weapon, weapons
 from combatlog.events import ConditionApplied
 from combatlog.projections import Combatant, Encounter, Pending
@@ -52,13 +52,10 @@ def _attack(draft: Draft, p: Pending) -> str:
         return f"{roll.total} against {hd_name} {hd}, a miss"
     dmg = draft.roll(str(w.damage), f"{w.name} damage to {target.id}", by=actor.id)
     amount = max(0, dmg.total)
-    absorbed = min(amount, shields(draft.state, target))
+    have = shields(draft.state, target)
+    absorbed = min(amount, have)
     if absorbed:
-        draft.emit(
-            ShieldsSet(
-                combatant=target.id, shields=shields(draft.state, target) - absorbed, reason=f"absorbed {absorbed}"
-            )
-        )
+        draft.emit(ShieldsSet(combatant=target.id, shields=have - absorbed, reason=f"absorbed {absorbed}"))
     if draft.state.surprise_round and amount and not target.has(NO_RECOVERY):
         draft.emit(ConditionApplied(target=target.id, condition=NO_RECOVERY, duration=1, source=actor.id))
     if amount - absorbed:
@@ -80,6 +77,8 @@ def _range_problem(r: int | None, w: Weapon, melee: bool, target: Combatant) -> 
 
 
 def _check_attack(melee: bool) -> Callable[[Encounter, Combatant, tuple[str, ...], dict[str, Any]], str | None]:
+    category = "melee" if melee else "shooting"
+
     def check(state: Encounter, actor: Combatant, targets: tuple[str, ...], params: dict[str, Any]) -> str | None:
         name = params.get("weapon")
         w = weapon(actor, name, melee)
@@ -96,8 +95,7 @@ def _check_attack(melee: bool) -> Callable[[Encounter, Combatant, tuple[str, ...
                 return "range_from=theirs is for fights without a grid"
             if not targeted(state, target.id, actor.id):
                 return f"{target.name} hasn't targeted {actor.name} this round; use your own range"
-        timing = timing_of(state.options)
-        if timing.immediate("melee" if melee else "shooting"):
+        if immediate_of(state.options)[category]:
             return _range_problem(range_between(state, actor, target, str(rf)), w, melee, target)
         return None
 

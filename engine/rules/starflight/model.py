@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from functools import cached_property
 from typing import Annotated, Any, Literal
 
@@ -19,6 +18,11 @@ replace = msgspec.structs.replace
 def timing_of(options: dict[str, Any]) -> Timing:
     """The timing an encounter's options choose (converted once per options mapping)."""
     return _OPTIONS.get(options).timing_of  # type: ignore[no-any-return]
+
+
+def immediate_of(options: dict[str, Any]) -> dict[str, bool]:
+    """`timing_of(options).immediate(category)` for movement, shooting and melee, kept with the options."""
+    return _OPTIONS.get(options).immediate  # type: ignore[no-any-return]
 
 
 NO_RECOVERY = "no recovery"
@@ -103,6 +107,11 @@ class Options(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
         per = {cat: mine or default for cat, mine, default in zip(("movement", "shooting", "melee"), given, preset)}
         return Timing(default="simultaneous" if self.timing == "simultaneous" else "turn", per_category=per)
 
+    @cached_property
+    def immediate(self) -> dict[str, bool]:
+        """Whether an action of each category resolves as soon as it is declared (asked at every attack)."""
+        return {category: self.timing_of.immediate(category) for category in ("movement", "shooting", "melee")}
+
 
 class Weapon(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """A weapon as the encounter file gives it."""
@@ -144,13 +153,45 @@ class Stats(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tru
         melee = [2 if w.full_round else 1 for w in self.weapons if w.melee]
         return (min(ranged) if ranged else None, min(melee) if melee else None)
 
+    # Derived once per stats mapping, like `cheapest`: the policy and the end check ask for
+    # these at every step.
+
+    @cached_property
+    def reach(self) -> int:
+        """The longest range of its weapons (0: none reaches past melee)."""
+        return max([w.range for w in self.weapons] + [0])
+
+    @cached_property
+    def full_round(self) -> bool:
+        """True when one of its weapons takes a full round (two actions)."""
+        return any(w.full_round for w in self.weapons)
+
+    @cached_property
+    def has_melee(self) -> bool:
+        """True when one of its weapons strikes in melee."""
+        return any(w.melee for w in self.weapons)
+
 
 _STATS = PerMapping(Stats)
 _OPTIONS = PerMapping(Options, limit=64)
 
 
-stats_of: Callable[[Combatant], Stats] = _STATS.reader("stats")
-"""`c`'s stats as the typed model (converted once per stats mapping; checked when added)."""
+_BY_ID: dict[str, tuple[dict[str, Any], Stats]] = {}
+
+
+def stats_of(c: Combatant) -> Stats:
+    """`c`'s stats as the typed model (converted once per stats mapping; checked when added)."""
+    # asked a dozen times a step: found by the combatant's id first (a string's hash is kept;
+    # no id() to take), the entry holding the mapping it was made from, so another is never mistaken
+    mapping = c.stats
+    hit = _BY_ID.get(c.id)
+    if hit is not None and hit[0] is mapping:
+        return hit[1]
+    stats: Stats = _STATS.get(mapping)
+    if len(_BY_ID) >= 4096:
+        _BY_ID.clear()
+    _BY_ID[c.id] = (mapping, stats)
+    return stats
 
 
 class Goal(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, gc=False):

@@ -54,7 +54,10 @@ def targeted(state: Encounter, attacker: str, target: str) -> bool:
     """True when `attacker` has targeted `target` this round (declared or resolved)."""
     if own(state).targeted.get(f"{attacker}>{target}") == state.round:
         return True
-    return any(p.actor == attacker and target in p.targets and p.action in ("shoot", "melee") for p in state.pending)
+    for p in state.pending:  # noqa: SIM110  # a loop, not any(): asked for every enemy at every step of the policy
+        if p.actor == attacker and target in p.targets and p.action in ("shoot", "melee"):
+            return True
+    return False
 
 
 def range_between(state: Encounter, a: Combatant, b: Combatant, range_from: str = "own") -> int | None:
@@ -90,7 +93,7 @@ def cheapest(c: Combatant) -> tuple[int | None, int | None]:
 
 def weapon(c: Combatant, name: str | None, melee: bool) -> Weapon | None:
     """The weapon `name` (or the first fit for melee/shooting) of `c`, or None."""
-    for w in weapons(c):
+    for w in stats_of(c).weapons:
         fit = bool(w.melee) if melee else w.range >= 1
         if fit and (name is None or w.name == name):
             return w
@@ -99,7 +102,10 @@ def weapon(c: Combatant, name: str | None, melee: bool) -> Weapon | None:
 
 def near_death(c: Combatant) -> bool:
     """True when the combatant may take one standard action only."""
-    return c.has(NEAR_DEATH) or stats_of(c).hp - c.damage <= stats_of(c).near_death
+    if c.has(NEAR_DEATH):
+        return True
+    stats = stats_of(c)
+    return stats.hp - c.damage <= stats.near_death
 
 
 def auto_target(state: Encounter, actor: Combatant) -> Combatant | None:
@@ -111,12 +117,31 @@ def auto_target(state: Encounter, actor: Combatant) -> Combatant | None:
 def target_preference(state: Encounter, actor: Combatant) -> list[Combatant]:
     """Enemies in the automatic schema's order: the next lowest initiative check value down, then the
     highest down (so the first is the text's target; the rest are who comes next when it can't be reached)."""
-    rank = {cid: i for i, cid in enumerate(state.flat_order())}
-    enemies = [c for c in state.active() if c.side != actor.side]
+    side = actor.side
+    enemies = [c for c in state.combatants.values() if c.defeated is None and not c.removed and c.side != side]
+    if len(enemies) < 2:
+        return enemies  # nothing to rank (asked at every step of the policy)
+    rank = _ranks(state)
+    n = len(rank)
     mine = actor.initiative if actor.initiative is not None else 0
-    enemies.sort(key=lambda c: (-(c.initiative or 0), rank.get(c.id, len(rank))))
-    lower = [c for c in enemies if (c.initiative or 0) < mine]
-    return lower + [c for c in enemies if c not in lower]
+    # one stable sort: those below `mine` first, each part by initiative down, then the order
+    enemies.sort(key=lambda c: ((c.initiative or 0) >= mine, -(c.initiative or 0), rank.get(c.id, n)))
+    return enemies
+
+
+_LAST_ORDER: tuple[Any, dict[str, int]] = ((), {})
+
+
+def _ranks(state: Encounter) -> dict[str, int]:
+    """Each id's place in the acting order (its last, as `flat_order` lists it)."""
+    # the order is set once a fight (or a round): the last one's places are kept with it, held
+    # by the entry so its identity can't be reused; one read and one write of the global
+    global _LAST_ORDER
+    order, rank = _LAST_ORDER
+    if order is not state.order:
+        rank = {cid: i for i, cid in enumerate(state.flat_order())}
+        _LAST_ORDER = (state.order, rank)
+    return rank
 
 
 def group_key(state: Encounter, c: Combatant) -> str:
