@@ -9,6 +9,7 @@ procedure common to all of them and calls these hooks.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -63,6 +64,8 @@ class RollMods:
             max(self.reroll_below, other.reroll_below),
         )
 
+
+_RELEASES: dict[str | None, float] = {}  # a rules version's text -> its number (`RuleSystem.since`)
 
 NO_MODS = RollMods()  # nothing changes the roll: what most rolls get, made once
 
@@ -196,10 +199,17 @@ class RuleSystem:
         A change of what the rules decide is gated on it, so a log recorded under an older
         version still re-decides (audits) as it was recorded.
         """
-        try:
-            return int(state.rules_version or "1") >= version
-        except ValueError:
-            return True
+        recorded = state.rules_version
+        number = _RELEASES.get(recorded)  # read once per version text: gates are asked every action
+        if number is None:
+            try:
+                number = int(recorded or "1")
+            except ValueError:
+                number = math.inf  # a version that isn't a number: every gate is open
+            if len(_RELEASES) >= 64:
+                _RELEASES.clear()
+            _RELEASES[recorded] = number
+        return number >= version
 
     def stats(self, combatant: Combatant) -> Any:
         """`combatant`'s stats as this system's `stats_type` (converted once per stats mapping)."""
