@@ -25,6 +25,7 @@ from __future__ import annotations
 import hashlib
 import random
 import re
+from _random import Random as _Generator
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -390,7 +391,10 @@ class SeededDice(Dice):
         # roll nothing, and seeding costs more than a roll). A test holds it to randint.
         bits = self._bits
         if bits is None:
-            bits = self._bits = random.Random(step_seed(self.seed, self.step)).getrandbits
+            # the C generator `random.Random` is built on, seeded the same way (an int seed goes
+            # straight to it) without random.py's two Python frames: a step's seeding is most of
+            # what its dice cost. The test of `faces` against `randint` holds it to `rng`.
+            bits = self._bits = _Generator(step_seed(self.seed, self.step)).getrandbits
         n, low = expr.sides, expr.low
         k = n.bit_length()
         out = []
