@@ -16,7 +16,7 @@ from combatlog.engine.draft import Draft
 from combatlog.engine.errors import Refused
 from combatlog.engine.order import Order, RankedOrder
 from combatlog.engine.rules.base import ActionSpec, RuleSystem
-from combatlog.engine.rules.triptycho.actions import ACTIONS, charged_play
+from combatlog.engine.rules.triptycho.actions import ACTIONS, SPECS, charged_play
 from combatlog.engine.rules.triptycho.events import (
     EVENTS,
     BlockLowered,
@@ -73,6 +73,9 @@ class TriptychoOrder(RankedOrder):
 
 
 _ORDERS: dict[str, TriptychoOrder] = {}
+_COSTS = tuple((spec, tuple(spec.cost.items())) for spec in ACTIONS)  # what each action costs, with no params
+_PLAY, _LOWER = SPECS["play"], SPECS["lower"]
+assert ACTIONS[-1] is _PLAY
 _TURN = make_timing("turn")
 
 
@@ -129,22 +132,55 @@ class Triptycho(RuleSystem):
     def actions(self, state: Encounter, actor: Combatant) -> list[ActionSpec]:
         return list(ACTIONS)
 
+    def action(self, state: Encounter, actor: Combatant, name: str) -> ActionSpec:
+        spec = SPECS.get(name)  # the same actions whatever the state: one look-up, asked twice a step
+        return spec if spec is not None else super().action(state, actor, name)
+
     def cost(self, state: Encounter, actor: Combatant, spec: ActionSpec, params: dict[str, Any]) -> dict[str, int]:
-        if spec.name == "play" and isinstance(params.get("card"), str):
-            card = stats_of(actor).cards.get(params["card"])
-            if card is not None:
-                if charged_play(state, actor, card):
-                    return {}
-                return {card.phase: 1}
+        if spec.name == "play":
+            name = params.get("card")
+            if isinstance(name, str):
+                card = stats_of(actor).cards.get(name)
+                if card is not None:
+                    if charged_play(state, actor, card):
+                        return {}
+                    return {card.phase: 1}
         return dict(spec.cost)
 
     def affordable(self, state: Encounter, actor: Combatant) -> list[ActionSpec]:
-        out = super().affordable(state, actor)
-        hand = own(state).hands.get(actor.id, ())
-        charged = any(charged_play(state, actor, stats_of(actor).cards[n]) for n in hand)
-        if charged and not any(s.name == "play" for s in out):
-            out.append(next(s for s in ACTIONS if s.name == "play"))
-        return [s for s in out if s.name != "lower" or actor.id in own(state).blocks]
+        # `RuleSystem.affordable` (each action's cost with no params: its spec's), in one pass:
+        # asked after every action and at every turn's start
+        have = actor.resources.get
+        mine = own(state)
+        out = []
+        for spec, cost in _COSTS:
+            for k, v in cost:
+                if have(k, 0) < v:
+                    break
+            else:
+                if spec is not _LOWER or actor.id in mine.blocks:
+                    out.append(spec)
+        if (not out or out[-1] is not _PLAY) and mine.charged_at.get(actor.id) == state.round:
+            # an Incantation card on this turn's charges costs no phase (`charged_play`);
+            # "play" is the last action, so it goes where the spec list has it
+            cards = stats_of(actor).cards
+            if any(cards[n].incantation is not None for n in mine.hands.get(actor.id, ())):
+                out.append(_PLAY)
+        return out
+
+    def idle(self, state: Encounter, combatant: Combatant) -> bool:
+        # `not self.affordable(...)`, stopping at the first action it can pay for (at a turn's
+        # start, the first: its Move)
+        have = combatant.resources.get
+        mine = own(state)
+        for spec, cost in _COSTS:
+            for k, v in cost:
+                if have(k, 0) < v:
+                    break
+            else:
+                if spec is not _LOWER or combatant.id in mine.blocks:
+                    return False
+        return not self.affordable(state, combatant)  # nothing paid for, unless on this turn's charges
 
     # --- the turn's card phases --------------------------------------------------------
 
@@ -182,8 +218,8 @@ class Triptycho(RuleSystem):
             back = mine.discards.get(cid, ())
             if not back:
                 return  # nothing left to draw
-            order = [card.name for card in stats_of(draft.state.combatants[cid]).deck]
-            pile = tuple(sorted(back, key=order.index))
+            order = stats_of(draft.state.combatants[cid]).deck_order  # each name's first place in the deck
+            pile = tuple(sorted(back, key=order.__getitem__))
             draft.emit(DeckShuffled(combatant=cid, pile=pile))
         pick = draft.roll(f"1d{len(pile)}", "draws a card", by=cid, private=True).total if len(pile) > 1 else 1
         draft.emit(CardDrawn(combatant=cid, card=pile[pick - 1], private_to=cid))

@@ -18,7 +18,16 @@ from combatlog.engine.rules.triptycho.events import (
     DistantBlockRaised,
     IncantingChanged,
 )
-from combatlog.engine.rules.triptycho.model import Card, options_of, own, section_of, sections_of, stats_of, step_die
+from combatlog.engine.rules.triptycho.model import (
+    Card,
+    Ways,
+    options_of,
+    own,
+    section_of,
+    stands_in,
+    stats_of,
+    step_die,
+)
 from combatlog.engine.rules.triptycho.movement import (
     block_holds,
     climb,
@@ -46,8 +55,13 @@ def card_of(state: Encounter, actor: Combatant, params: dict[str, Any]) -> tuple
     return card, None
 
 
-def enemies_in(state: Encounter, actor: Combatant, section: str) -> list[Combatant]:
-    return [c for c in state.active() if c.side != actor.side and section in sections_of(c)]
+def enemy_in(state: Encounter, actor: Combatant, section: str) -> bool:
+    """True when an active enemy of `actor` stands in `section` (stopping at the first)."""
+    side = actor.side
+    for c in state.combatants.values():
+        if c.defeated is None and not c.removed and c.side != side and stands_in(c, section):  # c.active
+            return True
+    return False
 
 
 def charged_play(state: Encounter, actor: Combatant, card: Card) -> bool:
@@ -95,8 +109,9 @@ def _strategy_problem(actor: Combatant) -> str | None:
 
 
 def _check_block(state: Encounter, actor: Combatant, targets: tuple[str, ...], params: dict[str, Any]) -> str | None:
-    if _strategy_problem(actor):
-        return _strategy_problem(actor)
+    why = _strategy_problem(actor)
+    if why:
+        return why
     toward = params.get("toward")
     here = section_of(actor)
     board = options_of(state).board
@@ -120,7 +135,7 @@ def _check_incant(state: Encounter, actor: Combatant, targets: tuple[str, ...], 
         card = stats_of(actor).cards.get(str(name))
         if card is None or card.incantation is None:
             return f"{name!r} isn't an Incantation card of {actor.name}'s"
-        if card.range is not None and enemies_in(state, actor, section_of(actor)):
+        if card.range is not None and enemy_in(state, actor, section_of(actor)):
             return "an enemy in the section: no Range incantation may begin"
     return None
 
@@ -129,8 +144,25 @@ def _check_play(state: Encounter, actor: Combatant, targets: tuple[str, ...], pa
     card, why = card_of(state, actor, params)
     if card is None:
         return why
-    if card.phase == "strategy" and _strategy_problem(actor):
-        return f"{card.name}: {_strategy_problem(actor)}"
+    why = card_problem(state, actor, card, params)
+    if why is not None or not aims(card):
+        return why
+    return aim(state, actor, card, targets, params)[1]
+
+
+def aims(card: Card) -> bool:
+    """True when playing `card` is an attack whose targets are checked (`aim`): a card with
+    a Hit die that neither moves nor blocks at a distance."""
+    return card.hit is not None and not card.move and not card.block
+
+
+def card_problem(state: Encounter, actor: Combatant, card: Card, params: dict[str, Any]) -> str | None:
+    """Why `card` (in `actor`'s hand) can't be played now, whomever it aims at; for a card
+    that `aims`, `aim` then says whether it reaches its targets."""
+    if card.phase == "strategy":
+        why = _strategy_problem(actor)
+        if why:
+            return f"{card.name}: {why}"
     mine = own(state)
     if card.incantation is not None:
         have = mine.charges.get(actor.id, 0)
@@ -149,32 +181,31 @@ def _check_play(state: Encounter, actor: Combatant, targets: tuple[str, ...], pa
         if not isinstance(a, str) or not isinstance(b, str) or board.step(a, b) is None:
             return f"{card.name} blocks a border at a distance: a=SECTION b=SECTION (two that border)"
         return None
-    if card.hit is None:
-        return None  # an effect the game master applies
-    return _aim(state, actor, card, targets, params)[1]
+    return None  # no Hit die: an effect the game master applies
 
 
-def _aim(
+def aim(
     state: Encounter, actor: Combatant, card: Card, targets: tuple[str, ...], params: dict[str, Any]
 ) -> tuple[list[tuple[Combatant, tuple[Step, ...]]], str | None]:
     """Whom an attack card hits, with the path each shot takes; or why it can't be played."""
-    board = options_of(state).board
+    ways = options_of(state).ways
     here = section_of(actor)
-    charged = charged_play(state, actor, card) or (
-        card.incantation is not None and own(state).charges.get(actor.id, 0) >= card.incantation
-    )
-    if card.range is not None and not charged and enemies_in(state, actor, here):
-        return [], "an enemy in the section: a Range action can't be made (Thrown and Reach can)"
+    if card.range is not None and enemy_in(state, actor, here):
+        charged = charged_play(state, actor, card) or (
+            card.incantation is not None and own(state).charges.get(actor.id, 0) >= card.incantation
+        )
+        if not charged:
+            return [], "an enemy in the section: a Range action can't be made (Thrown and Reach can)"
     if card.area is not None:
         section = params.get("section", here if not card.ranged and not card.reach else None)
-        if not isinstance(section, str) or section not in board.sections:
+        if not isinstance(section, str) or section not in ways.board.sections:
             return [], f"{card.name} is an area attack: say which section, section=SECTION"
-        path = _path(state, here, section, card)
+        path = _path(ways, here, section, card)
         if path is None:
             return [], f"{section} is out of {card.name}'s reach from {here}"
         hit = []
         for c in state.active():
-            if section not in sections_of(c):
+            if not stands_in(c, section):
                 continue
             if card.area == "enemies" and c.side == actor.side:
                 continue
@@ -191,9 +222,9 @@ def _aim(
         return [], f"{card.name} takes one target"
     target = state.combatants[targets[0]]
     there = section_of(target)
-    if card.ranged and board.sections[there].underwater:
+    if card.ranged and ways.board.sections[there].underwater:
         return [], f"{target.name} is underwater: ranged attacks can't reach"
-    path = _path(state, here, there, card)
+    path = _path(ways, here, there, card)
     if path is None:
         if not card.ranged and not card.reach:
             return [], f"{card.name} is melee: {target.name} isn't in {here}"
@@ -221,14 +252,13 @@ def _out_of_reach(state: Encounter, here: str, there: str, card: Card, who: str)
     return f"the terrain hides {who} in {there} from {here} (the ground rises, then falls, on the way)"
 
 
-def _path(state: Encounter, here: str, there: str, card: Card) -> tuple[Step, ...] | None:
-    board = options_of(state).board
+def _path(ways: Ways, here: str, there: str, card: Card) -> tuple[Step, ...] | None:
     if here == there:
         return ()
     if card.ranged:
-        return board.line_of_fire(here, there, card.reach_of)
+        return ways.line_of_fire(here, there, card.reach_of)
     if card.reach:  # melee that may cross borders (heights too)
-        return next(board.paths(here, there, card.reach), None)
+        return ways.first_path(here, there, card.reach)
     return None  # melee: the occupied section only, never across a height
 
 
@@ -279,7 +309,7 @@ def _play(draft: Draft, p: Pending) -> str:
     state = draft.state
     actor = state.combatants[p.actor]
     card = stats_of(actor).cards[str(p.params["card"])]
-    aimed = _aim(state, actor, card, p.targets, p.params)[0] if card.hit is not None else []
+    aimed = aim(state, actor, card, p.targets, p.params)[0] if card.hit is not None else []
     draft.emit(CardPlayed(combatant=actor.id, card=card.name))
     said = [f"plays {card.name}"]
     if card.incantation is not None:
@@ -304,16 +334,17 @@ def attack(draft: Draft, actor: Combatant, card: Card, target: Combatant, path: 
     """The card's Hit die against the target's Miss die (a tie goes to the attacker), then Damage."""
     state = draft.state
     opts = options_of(state)
+    mine = own(state)
     if card.ranged and card.area is None:
-        for d in own(state).distant:
+        for d in mine.distant:
             if any({d.a, d.b} == {s.a, s.b} for s in path):
                 return f"{target.name}: the shot crosses {d.a}|{d.b}, blocked from afar: a miss"
     where = section_of(target)
     hit_down, miss_down, why = 0, 0, []
-    if not can_see(state, actor, target, where) or actor.has("debilitated") or actor.id in own(state).climbing:
+    if not can_see(state, actor, target, where) or actor.has("debilitated") or actor.id in mine.climbing:
         hit_down += 1
         why.append("Debilitated")
-    if not can_see(state, target, actor) or target.has("vulnerable") or target.id in own(state).climbing:
+    if not can_see(state, target, actor) or target.has("vulnerable") or target.id in mine.climbing:
         miss_down += 1
         why.append("Vulnerable")
     if hindered(state, actor) or actor.has("hindered"):
@@ -322,11 +353,11 @@ def attack(draft: Draft, actor: Combatant, card: Card, target: Combatant, path: 
     if hindered(state, target) or target.has("hindered"):
         miss_down += opts.hindered in ("miss", "both")
         why.append(f"{target.name} Hindered")
-    swims = swimming(state, actor) and card.weapon is not None and card.weapon not in SWIM_WEAPONS
+    swims = card.weapon is not None and card.weapon not in SWIM_WEAPONS and swimming(state, actor)
     if swims:
         hit_down += 1
         why.append("swimming")
-    if swimming(state, target) and stats_of(target).armoured:
+    if stats_of(target).armoured and swimming(state, target):
         miss_down += 1
         why.append(f"{target.name} swimming")
     assert card.hit is not None
@@ -430,3 +461,4 @@ ACTIONS = (
         help="play card=NAME (a target; section=S for an area; to=S for a Move card)",
     ),
 )
+SPECS = {spec.name: spec for spec in ACTIONS}  # by name: the same actions whatever the state

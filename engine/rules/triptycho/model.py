@@ -10,7 +10,7 @@ from typing import Annotated, Any, Literal
 import msgspec
 from msgspec import Meta
 
-from combatlog.engine.battlemap import Map, MapSpec
+from combatlog.engine.battlemap import Map, MapSpec, Step
 from combatlog.engine.rules.typed import PerMapping
 from combatlog.projections import Combatant, Encounter
 
@@ -66,6 +66,35 @@ class Stats(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tru
     def cards(self) -> dict[str, Card]:
         return {c.name: c for c in self.deck}
 
+    # derived once per stats mapping (the model is made once per mapping, then only read)
+
+    @cached_property
+    def deck_order(self) -> dict[str, int]:
+        """Each card's place in the deck (the first, for a name given twice): a pile's order."""
+        order: dict[str, int] = {}
+        for i, card in enumerate(self.deck):
+            order.setdefault(card.name, i)
+        return order
+
+    @cached_property
+    def strength(self) -> dict[str, int]:
+        """The automatic entity's measure of each attack card: its Hit die's faces plus its
+        Damage dice's (0 for a card that doesn't attack)."""
+        return {
+            name: (int(c.hit[1:]) + int(c.damage[1:] if c.damage else "0") * c.dice) if c.hit is not None else 0
+            for name, c in self.cards.items()
+        }
+
+    @cached_property
+    def worth(self) -> dict[str, tuple[int, int]]:
+        """How much the automatic entity keeps each card that isn't an Incantation card (the
+        weakest is discarded): attacks above the rest, then by Hit and Damage faces."""
+        out = {}
+        for name, c in self.cards.items():
+            power = (int(c.hit[1:]) if c.hit else 0) + (int(c.damage[1:]) * c.dice if c.damage else 0)
+            out[name] = (1 if c.hit else 0, power)
+        return out
+
 
 class Options(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True, dict=True):
     """The encounter's options; the map is given as the encounter file's `[map]` table."""
@@ -85,6 +114,73 @@ class Options(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     @cached_property
     def board(self) -> Map:
         return Map(self.map)
+
+    @cached_property
+    def ways(self) -> Ways:
+        return Ways(self.board)
+
+
+class Ways:
+    """The questions a fight asks of its map again and again (distances, lines of fire, paths),
+    each answered once per map: the map never changes, and the answers are immutable."""
+
+    def __init__(self, board: Map) -> None:
+        self.board = board
+        self._distance: dict[tuple[str, str], int | None] = {}
+        self._fire: dict[tuple[str, str, int], tuple[Step, ...] | None] = {}
+        self._path: dict[tuple[str, str, int], tuple[Step, ...] | None] = {}
+        self._sorted: dict[str, tuple[str, ...]] = {}
+        self._closer: dict[tuple[str, frozenset[str]], tuple[str, ...]] = {}
+        # `movement.route`'s answers when no Block can stop the Move, by (start, to, n, kind, height, aquatic)
+        self.routes: dict[tuple[str, str, int, str, int, bool], tuple[tuple[Step, ...] | None, str]] = {}
+
+    def distance(self, a: str, b: str) -> int | None:
+        """`Map.distance`."""
+        key = (a, b)
+        if key in self._distance:
+            return self._distance[key]
+        far = self._distance[key] = self.board.distance(a, b)
+        return far
+
+    def line_of_fire(self, a: str, b: str, reach: int) -> tuple[Step, ...] | None:
+        """`Map.line_of_fire`."""
+        key = (a, b, reach)
+        if key in self._fire:
+            return self._fire[key]
+        path = self._fire[key] = self.board.line_of_fire(a, b, reach)
+        return path
+
+    def first_path(self, a: str, b: str, longest: int) -> tuple[Step, ...] | None:
+        """The first of `Map.paths` (None: none)."""
+        key = (a, b, longest)
+        if key in self._path:
+            return self._path[key]
+        path = self._path[key] = next(self.board.paths(a, b, longest), None)
+        return path
+
+    def nearest(self, section: str, targets: frozenset[str]) -> int:
+        """The fewest soft borders from `section` to any of `targets` (99: none reachable)."""
+        return min((d for t in targets if (d := self.distance(section, t)) is not None), default=99)
+
+    def closer(self, here: str, targets: frozenset[str]) -> tuple[str, ...]:
+        """The sections next to `here` nearer than it to the nearest of `targets`, nearest
+        first (then by name)."""
+        key = (here, targets)
+        found = self._closer.get(key)
+        if found is None:
+            if len(self._closer) >= 4096:  # a bound, for a big map with many sets of targets
+                self._closer.clear()
+            now = self.nearest(here, targets)
+            ahead = [(far, s) for s in self.board.neighbours(here) if (far := self.nearest(s, targets)) < now]
+            found = self._closer[key] = tuple(s for _, s in sorted(ahead))
+        return found
+
+    def sorted_neighbours(self, section: str) -> tuple[str, ...]:
+        """`sorted(Map.neighbours(section))`."""
+        found = self._sorted.get(section)
+        if found is None:
+            found = self._sorted[section] = tuple(sorted(self.board.neighbours(section)))
+        return found
 
 
 class Block(msgspec.Struct, frozen=True, array_like=True, gc=False):
@@ -143,17 +239,26 @@ def own(state: Encounter) -> State:
 
 def section_of(c: Combatant) -> str:
     """The section an entity stands in (the first of a large one's)."""
-    return (c.position or stats_of(c).section).split("+")[0]
+    where = c.position or stats_of(c).section
+    return where if "+" not in where else where.split("+")[0]  # most stand in one: no split
 
 
 def sections_of(c: Combatant) -> tuple[str, ...]:
     return tuple((c.position or stats_of(c).section).split("+"))
 
 
+def stands_in(c: Combatant, section: str) -> bool:
+    """`section in sections_of(c)`, without making the tuple."""
+    where = c.position or stats_of(c).section
+    if "+" not in where:  # most stand in one section
+        return where == section
+    return section in where.split("+")
+
+
 def step_die(ladder: tuple[str, ...], die: str, levels: int) -> str:
     """`die` moved `levels` along the ladder (negative: down), never past either end; a die not
     on the ladder stays as it is."""
-    if die not in ladder:
+    if not levels or die not in ladder:  # most attacks move no die: as it is
         return die
     i = min(max(ladder.index(die) + levels, 0), len(ladder) - 1)
     return ladder[i]

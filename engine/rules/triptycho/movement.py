@@ -8,7 +8,7 @@ from collections import deque
 from combatlog.engine.battlemap import Map, Step
 from combatlog.engine.draft import Draft
 from combatlog.engine.rules.triptycho.events import BlockLowered, ClimbChanged
-from combatlog.engine.rules.triptycho.model import options_of, own, section_of, stats_of
+from combatlog.engine.rules.triptycho.model import Ways, options_of, own, section_of, stats_of
 from combatlog.engine.rules.triptycho.sight import can_see
 from combatlog.events import Moved
 from combatlog.projections import Combatant, Encounter
@@ -28,6 +28,8 @@ def blocked(state: Encounter, mover: Combatant, step: Step, kind: str) -> str | 
     if kind != "move":
         return None
     mine = own(state)
+    if not mine.blocks and not mine.distant:  # most of the time: no Block anywhere
+        return None
     for cid, block in sorted(mine.blocks.items()):
         blocker = state.combatants[cid]
         if (
@@ -49,9 +51,26 @@ def route(
 ) -> tuple[tuple[Step, ...] | None, str]:
     """The path `mover` takes to `to` with a Move of `n` (`kind` move, phase, fly; `height`: the
     Move's Height value), fewest borders first; or (None, why not)."""
-    board: Map = options_of(state).board
+    ways = options_of(state).ways
     start = section_of(mover)
     aquatic = stats_of(mover).aquatic
+    mine = own(state)
+    if kind != "move" or (not mine.blocks and not mine.distant):
+        # no Block can stop it (`blocked`): the way depends on the map alone, found once a map
+        key = (start, to, n, kind, height, aquatic)
+        found = ways.routes.get(key)
+        if found is None:
+            if len(ways.routes) >= 4096:  # a bound, for a big map
+                ways.routes.clear()
+            found = ways.routes[key] = _route(state, mover, ways, start, aquatic, to, n, kind, height)
+        return found
+    return _route(state, mover, ways, start, aquatic, to, n, kind, height)
+
+
+def _route(
+    state: Encounter, mover: Combatant, ways: Ways, start: str, aquatic: bool, to: str, n: int, kind: str, height: int
+) -> tuple[tuple[Step, ...] | None, str]:
+    board: Map = ways.board
     if to not in board.sections:
         return None, f"no section {to!r} (sections: {', '.join(board.sections)})"
     stopped: dict[str, str] = {}  # why a section next to the way couldn't be entered
@@ -62,8 +81,9 @@ def route(
         here, used, path = queue.popleft()
         if here == to and path:
             return path, ""
-        for there in sorted(board.neighbours(here)):
-            step = board.neighbours(here)[there]
+        steps = board.neighbours(here)
+        for there in ways.sorted_neighbours(here):
+            step = steps[there]
             why = None
             if step.kind == "hard" and kind != "phase":
                 why = f"a wall between {here} and {there} (only Phase crosses it)"
@@ -87,7 +107,7 @@ def route(
             queue.append((there, total, (*path, step)))
     if to in stopped:
         return None, stopped[to]
-    far = board.distance(start, to)
+    far = ways.distance(start, to)
     if swam and far is not None and far <= n:
         return None, f"{to} is beyond a Move {n} from {start}: each water section entered costs a section more"
     return None, f"{to} is beyond a Move {n} from {start}"

@@ -3,103 +3,109 @@ toward an Incantation card; else take its Move toward the nearest enemy; else en
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
-from combatlog.engine.rules.base import RuleSystem
+from combatlog.engine.rules.base import ActionSpec, RuleSystem
+from combatlog.engine.rules.triptycho.actions import SPECS, aim, aims, card_problem, charged_play
 from combatlog.engine.rules.triptycho.model import options_of, own, section_of, stats_of
 from combatlog.events import Command
 from combatlog.projections import Combatant, Encounter
 
+_CLIMB, _INCANT, _MOVE = SPECS["climb"], SPECS["incant"], SPECS["move"]
 
-def _can(
-    rules: RuleSystem, state: Encounter, actor: Combatant, action: str, targets: tuple[str, ...], **p: Any
-) -> bool:
-    spec = rules.action(state, actor, action)
-    cost = rules.cost(state, actor, spec, p)
-    if any(actor.resources.get(k, 0) < v for k, v in cost.items()):
-        return False
-    return spec.check is None or spec.check(state, actor, targets, p) is None
+
+def _can(state: Encounter, actor: Combatant, spec: ActionSpec, params: dict[str, Any]) -> bool:
+    """True when `actor` may take `spec` (not "play": its cost is the card's) with no targets."""
+    have = actor.resources.get
+    for k, v in spec.cost.items():
+        if have(k, 0) < v:
+            return False
+    return spec.check is None or spec.check(state, actor, (), params) is None
+
+
+def _command(state: Encounter, actor: Combatant, action: str, targets: tuple[str, ...], **params: Any) -> Command:
+    played = params.get("card")
+    extra = {"discard": d} if (d := _discard(state, actor, played)) else {}
+    return Command(kind="act", actor=actor.id, action=action, targets=targets, params={**params, **extra}, by="policy")
 
 
 def policy(rules: RuleSystem, state: Encounter, actor: Combatant) -> Command:
     mine = own(state)
-
-    def act(action: str, *targets: str, **params: Any) -> Command:
-        played = params.get("card")
-        extra = {"discard": d} if (d := _discard(state, actor, played)) else {}
-        return Command(
-            kind="act", actor=actor.id, action=action, targets=targets, params={**params, **extra}, by="policy"
-        )
-
     climbing = mine.climbing.get(actor.id)
-    if climbing is not None and _can(rules, state, actor, "climb", (), to=climbing.toward):
-        return act("climb", to=climbing.toward)
-    enemies = [c for c in state.active() if c.side != actor.side]
-    cards = stats_of(actor).cards
+    if climbing is not None and _can(state, actor, _CLIMB, {"to": climbing.toward}):
+        return _command(state, actor, "climb", (), to=climbing.toward)
+    active = state.active()
+    enemies = [c for c in active if c.side != actor.side]
+    stats = stats_of(actor)
+    cards = stats.cards
     hand = mine.hands.get(actor.id, ())
-    best: tuple[int, Command] | None = None
+    # the strongest attack playable now (the first of equals): its strength, target, section
+    best: tuple[int, str, str] | None = None
     for name in hand:
         card = cards[name]
         if card.hit is None:
             continue
-        strength = int(card.hit[1:]) + int(card.damage[1:] if card.damage else "0") * card.dice
-        if card.area is not None:
-            for section in sorted({section_of(e) for e in enemies}):
-                mates = [c for c in state.active() if section_of(c) == section and c.side == actor.side]
-                if (card.area in ("all", "others") and mates) or card.area == "allies":
-                    continue
-                better = best is None or strength > best[0]
-                if better and _can(rules, state, actor, "play", (), card=name, section=section):
-                    best = (strength, act("play", card=name, section=section))
+        strength = stats.strength[name]
+        if best is not None and strength <= best[0]:
+            continue  # only a stronger card replaces the one found
+        # what playing it costs and needs whomever it aims at (`Triptycho.cost`, `_check_play`),
+        # asked once a card; then each target (or section) in turn, the first that can be hit
+        if not charged_play(state, actor, card) and actor.resources.get(card.phase, 0) < 1:
             continue
+        if card_problem(state, actor, card, {"card": name}) is not None:
+            continue
+        attacks = aims(card)
+        if card.area is not None:
+            if card.area == "allies":
+                continue
+            spares_mates = card.area in ("all", "others")
+            for section in sorted({section_of(e) for e in enemies}):
+                if spares_mates and any(section_of(c) == section and c.side == actor.side for c in active):
+                    continue
+                if not attacks or aim(state, actor, card, (), {"card": name, "section": section})[1] is None:
+                    best = (strength, name, section)
+                    break
+            continue
+        params = {"card": name}
         for enemy in enemies:
-            better = best is None or strength > best[0]
-            if better and _can(rules, state, actor, "play", (enemy.id,), card=name):
-                best = (strength, act("play", enemy.id, card=name))
+            if not attacks or aim(state, actor, card, (enemy.id,), params)[1] is None:
+                best = (strength, name, enemy.id)
+                break
     if best is not None:
-        return best[1]
-    wanted = [cards[n] for n in hand if cards[n].incantation is not None]
-    if wanted and actor.id not in mine.incanting and _can(rules, state, actor, "incant", ()):
-        return act("incant")
+        _, name, at = best
+        if cards[name].area is not None:
+            return _command(state, actor, "play", (), card=name, section=at)
+        return _command(state, actor, "play", (at,), card=name)
+    wanted = any(cards[n].incantation is not None for n in hand)
+    if wanted and actor.id not in mine.incanting and _can(state, actor, _INCANT, {}):
+        return _command(state, actor, "incant", ())
     if actor.resources.get("move", 0) and enemies and climbing is None:
-        board = options_of(state).board
-        here = section_of(actor)
-
-        theirs = [section_of(e) for e in enemies]
-        known: dict[str, int] = {}
-
-        def nearest(section: str) -> int:  # asked twice a neighbour: each answered once
-            found = known.get(section)
-            if found is None:
-                far = [board.distance(section, t) for t in theirs]
-                found = known[section] = min((d for d in far if d is not None), default=99)
-            return found
-
-        now = nearest(here)
-        for there in sorted(board.neighbours(here), key=lambda s: (nearest(s), s)):
-            if nearest(there) < now and _can(rules, state, actor, "move", (), to=there):
-                return act("move", to=there)
+        # the first neighbour nearer the nearest enemy (nearest first) it can move to
+        theirs = frozenset([section_of(e) for e in enemies])
+        for there in options_of(state).ways.closer(section_of(actor), theirs):
+            if _can(state, actor, _MOVE, {"to": there}):
+                return _command(state, actor, "move", (), to=there)
     chosen = _discard(state, actor, None)
     return Command(kind="end_turn", actor=actor.id, params={"discard": chosen} if chosen else {}, by="policy")
 
 
 def _discard(state: Encounter, actor: Combatant, played: Any) -> str | None:
-    """The card to let go at the turn's end: the weakest left, keeping an Incantation card while
-    building charges for it."""
+    """The card to let go at the turn's end: the weakest left (the first of equals), keeping an
+    Incantation card while building charges for it."""
     mine = own(state)
-    hand = list(mine.hands.get(actor.id, ()))
+    hand: Sequence[str] = mine.hands.get(actor.id, ())
     if played in hand:
+        hand = list(hand)
         hand.remove(played)
-    if not hand:
-        return None
-    cards = stats_of(actor).cards
+    if len(hand) < 2:
+        return hand[0] if hand else None  # most hands hold a card or two: nothing to weigh
+    stats = stats_of(actor)
+    cards, worths = stats.cards, stats.worth
     building = actor.id in mine.incanting or mine.charges.get(actor.id, 0) > 0
+    incanted = (2 if building else 1, 0)
 
     def worth(name: str) -> tuple[int, int]:
-        card = cards[name]
-        if card.incantation is not None:
-            return (2 if building else 1, 0)
-        power = (int(card.hit[1:]) if card.hit else 0) + (int(card.damage[1:]) * card.dice if card.damage else 0)
-        return (1 if card.hit else 0, power)
+        return incanted if cards[name].incantation is not None else worths[name]
 
-    return min(hand, key=lambda n: (worth(n), hand.index(n)))
+    return min(hand, key=worth)  # min keeps the first of equal keys

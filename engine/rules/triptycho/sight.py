@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from combatlog.engine.rules.triptycho.model import Stats, options_of, section_of, sections_of, stats_of
+from combatlog.engine.rules.triptycho.model import Stats, options_of, section_of, stands_in, stats_of
 from combatlog.projections import Combatant, Encounter
 
 
@@ -32,7 +32,7 @@ def can_see(state: Encounter, observer: Combatant, target: Combatant, where: str
     if light == "lit":
         return True
     if light == "shadowy":
-        return section in sections_of(observer)
+        return stands_in(observer, section)
     return False
 
 
