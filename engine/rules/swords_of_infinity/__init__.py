@@ -84,21 +84,33 @@ class SwordsOfInfinity(RuleSystem):
             return roll
         return -roll  # after every success; among failures the lowest roll first
 
+    def may_act(self, state: Encounter, combatant: Combatant) -> bool:
+        # the base class's test in one frame (`combatant.active` inlined): asked for every
+        # combatant whenever the next turn is looked for
+        if combatant.defeated is not None or combatant.removed:
+            return False
+        return not (state.surprise_round and combatant.side in state.surprised)
+
     def budget(self, state: Encounter, combatant: Combatant) -> dict[str, int]:
+        if not combatant.wounds:
+            return {"actions": 2, "minor": 1}  # nothing Disabled: asked at every turn's start
         return {"actions": max(0, 2 - len(disabled_targets(state, combatant))), "minor": 1}
 
     def actions(self, state: Encounter, actor: Combatant) -> list[ActionSpec]:
         return ACTIONS
 
     def action(self, state: Encounter, actor: Combatant, name: str) -> ActionSpec:
-        spec = super().action(state, actor, name)
+        spec = _BY_NAME.get(name) if type(name) is str else None  # one look-up; the base class refuses the rest
+        if spec is None:
+            spec = super().action(state, actor, name)
         if actor.id in own(state).pins and spec.cost.get("actions") and name not in MAJOR_WHILE_PINNED:
             raise Refused(f"{actor.name}: {name}", "pinned: no major action but escape", "escape, or a minor action")
         return spec
 
     def affordable(self, state: Encounter, actor: Combatant) -> list[ActionSpec]:
+        # every action costs one action or one minor action: the list for what is left, made once
         acts, minor = actor.resources.get("actions", 0), actor.resources.get("minor", 0)
-        return [a for a in ACTIONS if (acts >= 1 if "actions" in a.cost else minor >= 1)]
+        return list(_AFFORDABLE[acts >= 1, minor >= 1])
 
     def idle(self, state: Encounter, combatant: Combatant) -> bool:
         return combatant.resources.get("actions", 0) < 1  # a minor action alone doesn't hold a turn open
@@ -106,13 +118,17 @@ class SwordsOfInfinity(RuleSystem):
     def turn_started(self, draft: Draft, actors: tuple[str, ...]) -> None:
         for cid in actors:
             c = draft.state.combatants[cid]
-            for name in UNTIL_NEXT_TURN:
-                if c.has(name):
-                    draft.emit(ConditionRemoved(target=cid, condition=name, reason="its next turn"))
+            if c.conditions:  # (the conditions are looked at only when there are some)
+                for name in UNTIL_NEXT_TURN:
+                    if c.has(name):
+                        draft.emit(ConditionRemoved(target=cid, condition=name, reason="its next turn"))
+            effect = None
             for other in draft.state.combatants.values():  # a narrative effect lasts a round: to its source's turn
-                effect = f"narrative effect from {cid}"
-                if other.has(effect):
-                    draft.emit(ConditionRemoved(target=other.id, condition=effect, reason="a round has passed"))
+                if other.conditions:
+                    if effect is None:
+                        effect = f"narrative effect from {cid}"
+                    if other.has(effect):
+                        draft.emit(ConditionRemoved(target=other.id, condition=effect, reason="a round has passed"))
             draft.emit(TurnMark(combatant=cid, start=c.position or ""))
 
     def round_ending(self, draft: Draft) -> None:
@@ -194,8 +210,8 @@ class SwordsOfInfinity(RuleSystem):
         points = power_of(roll, tn) // 10 % 10
         draft.emit(Recovered(combatant=c.id, healed={str(t): points for t in (hurt if rested else [where])}))
 
-    def policy(self, state: Encounter, actor: Combatant) -> Command:
-        return policy(self, state, actor)
+    # the policy function itself, bound as the method (`policy(rules, state, actor)`): no wrapper's frame
+    policy = policy
 
     def describe(self, state: Encounter, pending: Pending) -> str:
         actor = state.combatants[pending.actor]
@@ -235,6 +251,17 @@ class SwordsOfInfinity(RuleSystem):
 
 
 _TURN = make_timing("turn")
+
+
+_BY_NAME = {a.name: a for a in reversed(ACTIONS)}  # the first of a name, as the base class's look-up finds it
+
+
+# the affordable actions by (an action left, a minor action left), in the order of ACTIONS
+_AFFORDABLE = {
+    (major, minor): [a for a in ACTIONS if (major if "actions" in a.cost else minor)]
+    for major in (False, True)
+    for minor in (False, True)
+}
 
 
 _ORDER = RankedOrder(ties=("higher:awareness", "rolloff:d%"))

@@ -37,8 +37,10 @@ from combatlog.projections import Combatant, Encounter, Pending
 
 def _attacked(draft: Draft, actor: str) -> None:
     """Version 2: the actor attacked this turn, so it can't hold a Retaliate too."""
-    if _v2(draft.state) and draft.state.combatants[actor].active and not draft.state.combatants[actor].has(ATTACKED):
-        draft.emit(ConditionApplied(target=actor, condition=ATTACKED, source=actor))
+    if _v2(draft.state):
+        me = draft.state.combatants[actor]
+        if me.defeated is None and not me.removed and not me.has(ATTACKED):  # (`me.active`, inlined)
+            draft.emit(ConditionApplied(target=actor, condition=ATTACKED, source=actor))
 
 
 def _attack(draft: Draft, p: Pending) -> str:
@@ -53,7 +55,7 @@ def _attack(draft: Draft, p: Pending) -> str:
 
 def _forgone(state: Encounter, actor: Combatant) -> str | None:
     """Version 2: those who Retaliate "forgo an attack on their turn"."""
-    if _v2(state) and actor.has("retaliating"):
+    if actor.conditions and _v2(state) and actor.has("retaliating"):
         return f"{actor.name} holds a Retaliate this turn and forgoes its attack"
     return None
 
@@ -70,40 +72,44 @@ def _check_attack(state: Encounter, actor: Combatant, targets: tuple[str, ...], 
     forgone = _forgone(state, actor)
     if forgone:
         return forgone
-    defense = params.get("defense", "none")
+    get = params.get  # (asked for every attack declared: a dozen look-ups)
+    defense = get("defense", "none")
     if defense not in ("none", "block", "dodge"):
         return f"defense={defense!r}: use none, block or dodge"
     target = state.combatants[targets[0]]
-    w = weapon(state, actor, params.get("weapon"))
-    if params.get("weapon") and w.name != params["weapon"]:
-        return f"{actor.name} has no {params['weapon']!r} in hand"
-    bt = params.get("block_target")
+    named = get("weapon")
+    w = weapon(state, actor, named)
+    if named and w.name != named:
+        return f"{actor.name} has no {named!r} in hand"
+    bt = get("block_target")
     if bt is not None and bt not in composition(target):
         return f"block_target={bt!r}: {target.name}'s damage targets are {', '.join(composition(target))}"
-    if params.get("critical") not in (None, "undefendable", "full", "narrative"):
+    if get("critical") not in (None, "undefendable", "full", "narrative"):
         return "critical: undefendable, full or narrative"
-    if params.get("critical_defense") not in (None, "counter", "narrative", "move"):
+    if get("critical_defense") not in (None, "counter", "narrative", "move"):
         return "critical_defense: counter, narrative or move"
-    tech = params.get("technique")
-    if tech not in (None, "disrupt", "pin", "disarm", "trip", "knockback"):
-        return "technique: disrupt, pin, disarm, trip or knockback"
-    if tech == "disarm" and not params.get("ability"):
-        return "a disarm takes a special ability (params ability=true)"
-    if tech and params.get("ability"):
-        return d_ok(state, actor, target, w)  # a special ability may use any weapon
-    if tech == "pin" and not is_melee(w):
-        return "a pin takes a melee or unarmed attack"
-    if tech == "trip" and w.name != "unarmed":
-        return "a trip without a special ability is an unarmed attack"
-    if tech == "knockback" and not is_melee(w):
-        return "a knockback takes an unarmed, melee or shield attack"
+    tech = get("technique")
+    if tech is not None:
+        if tech not in ("disrupt", "pin", "disarm", "trip", "knockback"):
+            return "technique: disrupt, pin, disarm, trip or knockback"
+        if tech == "disarm" and not get("ability"):
+            return "a disarm takes a special ability (params ability=true)"
+        if tech and get("ability"):
+            return d_ok(state, actor, target, w)  # a special ability may use any weapon
+        if tech == "pin" and not is_melee(w):
+            return "a pin takes a melee or unarmed attack"
+        if tech == "trip" and w.name != "unarmed":
+            return "a trip without a special ability is an unarmed attack"
+        if tech == "knockback" and not is_melee(w):
+            return "a knockback takes an unarmed, melee or shield attack"
     why = d_ok(state, actor, target, w)
     if why:
         return why
-    for key in ("wall_ft",):
-        if key in params and (isinstance(params[key], bool) or not isinstance(params[key], int) or params[key] < 0):
-            return f"{key}={params[key]!r}: a whole number of feet"
-    mt = params.get("move_to")
+    if "wall_ft" in params:
+        wall = params["wall_ft"]
+        if isinstance(wall, bool) or not isinstance(wall, int) or wall < 0:
+            return f"wall_ft={wall!r}: a whole number of feet"
+    mt = get("move_to")
     if mt is not None and not _square(mt):
         return f"move_to={mt!r}: a square, x,y"
     if params.get("charge") and not own(state).turn.get(actor.id, Turn()).start:

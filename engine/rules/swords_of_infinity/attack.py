@@ -66,8 +66,9 @@ def strike(
         d = feet(attacker, target)
         if melee and d is not None and d > w.reach:
             return "; ".join(said + ["out of reach"])
-    size_gap = stats_of(target).size - stats_of(attacker).size
-    tn = stats_of(attacker).dexterity + w.skill + w.weight + penalty(state, attacker) + 10 * max(0, size_gap)
+    mine, theirs = stats_of(attacker), stats_of(target)  # (read once: the stats never change in a fight)
+    size_gap = theirs.size - mine.size
+    tn = mine.dexterity + w.skill + w.weight + penalty(state, attacker) + 10 * max(0, size_gap)
     if offhand:
         tn -= int(state.options.get("offhand_penalty", 10))
     d = feet(attacker, target)
@@ -82,14 +83,12 @@ def strike(
     if crit:
         said[-1] += f" (critical: {choice or 'no choice'})"
     area = bool(params.get("area"))
-    where = (
-        str(params.get("block_target")) if area and params.get("block_target") else location(hit, composition(target))
-    )
+    where = str(params.get("block_target")) if area and params.get("block_target") else location(hit, theirs.parts)
     shield_class = 0
     blocked = False
     # the defense
     defense = params.get("defense", "none")
-    if target.has(f"unaware of {attacker.id}"):
+    if target.conditions and target.has(f"unaware of {attacker.id}"):
         draft.emit(ConditionRemoved(target=target.id, condition=f"unaware of {attacker.id}", reason="attacked"))
     if defense == "dodge" and area:
         said.append("an untargeted attack can't be dodged")
@@ -106,19 +105,19 @@ def strike(
     if defense in ("block", "dodge"):
         bonus = 10 * max(0, -size_gap) + 10 * cover(target, not melee) + penalty(draft.state, target)
         if defense == "dodge":
-            dtn = stats_of(target).dexterity + stats_of(target).dodge + bonus
+            dtn = theirs.dexterity + theirs.dodge + bonus
             roll = draft.roll("d%", f"dodge (TN {dtn}, at or under {hit})", by=target.id).total
             ok = dodged(roll, hit, dtn) and (choice != "undefendable" or critical(roll, dtn))
             said.append(f"dodge {roll} against {dtn} and {hit}: " + ("dodged" if ok else "fails"))
             if ok:
                 return "; ".join(said + _critical_defense(draft, target.id, attacker.id, roll, dtn, params))
         else:
-            btn = stats_of(target).awareness + stats_of(target).block + bonus
+            btn = theirs.awareness + theirs.block + bonus
             roll = draft.roll("d%", f"block (TN {btn})", by=target.id).total
             ok = roll <= btn and (choice != "undefendable" or critical(roll, btn))
             if ok:
                 where = str(params.get("block_target") or where)
-                shield = stats_of(target).shield or weapon(draft.state, target, None)
+                shield = theirs.shield or weapon(draft.state, target, None)
                 shield_class = shield.size_class
                 said.append(f"block {roll} against {btn}: the {where} takes it")
                 said += _critical_defense(draft, target.id, attacker.id, roll, btn, params)
@@ -152,7 +151,7 @@ def strike(
             return "; ".join(said)
     if area and params.get("area") and not blocked:  # blocking stands in lieu of Physical Resistance
         prt = (
-            stats_of(target).physical_resistance
+            theirs.physical_resistance
             + penalty(draft.state, target)
             + 10 * max(0, size_gap)
             + 10 * cover(target, not melee)
@@ -162,9 +161,9 @@ def strike(
             return "; ".join(said + [f"physical resistance {roll} against {prt}: no damage"])
         said.append(f"physical resistance {roll} against {prt}: fails")
     target = draft.state.combatants[target.id]
-    armor = int(stats_of(target).armor.get(where, 0))
+    armor = int(theirs.armor.get(where, 0))
     dmg = block_damage(power, armor, shield_class)
-    dmg = min(dmg, cap(target) - target.wounds.get(where, 0))
+    dmg = min(dmg, theirs.cap - target.wounds.get(where, 0))
     if dmg > 0:
         draft.damage(target.id, dmg, location=where, kind=w.name, source=attacker.id)
     said.append(f"{dmg} damage to the {where}" + (f" (armour {armor + shield_class})" if armor + shield_class else ""))

@@ -135,12 +135,14 @@ def _fold_recovered(state: Encounter, e: Recovered) -> Encounter:
 
 @register_fold(TurnMark)
 def _fold_turnmark(state: Encounter, e: TurnMark) -> Encounter:
-    mine = own(state).turn.get(e.combatant, Turn())
-    if e.start is not None:
-        mine = replace(mine, start=e.start)
-    if e.last is not None:
-        mine = replace(mine, last=e.last)
-    return put_row(state, "turn", e.combatant, mine)
+    old = own(state).turn.get(e.combatant)
+    start, last = e.start, e.last  # one new row with both, rather than a copy for each (folded every action)
+    if old is not None:
+        if start is None:
+            start = old.start
+        if last is None:
+            last = old.last
+    return put_row(state, "turn", e.combatant, Turn(start=start, last=last))
 
 
 @register_fold(Retreated)

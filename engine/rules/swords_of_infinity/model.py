@@ -4,6 +4,7 @@ is added (`Stats`: a bad stat is refused naming the combatant and the path)."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import cached_property
 from typing import Annotated, Any, Literal
 
 import msgspec
@@ -35,8 +36,9 @@ class Shield(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tr
     size_class: int = 0
 
 
-class Stats(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """A Swords of Infinity combatant as the encounter file gives it."""
+class Stats(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True, dict=True):
+    """A Swords of Infinity combatant as the encounter file gives it (`dict=True`: room for the
+    derived values below, worked out once per stats mapping)."""
 
     vitality: Annotated[int, Meta(ge=1)]
     dexterity: int
@@ -56,6 +58,52 @@ class Stats(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tru
     armor: dict[str, int] = {}
     shield: Shield | None = None
     weapons: tuple[Weapon, ...] = ()
+
+    # Derived once per stats mapping (the typed model is made once per mapping and shared):
+    # every attack, check and turn asks for them.
+
+    @cached_property
+    def cap(self) -> int:
+        """Where a damage target's count stops (and it is destroyed): 100, or twice Vitality if more."""
+        return max(100, 2 * self.vitality)
+
+    @cached_property
+    def disabled_at(self) -> int:
+        """The least damage that Disables a target: above twice Vitality, or at the cap when that is the cap."""
+        v2 = 2 * self.vitality
+        return v2 if v2 >= self.cap else v2 + 1
+
+    @cached_property
+    def parts(self) -> dict[str, tuple[int, int]]:
+        """The damage targets and their d% digits (`composition`: the human one unless given)."""
+        return dict(self.composition) if self.composition else HUMAN
+
+    @cached_property
+    def spirit_max(self) -> int:
+        """Spirit to spend, before any is spent (the limit, if lower)."""
+        return min(self.spirit, self.spirit if self.spirit_limit is None else self.spirit_limit)
+
+    @cached_property
+    def unarmed(self) -> Weapon:
+        """Bare hands: class 0, Strength power."""
+        return msgspec.structs.replace(_UNARMED, power=self.strength)
+
+    @cached_property
+    def in_hand(self) -> dict[str | None, Weapon]:
+        """`weapon(name)` with nothing dropped, by name (None: the first weapon, else bare hands)."""
+        out: dict[str | None, Weapon] = {None: self.weapons[0] if self.weapons else self.unarmed}
+        for w in self.weapons:
+            out.setdefault(w.name, w)
+        return out
+
+    @cached_property
+    def best_armored(self) -> str | None:
+        """The damage target with the most armour (the first of equals by name), None without armour."""
+        armor = self.armor
+        return max(sorted(armor), key=lambda t: armor[t]) if armor else None
+
+
+_UNARMED = Weapon(name="unarmed")
 
 
 replace = msgspec.structs.replace

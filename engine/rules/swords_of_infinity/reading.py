@@ -5,58 +5,79 @@ from __future__ import annotations
 
 import contextlib
 
-import msgspec
-
 from combatlog.engine.rules.base import RuleSystem
-from combatlog.engine.rules.swords_of_infinity.model import HUMAN, LIFTED_BY_RETREAT, Weapon, own, stats_of
+from combatlog.engine.rules.swords_of_infinity.model import LIFTED_BY_RETREAT, Weapon, own, stats_of
 from combatlog.projections import Combatant, Encounter
 
 
 def composition(c: Combatant) -> dict[str, tuple[int, int]]:
-    comp = stats_of(c).composition
-    return dict(comp) if comp else HUMAN
+    """The damage targets and their d% digits (shared: read it, don't change it)."""
+    return stats_of(c).parts
 
 
 def cap(c: Combatant) -> int:
-    return max(100, 2 * stats_of(c).vitality)
+    return stats_of(c).cap
 
 
 def raw_level(c: Combatant, d: int) -> int:
     """0 whole, 1 Wounded (above Vitality), 2 Disabled (above twice Vitality, or at the cap when that is the cap)."""
-    v = stats_of(c).vitality
-    if d > 2 * v or (d >= cap(c) and 2 * v >= cap(c)):
-        return 2
-    return 1 if d > v else 0
+    s = stats_of(c)
+    return 2 if d >= s.disabled_at else 1 if d > s.vitality else 0
+
+
+def _lowered(raw: int, entry: dict[str, int] | None) -> int:
+    """A raw level as Resist Impairment and first aid leave it (`entry`: the target's impairment row)."""
+    if entry:
+        if "ignored" in entry and entry["ignored"] == raw:
+            raw -= 1  # only the worst penalty is ignored
+        if raw and "aided" in entry:
+            raw -= 1
+    return raw
 
 
 def level(state: Encounter, c: Combatant, where: str) -> int:
     """A damage target's effective level: 0 whole, 1 Wounded, 2 Disabled (after first aid and Resist Impairment)."""
-    d = c.wounds.get(where, 0)
-    raw = raw_level(c, d)
-    entry = own(state).impairment.get(c.id, {}).get(where, {})
-    if raw and "ignored" in entry and entry["ignored"] == raw:
-        raw -= 1  # only the worst penalty is ignored
-    if raw and "aided" in entry:
-        raw = max(0, raw - 1)
-    return raw
+    raw = raw_level(c, c.wounds.get(where, 0))
+    if not raw:
+        return 0
+    mine = own(state).impairment.get(c.id)
+    return _lowered(raw, mine.get(where) if mine else None)
 
 
 def destroyed(c: Combatant, where: str) -> bool:
     """Beyond 100 and twice Vitality: the count stops at the cap, so a target that reaches it is destroyed."""
-    return c.wounds.get(where, 0) >= cap(c)
+    return c.wounds.get(where, 0) >= stats_of(c).cap
+
+
+def _at_least(state: Encounter, c: Combatant, least: int) -> list[str]:
+    """The damage targets of `c` at level `least` or worse, in the order of its wounds."""
+    wounds = c.wounds
+    if not wounds:
+        return []  # (most combatants most of the time)
+    s = stats_of(c)
+    v, disabled_at = s.vitality, s.disabled_at
+    mine = own(state).impairment.get(c.id)
+    out = []
+    for where, d in wounds.items():
+        raw = 2 if d >= disabled_at else 1 if d > v else 0
+        if raw >= least and (mine is None or _lowered(raw, mine.get(where)) >= least):
+            out.append(where)
+    return out
 
 
 def wounded_targets(state: Encounter, c: Combatant) -> list[str]:
-    return [t for t in c.wounds if level(state, c, t) >= 1]
+    return _at_least(state, c, 1)
 
 
 def disabled_targets(state: Encounter, c: Combatant) -> list[str]:
-    return [t for t in c.wounds if level(state, c, t) >= 2]
+    return _at_least(state, c, 2)
 
 
 def penalty(state: Encounter, c: Combatant) -> int:
     """-10 to every Power and Success check per Wounded damage target."""
-    return -10 * len(wounded_targets(state, c))
+    if not c.wounds:
+        return 0  # `wounded_targets` without its frames: asked for every roll
+    return -10 * len(_at_least(state, c, 1))
 
 
 def skill(c: Combatant, name: str) -> int:
@@ -64,9 +85,7 @@ def skill(c: Combatant, name: str) -> int:
 
 
 def spirit_left(state: Encounter, c: Combatant) -> int:
-    spent = own(state).spirit_spent.get(c.id, 0)
-    mine = stats_of(c)
-    return min(mine.spirit, mine.spirit if mine.spirit_limit is None else mine.spirit_limit) - spent
+    return stats_of(c).spirit_max - own(state).spirit_spent.get(c.id, 0)
 
 
 UNARMED = Weapon(name="unarmed")
@@ -74,18 +93,34 @@ UNARMED = Weapon(name="unarmed")
 
 def weapon(state: Encounter, c: Combatant, name: str | None) -> Weapon:
     """The weapon `name` of `c` (its first one in hand if None); unarmed (class 0, Strength power) otherwise."""
-    dropped = own(state).dropped.get(c.id, ())
-    for w in stats_of(c).weapons:
-        if w.name not in dropped and (name is None or w.name == name):
+    s = stats_of(c)
+    dropped = own(state).dropped.get(c.id)
+    if not dropped and (name is None or type(name) is str):
+        return s.in_hand.get(name, s.unarmed)  # nothing dropped (most of the time): one look-up
+    for w in s.weapons:
+        if (dropped is None or w.name not in dropped) and (name is None or w.name == name):
             return w
-    return msgspec.structs.replace(UNARMED, power=stats_of(c).strength)
+    return s.unarmed
+
+
+_AT: dict[str, tuple[int, int] | None] = {}  # square by position text (a few dozen texts a fight)
 
 
 def at(c: Combatant) -> tuple[int, int] | None:
-    if not c.position or "," not in c.position:
+    pos = c.position
+    if not pos:
         return None
-    x, y = c.position.split(",", 1)
-    return int(float(x)), int(float(y))
+    square = _AT.get(pos, _AT)
+    if square is _AT:
+        if "," not in pos:
+            square = None
+        else:
+            x, y = pos.split(",", 1)
+            square = int(float(x)), int(float(y))
+        if len(_AT) >= 4096:
+            _AT.clear()
+        _AT[pos] = square
+    return square  # type: ignore[return-value]
 
 
 def feet(a: Combatant, b: Combatant) -> int | None:
@@ -98,6 +133,8 @@ def feet(a: Combatant, b: Combatant) -> int | None:
 
 def cover(c: Combatant, ranged: bool = False) -> int:
     """Damage targets covered: a `cover N` condition, a fortifying shield's class, prone against ranged attacks."""
+    if not c.conditions:
+        return 0  # (most combatants most of the time)
     n = 0
     for cond in c.conditions:
         if cond.name.startswith("cover "):
@@ -113,6 +150,8 @@ def cover(c: Combatant, ranged: bool = False) -> int:
 
 def vulnerability(state: Encounter, target: Combatant, attacker: Combatant | None, melee: bool) -> int:
     """The target's Vulnerable stacks against this attacker (before Exploit)."""
+    if not target.conditions:
+        return 1 if target.id in own(state).pins else 0  # (most targets most of the time)
     n = 0
     retreat = target.has("retreat")
     for cond in target.conditions:
@@ -139,5 +178,10 @@ def is_melee(w: Weapon) -> bool:
     return w.range is None
 
 
+_SINCE_2 = {"2": True, "1": False, None: False}  # `RuleSystem.since(state, 2)` of the usual versions
+
+
 def _v2(state: Encounter) -> bool:
-    return RuleSystem.since(state, 2)
+    """Version 2 or later of the rules (asked in every attack and check: the usual versions looked up)."""
+    known = _SINCE_2.get(state.rules_version)
+    return RuleSystem.since(state, 2) if known is None else known
