@@ -9,6 +9,7 @@ file, the system itself.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 import msgspec
@@ -64,7 +65,35 @@ from combatlog.engine.timing import Timing, make_timing
 from combatlog.events import CombatantDefeated, Command, ConditionApplied, ResourceSpent, ResourcesSet
 from combatlog.projections import Combatant, Encounter, Pending
 
-_AP_ORDER = ActionPointOrder("ap")  # configuration, never changed: one, asked for a few times a step
+
+class _Order(ActionPointOrder):
+    """The action-points order, ranked in one pass: most AP left, then the tie-break roll, then
+    the roster's order (as the generic order's stable sort ranks them; asked after every action
+    and for every turn)."""
+
+    def _ranked(self, state: Encounter) -> list[tuple[int, int, int, Combatant]]:
+        res, acted = self.resource, state.acted
+        live = [
+            (-c.resources.get(res, 0), -(c.initiative or 0), i, c)  # i: the roster's order, and never a tie
+            for i, c in enumerate(state.combatants.values())
+            if c.defeated is None and not c.removed and c.id not in acted
+        ]
+        live.sort()
+        return live
+
+    def ranking(self, state: Encounter) -> list[str]:
+        return [row[3].id for row in self._ranked(state)]
+
+    def next_actors(self, state: Encounter, may_act: Callable[[Combatant], bool]) -> tuple[str, ...]:
+        res = self.resource
+        for row in self._ranked(state):
+            c = row[3]
+            if c.resources.get(res, 0) > 0 and may_act(c):
+                return (c.id,)
+        return ()
+
+
+_AP_ORDER = _Order("ap")  # configuration, never changed: one, asked for a few times a step
 
 
 class InfiniteRealms(RuleSystem):
@@ -124,6 +153,22 @@ class InfiniteRealms(RuleSystem):
         if combatant.has(HALF_AP):
             ap /= 2
         return {"ap": int(ap)}
+
+    def may_act(self, state: Encounter, combatant: Combatant) -> bool:
+        # the base class's test in one frame (`combatant.active` inlined): asked for every
+        # combatant whenever the next turn is looked for
+        if combatant.defeated is not None or combatant.removed:
+            return False
+        return not (state.surprise_round and combatant.side in state.surprised)
+
+    def idle(self, state: Encounter, combatant: Combatant) -> bool:
+        if combatant.resources.get("ap", 0) >= 1:
+            return False  # aiming costs 1 AP and is always offered: something is affordable
+        return super().idle(state, combatant)
+
+    def action(self, state: Encounter, actor: Combatant, name: str) -> ActionSpec:
+        spec = _ALWAYS.get(name) if type(name) is str else None  # one look-up for the actions everyone has
+        return spec if spec is not None else super().action(state, actor, name)
 
     def actions(self, state: Encounter, actor: Combatant) -> list[ActionSpec]:
         out = [ATTACK]
@@ -253,8 +298,8 @@ class InfiniteRealms(RuleSystem):
             return
         raise Refused(f"command {command.kind!r}", "unknown command")
 
-    def policy(self, state: Encounter, actor: Combatant) -> Command:
-        return policy(self, state, actor)
+    # the policy function itself, bound as the method (`policy(rules, state, actor)`): no wrapper's frame
+    policy = policy
 
     def describe(self, state: Encounter, pending: Pending) -> str:
         actor = state.combatants[pending.actor]
@@ -302,6 +347,10 @@ class InfiniteRealms(RuleSystem):
 
 
 _TURN = make_timing("turn")
+
+
+# the actions `actions` offers everyone (punch, kick and first aid depend on the stats), by name
+_ALWAYS = {spec.name: spec for spec in (ATTACK, AIM, *MOVE_SPECS, DEFEND, STAND, PURSUE)}
 
 
 INFINITE_REALMS = InfiniteRealms()

@@ -46,12 +46,15 @@ def _check_attack(state: Encounter, actor: Combatant, targets: tuple[str, ...], 
         return f"no usable weapon {params.get('weapon', '')!r} (weapons: {have}; broken ones can't be used)"
     target = targets[0]
     kind = w.kind
-    d = distance(state, actor.id, target)
     if kind == "melee":
-        if target not in engaged_with(state, actor.id):
+        # `target in engaged_with(...)`, without the list: engaged with the actor and in the fight
+        if target not in own(state).engaged.get(actor.id, ()) or not state.combatants[target].active:
+            d = distance(state, actor.id, target)
             return f"{state.combatants[target].name} is {d} yards away; melee needs engaging first (move toward them)"
-    elif d > (w.long or 0):
-        return f"{state.combatants[target].name} is {d} yards away, beyond the {w.name}'s long range {w.long or 0}"
+    else:
+        d = distance(state, actor.id, target)
+        if d > (w.long or 0):
+            return f"{state.combatants[target].name} is {d} yards away, beyond the {w.name}'s long range {w.long or 0}"
     if params.get("rapid"):
         if kind != "missile":
             return "rapid fire is for missile weapons"

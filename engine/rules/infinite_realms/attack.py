@@ -47,10 +47,11 @@ def target_number(
     offense += 5 * aim
     if aim:
         why.append(f"aim +{5 * aim}")
-    for cond, bonus in OFFENSE_MODS.items():
-        if target.has(cond) or (cond == SURPRISED and state.surprise_round and target.side in state.surprised):
-            offense += bonus
-            why.append(f"{cond} +{bonus}")
+    if target.conditions or state.surprise_round:  # (most targets are under none, most rounds)
+        for cond, bonus in OFFENSE_MODS.items():
+            if target.has(cond) or (cond == SURPRISED and state.surprise_round and target.side in state.surprised):
+                offense += bonus
+                why.append(f"{cond} +{bonus}")
     if kind in ("thrown", "missile"):
         d = distance(state, attacker.id, target.id)
         if d > (w.medium if w.medium is not None else (w.long or 0)):
@@ -64,8 +65,7 @@ def target_number(
             defense = theirs.defense if isinstance(theirs.defense, int) else min(theirs.defense.values())
         why.append("against dodge")
     elif free:
-        d0 = stats_of(target).defense
-        defense = d0 if isinstance(d0, int) else min(d0.values())
+        defense = stats_of(target).lowest_defense
     else:
         defense = base_defense(state, target)
     changes = -2 * own(state).defense_ap.get(target.id, 0) + wound_shift(target)
@@ -80,7 +80,7 @@ def target_number(
         changes += 4
     if kind in ("thrown", "missile"):
         for cond, value in COVER.items():
-            if target.has(cond):
+            if target.conditions and target.has(cond):
                 changes += value
                 why.append(cond)
         light = LIGHT.get(str(state.options.get("light", "day")), 0)

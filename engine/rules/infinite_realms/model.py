@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import cached_property
 from typing import Annotated, Literal
 
 import msgspec
@@ -92,8 +93,9 @@ class Weapon(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tr
     quality: bool = False
 
 
-class Stats(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """An Infinite Realms combatant as the encounter file gives it."""
+class Stats(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True, dict=True):
+    """An Infinite Realms combatant as the encounter file gives it (`dict=True`: room for the
+    derived values below, worked out once per stats mapping)."""
 
     hp: Annotated[int, Meta(ge=1)]
     ap: Annotated[int, Meta(ge=0)]
@@ -109,6 +111,23 @@ class Stats(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tru
     first_aid: int = 0
     protection: int | dict[str, int] = 0  # a number, or one by damage type
     weapons: tuple[Weapon, ...] = ()
+
+    # Derived once per stats mapping (the typed model is made once per mapping and shared):
+    # every attack and check asks for them.
+
+    @cached_property
+    def in_hand(self) -> dict[str | None, Weapon | None]:
+        """`weapon(name)` with nothing broken, by name (None: the first weapon, None without one)."""
+        out: dict[str | None, Weapon | None] = {None: self.weapons[0] if self.weapons else None}
+        for w in self.weapons:
+            out.setdefault(w.name, w)
+        return out
+
+    @cached_property
+    def lowest_defense(self) -> int:
+        """The defense rating, or the lowest of those by kind of attack."""
+        d = self.defense
+        return d if isinstance(d, int) else min(d.values())
 
 
 # bare hands: their AP come from the combatant's punch_ap and kick_ap (0 here: never read)

@@ -6,14 +6,13 @@ from __future__ import annotations
 import math
 
 from combatlog.engine.draft import Draft
-from combatlog.engine.rules.infinite_realms.events import pair
 from combatlog.engine.rules.infinite_realms.model import WOUNDED_25, WOUNDED_50, Weapon, own, stats_of
 from combatlog.projections import Combatant, Encounter
 
 
 def distance(state: Encounter, a: str, b: str) -> int:
     """Yards between two combatants (enemies start `start_distance` apart, allies 0)."""
-    d = own(state).distance.get(pair(a, b))
+    d = own(state).distance.get(f"{a}|{b}" if a < b else f"{b}|{a}")  # (`pair`, inlined)
     if d is not None:
         return int(d)
     ca, cb = state.combatants[a], state.combatants[b]
@@ -33,6 +32,8 @@ def weapons(c: Combatant) -> tuple[Weapon, ...]:
 def weapon(state: Encounter, c: Combatant, name: str | None) -> Weapon | None:
     """The weapon `name` of `c` (its first unbroken one if None), or None."""
     broken = own(state).broken.get(c.id, ())
+    if not broken and (name is None or type(name) is str):
+        return stats_of(c).in_hand.get(name)  # nothing broken (most of the time): one look-up
     for w in weapons(c):
         if w.name in broken:
             continue
