@@ -96,35 +96,39 @@ class Draft:
         """Conditions that last until a turn: one ends as its bearer's next turn starts
         (`bearer_turn`), another as its source's next turn ends (`source_turn`, armed when that
         turn starts, so the turn it was given in doesn't count)."""
-        # asked at every turn's start and end: most fights have no one under a condition then
-        bearers = [c for c in self.state.combatants.values() if c.conditions]
-        if not bearers:
-            return
+        # asked at every turn's start and end: the conditions that last until a turn, if any (the
+        # pairs taken up front, as the states they come from; the emits below make new ones)
+        timed = [
+            (c, cond)
+            for c in self.state.combatants.values()
+            if c.conditions
+            for cond in c.conditions
+            if cond.ends is not None
+        ]
+        if not timed:
+            return  # most conditions last rounds, or until removed
         actors = set(event.actors)
         starting = type(event) is TurnStarted
-        for c in bearers:
-            for cond in c.conditions:
-                if cond.ends == "bearer_turn" and starting and c.id in actors:
-                    self.emit(ConditionRemoved(target=c.id, condition=cond.name, reason="until its next turn"))
-                elif cond.ends == "source_turn" and cond.source in actors:
-                    if starting and not cond.armed:
-                        self.emit(
-                            ConditionApplied(
-                                target=c.id,
-                                condition=cond.name,
-                                duration=cond.remaining,
-                                source=cond.source,
-                                ends="source_turn",
-                                armed=True,
-                            )
+        for c, cond in timed:
+            if cond.ends == "bearer_turn" and starting and c.id in actors:
+                self.emit(ConditionRemoved(target=c.id, condition=cond.name, reason="until its next turn"))
+            elif cond.ends == "source_turn" and cond.source in actors:
+                if starting and not cond.armed:
+                    self.emit(
+                        ConditionApplied(
+                            target=c.id,
+                            condition=cond.name,
+                            duration=cond.remaining,
+                            source=cond.source,
+                            ends="source_turn",
+                            armed=True,
                         )
-                    elif not starting and cond.armed and not getattr(event, "yielded", False):
-                        who = self.state.combatants[cond.source].name if cond.source in self.state.combatants else ""
-                        self.emit(
-                            ConditionRemoved(
-                                target=c.id, condition=cond.name, reason=f"until the end of {who}'s next turn"
-                            )
-                        )
+                    )
+                elif not starting and cond.armed and not getattr(event, "yielded", False):
+                    who = self.state.combatants[cond.source].name if cond.source in self.state.combatants else ""
+                    self.emit(
+                        ConditionRemoved(target=c.id, condition=cond.name, reason=f"until the end of {who}'s next turn")
+                    )
 
     def advance(self) -> None:
         """Go on: the next turn, the round's end, or the encounter's end (after a rule system's command)."""

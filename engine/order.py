@@ -217,19 +217,28 @@ class ActionPointOrder:
         if order != state.order:
             draft.emit(OrderSet(tiers=order, reason=reason))
 
+    def _ranked(self, state: Encounter) -> list[tuple[int, int, int, Combatant]]:
+        # one tuple sort, no key function (asked after every action and for every turn): the
+        # roster's index last, so equals keep the order they were added and no two rows tie
+        res, acted = self.resource, state.acted
+        live = [
+            (-c.resources.get(res, 0), -(c.initiative or 0), i, c)
+            for i, c in enumerate(state.combatants.values())
+            if c.defeated is None and not c.removed and c.id not in acted
+        ]
+        live.sort()
+        return live
+
     def ranking(self, state: Encounter) -> list[str]:
         """Active combatants by action points left, then tie-break value, then the order they were added."""
-        res, acted = self.resource, state.acted
-        # in the order they were added (the roster's), which a stable sort keeps among equals
-        live = [c for c in state.combatants.values() if c.active and c.id not in acted]
-        live.sort(key=lambda c: (-c.resources.get(res, 0), -(c.initiative or 0)))
-        return [c.id for c in live]
+        return [row[3].id for row in self._ranked(state)]
 
     def next_actors(self, state: Encounter, may_act: Callable[[Combatant], bool]) -> tuple[str, ...]:
-        for cid in self.ranking(state):
-            c = state.combatants[cid]
-            if c.resources.get(self.resource, 0) > 0 and may_act(c):
-                return (cid,)
+        res = self.resource
+        for row in self._ranked(state):
+            c = row[3]
+            if c.resources.get(res, 0) > 0 and may_act(c):
+                return (c.id,)
         return ()
 
     def after_action(self, draft: Draft) -> None:

@@ -9,7 +9,6 @@ file, the system itself.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from typing import Any
 
 import msgspec
@@ -65,35 +64,7 @@ from combatlog.engine.timing import Timing, make_timing
 from combatlog.events import CombatantDefeated, Command, ConditionApplied, ResourceSpent, ResourcesSet
 from combatlog.projections import Combatant, Encounter, Pending
 
-
-class _Order(ActionPointOrder):
-    """The action-points order, ranked in one pass: most AP left, then the tie-break roll, then
-    the roster's order (as the generic order's stable sort ranks them; asked after every action
-    and for every turn)."""
-
-    def _ranked(self, state: Encounter) -> list[tuple[int, int, int, Combatant]]:
-        res, acted = self.resource, state.acted
-        live = [
-            (-c.resources.get(res, 0), -(c.initiative or 0), i, c)  # i: the roster's order, and never a tie
-            for i, c in enumerate(state.combatants.values())
-            if c.defeated is None and not c.removed and c.id not in acted
-        ]
-        live.sort()
-        return live
-
-    def ranking(self, state: Encounter) -> list[str]:
-        return [row[3].id for row in self._ranked(state)]
-
-    def next_actors(self, state: Encounter, may_act: Callable[[Combatant], bool]) -> tuple[str, ...]:
-        res = self.resource
-        for row in self._ranked(state):
-            c = row[3]
-            if c.resources.get(res, 0) > 0 and may_act(c):
-                return (c.id,)
-        return ()
-
-
-_AP_ORDER = _Order("ap")  # configuration, never changed: one, asked for a few times a step
+_AP_ORDER = ActionPointOrder("ap")  # configuration, never changed: one, asked for a few times a step
 
 
 class InfiniteRealms(RuleSystem):
