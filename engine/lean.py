@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from combatlog.engine.decide import decided_step, rules_of
-from combatlog.engine.dice import Dice
+from combatlog.engine.dice import Dice, DiceError
 from combatlog.engine.draft import Draft
 from combatlog.engine.errors import Refused
 from combatlog.engine.rules.base import RuleSystem
@@ -85,7 +85,10 @@ class LeanSession(Playing):
         step = view.step + 1
         if dice is None:
             dice = dice_for(view.state, command, step)
-        decided = decided_step(view, command, dice, self.rules if view.state.rules is not None else None)
+        try:
+            decided = decided_step(view, command, dice, self.rules if view.state.rules is not None else None)
+        except DiceError as exc:  # a forged die of recorded dice (DiceMismatch): refused, as a Session does
+            raise Refused(command.kind, str(exc)) from None
         if isinstance(decided, list):  # a creation: folded as a draft folds
             draft = Draft(view.state, dice, None, step)  # type: ignore[arg-type]  # no rule system yet
             for event in decided:

@@ -91,3 +91,22 @@ def test_the_default_end_check_names_the_one_side_standing_or_a_draw():
     assert rules.outcome(state(gone_b, a)) == ("victory", "party")
     assert rules.outcome(state(("a", "party", "down", False), down_b)) == ("draw", None)
     assert rules.outcome(state()) == ("draw", None)
+
+
+def test_a_lean_session_refuses_a_forged_die_in_one_line_as_a_session_does():
+    from combatlog.engine import Refused
+    from combatlog.engine.dice import RecordedDice
+    from combatlog.events import DiceRolled
+
+    forged = DiceRolled(expression="1d20+3", faces=(25,), total=28, purpose="initiative", source="entered")
+    refusals = []
+    for session in (new_session(seed=7), LeanSession()):
+        if isinstance(session, LeanSession):
+            for command in _commands(new_session(seed=7)):
+                session.execute(command)
+        try:
+            session.execute(Command(kind="begin"), RecordedDice([forged]))
+        except Refused as exc:
+            refusals.append(str(exc))
+    assert len(refusals) == 2 and refusals[0] == refusals[1]
+    assert "shows 25, which a d20 can't show" in refusals[0]
