@@ -130,8 +130,9 @@ class Expr:
         source: Literal["engine", "entered"] = "engine",
         by: str | None = None,
     ) -> DiceRolled:
-        """The DiceRolled event for these faces; raises DiceError when they aren't a roll of a
-        formula (too few, too many, or one its die can't show)."""
+        """The DiceRolled event for these faces (ints, which every source and reader checks);
+        raises DiceError when they aren't a roll of a formula (too few, too many, or one its
+        die can't show)."""
         if self.formula is not None:
             return _stamp(_read(self, faces, purpose), purpose, source, by)
         kept: tuple[int, ...] | None = None

@@ -59,11 +59,27 @@ class Draft:
         self.step = step
         self.hold_damage = False  # set while simultaneous actions resolve
         self.rounds_started = 0  # rounds this step has started (a step that can't stop is a stalled fight)
-        if rules is not None:  # None: a creation, which has no rule system yet
-            # the order and timing strategies of the encounter's options, asked for several times
-            # a step: made once (only a creation sets options)
-            self.turn_order: Order = rules.order(state.options)
-            self.timing: Timing = rules.timing(state.options)
+        self._order: Order | None = None
+        self._timing: Timing | None = None
+
+    # The order and timing strategies of the encounter's options, asked for several times a
+    # step: made once a step, on the first ask (only a creation sets options; a note or a
+    # ruling never asks). A property of its own: functools.cached_property takes a lock.
+    @property
+    def turn_order(self) -> Order:
+        """The rule system's order strategy for the encounter's options."""
+        order = self._order
+        if order is None:
+            order = self._order = self.rules.order(self.state.options)
+        return order
+
+    @property
+    def timing(self) -> Timing:
+        """The rule system's timing strategy for the encounter's options."""
+        timing = self._timing
+        if timing is None:
+            timing = self._timing = self.rules.timing(self.state.options)
+        return timing
 
     def emit(self, event: Event) -> Event:
         """Record `event` and fold it into the draft's state; returns the event."""

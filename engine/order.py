@@ -167,7 +167,7 @@ class RankedOrder:
             # asked at every turn: a list, not a generator, and a tier of one (the most) as it is
             actors = [cid for cid in tier if cid not in acted and may_act(combatants[cid])]
             if actors:
-                return tier if len(actors) == len(tier) else tuple(actors)
+                return tuple(tier) if len(actors) == len(tier) else tuple(actors)  # (a tuple: itself)
         return ()
 
     def after_action(self, draft: Draft) -> None:
