@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from combatlog.engine.rules.base import ActionSpec
 from combatlog.engine.rules.straalara.attack import attack, pool
 from combatlog.engine.rules.straalara.events import EffectLanded, EffectScheduled, StanceDeclared
-from combatlog.engine.rules.straalara.model import STANCE_DEFENSES, Declared, Stats, options_of, stats_of
+from combatlog.engine.rules.straalara.model import STANCE_DEFENSES, Declared, options_of, stats_of
 from combatlog.events import ConditionRemoved, Moved, ResourcesSet
 from combatlog.projections import Combatant, Encounter, Pending
 
@@ -36,22 +36,6 @@ def stance_now(state: Encounter, cid: str) -> str | None:
     """The stance `cid` declared this turn, or None."""
     d = state.extra.declared.get(cid)
     return d.stance if d is not None and d.round == state.round else None
-
-
-def best_defense(stats: Stats, stance: str) -> str:
-    """The defense with the biggest pool that `stance` allows (none if every pool is empty)."""
-    return stats.best_defenses[stance]
-
-
-def declared_stance(
-    rules: RuleSystem, state: Encounter, actor: Combatant, params: dict[str, Any], earlier: Declared | None = None
-) -> tuple[str, str]:
-    """(stance, defense) a declaration carries: as given, as declared earlier this turn (`earlier`,
-    when the caller has it: `declared_now`), or the defaults."""
-    d = earlier if earlier is not None else declared_now(state, actor.id)
-    if d is not None:
-        return d.stance, d.defense
-    return given_stance(actor, params)
 
 
 def given_stance(actor: Combatant, params: dict[str, Any]) -> tuple[str, str]:

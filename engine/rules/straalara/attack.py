@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from combatlog.engine.rules.straalara.events import Botched, Dazed, DazingBlow, own
-from combatlog.engine.rules.straalara.model import Stats, Weapon, options_of, stats_of
+from combatlog.engine.rules.straalara.model import Weapon, options_of, stats_of
 from combatlog.events import CombatantDefeated, ConditionApplied, Moved
 from combatlog.projections import Combatant, Encounter, Pending
 
@@ -38,24 +38,6 @@ def health_level(rules: RuleSystem, state: Encounter, c: Combatant) -> str:
     if c.damage > len(track):
         return "Incapacitated"
     return str(track[c.damage - 1].name)
-
-
-def initiative_rating(rules: RuleSystem, state: Encounter, c: Combatant) -> int:
-    """Wits + Dexterity − the wound penalty: "subtract directly", so below 0 when the penalty is
-    larger (version 1 stopped it at 0)."""
-    s = stats_of(c)
-    rating = s.wits + s.dexterity + options_of(state).wound_penalty(c.damage)
-    return rating if rules.since(state, 2) else max(rating, 0)
-
-
-def attack_pool(s: Stats, w: Weapon) -> int:
-    """Dexterity + the weapon's ability (Brawl, Weaponry, Archery, Athletics), or a spell's own pool."""
-    return s.attack_pool(w)
-
-
-def defense_pool(s: Stats, defense: str) -> int:
-    """Block: Dexterity + Brawl; parry: Dexterity + Melee; dodge: Dexterity + Dodge; a spell: its pool."""
-    return s.defense_pool(defense)
 
 
 def pool(draft: Draft, dice: int, difficulty: int, purpose: str, by: str, cancel: bool) -> tuple[int, bool]:

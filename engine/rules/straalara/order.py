@@ -55,8 +55,9 @@ class StraalaraOrder(ReverseDeclareOrder):
 
     def roll(self, draft: Draft) -> None:
         state = draft.state
-        # Wits + Dexterity − the wound penalty (`attack.initiative_rating`), the options and the
-        # rules' version read once for everyone: initiative is rolled every turn. The rolls and
+        # The initiative rating, Wits + Dexterity − the wound penalty ("subtract directly": below 0
+        # when the penalty is larger; version 1 stopped it at 0), with the options and the rules'
+        # version read once for everyone: initiative is rolled every turn. The rolls and
         # InitiativeRolled don't change the combatants' damage or stats, nor the options.
         opts = options_of(state)
         floor = not draft.rules.since(state, 2)  # version 1 stopped the rating at 0
@@ -81,19 +82,6 @@ class StraalaraOrder(ReverseDeclareOrder):
             if d is not None and d.round == round_ and d.stance == "offense":
                 entries.append((c.id, second_score(c.initiative or 0), rating_of(c)))
         draft.emit(OrderSet(tiers=tiers(entries), reason="second actions"))
-
-    def next_actors(self, state: Encounter, may_act: Callable[[Combatant], bool]) -> tuple[str, ...]:
-        """`RankedOrder.next_actors` for tiers declared lowest first, without copying the order."""
-        acted, combatants = state.acted, state.combatants
-        for tier in reversed(state.order):
-            if len(tier) == 1:  # most tiers: one combatant, no tuple to make
-                if tier[0] not in acted and may_act(combatants[tier[0]]):
-                    return tier
-                continue
-            actors = tuple(cid for cid in tier if cid not in acted and may_act(combatants[cid]))
-            if actors:
-                return actors
-        return ()
 
     def resolution_key(self, state: Encounter) -> Callable[[Pending], Any]:
         """(−the slot's score, −rating): equal keys act together. The slot is the pass, or under

@@ -88,9 +88,6 @@ def spirit_left(state: Encounter, c: Combatant) -> int:
     return stats_of(c).spirit_max - own(state).spirit_spent.get(c.id, 0)
 
 
-UNARMED = Weapon(name="unarmed")
-
-
 def weapon(state: Encounter, c: Combatant, name: str | None) -> Weapon:
     """The weapon `name` of `c` (its first one in hand if None); unarmed (class 0, Strength power) otherwise."""
     s = stats_of(c)
