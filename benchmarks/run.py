@@ -274,8 +274,11 @@ def undo_at_depth(steps: int) -> dict[str, float]:
     }
 
 
-# Fights a second per core of each bundled encounter before the decide path's speed work (the
-# same machine, CPU time, best of five runs of 100 fights): the simulate rows' targets are 3x.
+# Fights a second per core of each bundled encounter before the decide path's speed work,
+# measured on the project's benchmark machine (CPU time, the best of five runs of 100 fights;
+# the rows now are wall time, the best of three studies of 200, on a machine left to itself):
+# the simulate rows' targets are 3x these. On another machine, compare the ratios, not the
+# verdicts (docs/benchmarks.md).
 SIMULATE_BEFORE = {
     "skirmish": 644,
     "starflight": 308,
