@@ -10,12 +10,19 @@ give the same log, byte for byte. Run this before and after a change and compare
 
 Each line is an encounter (with its variant's options), the events its runs produced, and a
 SHA-256 of them all, encoded as the log encodes them.
+
+`--mixed N` adds N fights of each in which a quarter of the steps are random commands instead
+of the policy's: game-master overrides (damage, conditions lasting until a turn, defeat,
+moves, resources), actions with random targets and parameters (most of them refused), entered
+dice, ends of turn, removals and notes. Their events and every refusal's text are hashed
+too: the paths automatic fights never take.
 """
 
 from __future__ import annotations
 
 import argparse
 import hashlib
+import random
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +44,7 @@ VARIANTS: dict[str, list[dict[str, Any]]] = {
         {"timing": "mixed"},
         {"grid": "abstract"},
         {"grid": "physical", "timing": "simultaneous"},
+        {"grid": "physical", "timing": "mixed"},
         {"method": "simple"},
         {"group_initiative": True},
         {"victory": "ruling"},
@@ -84,9 +92,111 @@ def fingerprint(path: Path, options: dict[str, Any], runs: int) -> tuple[int, st
     return count, digest.hexdigest()
 
 
+CONDITIONS = ("prone", "stunned", "near death", "unconscious", "dazed", "vulnerable", "hindered", "wounded 25%", "x")
+RESOURCES = ("actions", "minor", "ap", "mp", "x")
+
+
+def _random_params(rng: random.Random, state: Any) -> dict[str, Any]:
+    """Up to three parameters an action may take, with values good and bad."""
+    ids = sorted(state.combatants)
+    weapons = sorted(
+        {str(w["name"]) for c in state.combatants.values() for w in c.stats.get("weapons", ()) or () if "name" in w}
+    )
+    cards = sorted({str(d["name"]) for c in state.combatants.values() for d in c.stats.get("deck", ()) or ()})
+    vocabulary: dict[str, list[Any]] = {
+        "weapon": [*weapons, "nope", 3],
+        "range_from": ["own", "theirs", "x"],
+        "x": [0, 1, 5],
+        "y": [0, 3],
+        "toward": ids,
+        "defense": ["none", "block", "dodge", "parry", "foo"],
+        "stance": ["offense", "partial", "defense", "x"],
+        "technique": ["pin", "disarm", "trip", "knockback", "x"],
+        "card": [*cards, "nope"],
+        "ap": [0, 1, 2],
+        "modifier": [2, -3],
+    }
+    keys = rng.sample(sorted(vocabulary), rng.randint(0, 3))
+    return {k: rng.choice(vocabulary[k]) for k in keys if vocabulary[k]}
+
+
+def _random_command(rng: random.Random, state: Any, rules: Any) -> Command:
+    """A command a game master or a player might give now, often one the engine refuses."""
+    ids = sorted(state.combatants)
+    r = rng.random()
+    if r < 0.35 and state.acting:
+        actor = state.combatants[rng.choice(list(state.acting) if rng.random() < 0.9 else ids)]
+        names = [spec.name for spec in rules.actions(state, actor)] + ["bogus"]
+        entered = None
+        if rng.random() < 0.15:  # typed dice, often the wrong ones
+            entered = tuple(
+                tuple(rng.randint(0, 21) for _ in range(rng.randint(1, 2))) for _ in range(rng.randint(1, 2))
+            )
+        return Command(
+            kind="act",
+            actor=actor.id,
+            action=rng.choice(names),
+            targets=tuple(rng.sample(ids, rng.randint(0, min(2, len(ids))))),
+            params=_random_params(rng, state),
+            entered=entered,
+        )
+    if r < 0.75:
+        effect = rng.choice(["damage", "condition", "remove_condition", "defeat", "resources"])
+        target = rng.choice(ids)
+        value: dict[str, Any] = {"target": target}
+        if effect == "damage":
+            value.update(amount=rng.randint(-3, 12), location=rng.choice([None, "torso", "head"]))
+        elif effect in ("condition", "remove_condition"):
+            value["name"] = rng.choice(CONDITIONS)
+            if effect == "condition":
+                value.update(
+                    duration=rng.choice([None, 1, 2]),
+                    ends=rng.choice([None, None, "bearer_turn", "source_turn"]),
+                    source=rng.choice(ids),
+                )
+        elif effect == "resources":
+            value["values"] = {k: rng.randint(0, 3) for k in rng.sample(RESOURCES, 2)}
+        return Command(kind="override", params={"reason": "fingerprint", effect: value})
+    if r < 0.85:
+        return Command(kind="end_turn", actor=rng.choice(list(state.acting) + ids) if state.acting else None)
+    if r < 0.9:
+        return Command(kind="remove", actor=rng.choice(ids))
+    return Command(kind="note", params={"text": "n"})
+
+
+def mixed(path: Path, options: dict[str, Any], runs: int) -> tuple[int, str]:
+    """(steps, sha256) of `runs` fights in which a quarter of the steps are random commands:
+    every step's events or refusal, hashed."""
+    digest = hashlib.sha256()
+    encode = msgspec.json.Encoder().encode
+    steps = 0
+    commands = read_encounter(path)
+    for run in range(runs):
+        rng = random.Random(run)  # the fight's own: the same commands every time
+        session = LeanSession()
+        for command in with_seed(commands, run_seed(7, run), options):
+            session.execute(command)
+        if session.state.phase in ("setup", "surprise"):
+            session.execute(Command(kind="begin"))
+        rules = session.rules
+        for _ in range(400):
+            if session.state.phase == "end":
+                break
+            command = _random_command(rng, session.state, rules) if rng.random() < 0.25 else None
+            try:
+                events = session.auto() if command is None else session.execute(command)
+                digest.update(b"".join(encode(e) + b"\n" for e in events))
+            except Refused as exc:
+                digest.update(f"refused {str(exc)}\n".encode())
+            steps += 1
+        digest.update(f"end {session.state.outcome}\n".encode())
+    return steps, digest.hexdigest()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=100, help="fights of each encounter and variant")
+    parser.add_argument("--mixed", type=int, default=0, metavar="N", help="and N fights with random commands")
     args = parser.parse_args()
     for path in sorted(EXAMPLES.glob("*.toml")):
         system = next(k for k in VARIANTS if path.stem.startswith(k))
@@ -98,6 +208,9 @@ def main() -> None:
                 print(f"{label}: refused: {exc}")
                 continue
             print(f"{label}: {count} events {digest[:16]}", flush=True)
+            if args.mixed:
+                count, digest = mixed(path, options, args.mixed)
+                print(f"{label}, mixed: {count} steps {digest[:16]}", flush=True)
 
 
 if __name__ == "__main__":
