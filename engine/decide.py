@@ -418,7 +418,11 @@ def _override_effects(draft: Draft, reason: str, effects: list[str], p: dict[str
         elif key == "defeat":
             draft.emit(CombatantDefeated(combatant=target, how=str(v.get("how", "defeated"))))
         elif key == "move":
-            draft.emit(Moved(combatant=target, to=str(v["to"]), distance=int(v.get("distance", 0))))
+            to = str(v["to"])
+            why = draft.rules.place_problem(state, to)
+            if why:  # a place the system can't read would break a later step
+                raise Refused(f"override move {target}", why)
+            draft.emit(Moved(combatant=target, to=to, distance=int(v.get("distance", 0))))
         elif key == "resources":
             draft.emit(ResourcesSet(combatant=target, resources={k: int(x) for k, x in v["values"].items()}))
 

@@ -6,6 +6,8 @@ through (docs/mutation.md).
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from combatlog.engine import Refused, Session
@@ -262,3 +264,30 @@ def test_an_action_is_short_of_a_resource_the_taker_doesnt_have_unless_it_costs_
     monkeypatch.setattr(s.rules, "cost", lambda state, who, spec, params: {"ap": 0})
     s.do("act", actor=actor, action="move", to="B2")
     assert of(step_events(s), ActionDeclared)[0].cost == {"ap": 0}
+
+
+@pytest.mark.parametrize(
+    ("example", "bad", "good", "says"),
+    [
+        ("starflight-patrol", "a,b", "3,4", "is not a square of the grid; give x,y"),
+        ("swords-of-infinity-ambush", "1,2,3", "2,5", "is not a square of the grid; give x,y"),
+        ("triptycho-cistern", "nowhere", "gallery", "no section 'nowhere' on the map (sections: stair, gallery"),
+    ],
+)
+def test_a_move_override_to_a_place_the_system_cant_read_is_refused_and_appends_nothing(example, bad, good, says):
+    from pathlib import Path
+
+    from combatlog.engine.encounter_file import read_encounter
+
+    session = Session(MemoryLog())
+    for command in read_encounter(Path(__file__).resolve().parents[1] / "examples" / f"{example}.toml"):
+        session.execute(command)
+    session.do("begin")
+    who = sorted(session.state.combatants)[0]
+    head = session.log.head()
+    with pytest.raises(Refused, match=re.escape(says)):
+        session.do("override", reason="the cliff gives way", move={"target": who, "to": bad})
+    assert session.log.head() == head  # refused whole: not even the GmOverride line
+    session.do("override", reason="the cliff gives way", move={"target": who, "to": good})
+    assert session.state.combatants[who].position == good
+    assert session.play_out(max_steps=2_000) > 0 and session.state.phase == "end"  # the fight reads it and goes on

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
+from combatlog.engine.dicetree import excerpt
 from combatlog.engine.errors import Refused
 from combatlog.engine.order import Order, make_order
 from combatlog.engine.rules import typed
@@ -66,6 +67,21 @@ class RollMods:
 
 
 _RELEASES: dict[str | None, float] = {}  # a rules version's text -> its number (`RuleSystem.since`)
+
+
+def grid_problem(to: str) -> str | None:
+    """What is wrong with `to` as a square of an x,y grid (two finite numbers: `3,4`), or None."""
+    parts = to.split(",")
+    if len(parts) == 2:
+        try:
+            x, y = float(parts[0]), float(parts[1])
+        except ValueError:
+            pass
+        else:
+            if math.isfinite(x) and math.isfinite(y):
+                return None
+    return f"{excerpt(to)} is not a square of the grid; give x,y, two numbers such as 3,4"
+
 
 NO_MODS = RollMods()  # nothing changes the roll: what most rolls get, made once
 
@@ -187,6 +203,12 @@ class RuleSystem:
             for cond in target.conditions:
                 out = out + self.targeted_mods.get(cond.name, RollMods())
         return out
+
+    def place_problem(self, state: Encounter, to: str) -> str | None:
+        """What is wrong with `to` as where a combatant stands in this encounter (a game
+        master's `move` override), or None when the system reads it. Default: any text (the
+        system reads no positions); `grid_problem` for a system on an x,y grid."""
+        return None
 
     def check_added(self, state: Encounter, stats: dict[str, Any], who: str) -> None:
         """Refuse (naming `combatant WHO`) stats that can't be in this encounter: checks that need

@@ -15,7 +15,7 @@ from combatlog.engine import rules as _registry
 from combatlog.engine.draft import Draft
 from combatlog.engine.errors import Refused
 from combatlog.engine.order import RankedOrder
-from combatlog.engine.rules.base import ActionSpec, RuleSystem
+from combatlog.engine.rules.base import ActionSpec, RuleSystem, grid_problem
 from combatlog.engine.rules.starflight.actions import HEAL, MELEE, MOVE, SHOOT, _move_distance
 from combatlog.engine.rules.starflight.commands import _conclude, _marching_cmd, _place_cmd, _range_cmd
 from combatlog.engine.rules.starflight.events import (
@@ -148,6 +148,9 @@ class Starflight(RuleSystem):
             metres = float(stats_of(c).speed) * 5 / 3
             return int(metres // float(state.options.get("increment_m", 10)))
         return max(0, stats_of(c).initiative + 1)
+
+    def place_problem(self, state: Encounter, to: str) -> str | None:
+        return grid_problem(to)  # positions are squares of an x,y grid
 
     def budget(self, state: Encounter, combatant: Combatant) -> dict[str, int]:
         if state.options.get("method") == "simple":

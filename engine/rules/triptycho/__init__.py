@@ -12,6 +12,7 @@ from msgspec.structs import replace
 
 from combatlog.engine import rules as _registry
 from combatlog.engine.battlemap import Map
+from combatlog.engine.dicetree import excerpt
 from combatlog.engine.draft import Draft
 from combatlog.engine.errors import Refused
 from combatlog.engine.order import Order, RankedOrder
@@ -307,6 +308,14 @@ class Triptycho(RuleSystem):
             for cid, c in state.combatants.items()
         }  # nor another side's deck
         return replace(state, combatants=combatants, extra=replace(mine, hands=hands, piles=piles))
+
+    def place_problem(self, state: Encounter, to: str) -> str | None:
+        # a section of the map, or sections joined by '+' (a large entity's)
+        sections = options_of(state).board.sections
+        unknown = [part for part in to.split("+") if part not in sections]
+        if unknown:
+            return f"no section {excerpt(unknown[0])} on the map (sections: {', '.join(sections)})"
+        return None
 
     def health(self, state: Encounter, c: Combatant) -> tuple[int, int] | None:
         hp = stats_of(c).hp
