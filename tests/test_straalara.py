@@ -491,3 +491,15 @@ def test_the_systems_own_state_survives_a_snapshot_and_a_cursor_seeks_it_exactly
         for line in s.log.lines(1, seq):
             prefix._lines.append(line)
         assert cursor.state(seq) == replay(prefix).state
+
+
+def test_a_weapon_named_by_a_number_is_the_weapon_of_that_name_when_it_strikes():
+    """A parameter read from a command line or JSON may come as a number: `weapon=3` names the
+    weapon "3" both when the attack is checked and when it resolves."""
+    three = {"name": "3", "kind": "melee", "damage": 4}
+    s = st(f("a", "x", weapons=[SWORD, three]), f("b", "y"))
+    begin(s, 10, 3)
+    defend(s, "b", stance="partial", defense="parry")
+    hit, parry, damage, soak = (9, 2, 2, 2, 2, 2), NO * 5, (6,) * 4, NO * 3
+    events = attack(s, "a", "b", stance="partial", weapon=3, faces=hit + parry + damage + soak + (1, 1))
+    assert "3 at b" in [e.purpose for e in of(events, DiceRolled)][0]

@@ -66,7 +66,7 @@ def attack(draft: Draft, p: Pending) -> str:
     mine = stats_of(actor)
     params = p.params
     name = params.get("weapon")
-    armed = mine.armed.get(name) if name is None or type(name) is str else None
+    armed = mine.armed.get(None if name is None else str(name))  # as the check reads it: `weapon=3` names "3"
     assert armed is not None  # checked when declared
     weapon, attack_dice = armed
     to = params.get("move_to")
