@@ -43,16 +43,15 @@ class LeanSession(Playing):
             self.view.step = step
             self.view.seq = 1  # an encounter exists: a creation would be refused, as on its log
         self.on_events = on_events
-        self._rules: tuple[str | None, RuleSystem | None] = (None, None)  # (name, system): looked up once
+        self._rules: RuleSystem | None = None
 
     @property
     def rules(self) -> RuleSystem:
-        """The rule system of the encounter (looked up once: asked at every step)."""
-        name, system = self._rules
-        state = self.view.state
-        if system is None or name != state.rules:
-            system = rules_of(state)
-            self._rules = (state.rules, system)
+        """The rule system of the encounter (looked up once: asked at every step; an encounter's
+        rules never change once it is created, and before that there are none to look up)."""
+        system = self._rules
+        if system is None:
+            system = self._rules = rules_of(self.view.state)
         return system
 
     @property

@@ -291,3 +291,17 @@ def test_a_move_override_to_a_place_the_system_cant_read_is_refused_and_appends_
     session.do("override", reason="the cliff gives way", move={"target": who, "to": good})
     assert session.state.combatants[who].position == good
     assert session.play_out(max_steps=2_000) > 0 and session.state.phase == "end"  # the fight reads it and goes on
+
+
+def test_a_defeated_or_removed_combatant_is_not_a_valid_target_and_the_refusal_lists_who_is():
+    for how in ("defeated", "removed"):
+        s = new_session(seed=7, begin=True)
+        actor = s.state.acting[0]
+        gone, left = [c.id for c in s.state.active() if c.side != s.state.combatants[actor].side]
+        if how == "defeated":
+            s.do("override", reason="a rock slide", defeat={"target": gone})
+        else:
+            s.do("remove", actor=gone, reason="fled")
+        with pytest.raises(Refused, match="not a valid target") as refused:
+            s.do("act", actor=actor, action="strike", targets=(gone,))
+        assert refused.value.allowed == f"targets: {left}", how

@@ -110,3 +110,14 @@ def test_a_lean_session_refuses_a_forged_die_in_one_line_as_a_session_does():
             refusals.append(str(exc))
     assert len(refusals) == 2 and refusals[0] == refusals[1]
     assert "shows 25, which a d20 can't show" in refusals[0]
+
+
+def test_only_damage_above_zero_or_a_defeat_counts_as_hurting_someone():
+    """The stall rule counts rounds in which no one was hurt: a hit for 0 (all absorbed) isn't one."""
+    from combatlog.events import CombatantDefeated, DamageApplied, Note
+
+    lean = LeanSession()
+    assert not lean.hurt([DamageApplied(target="g1", amount=0), Note(text="a graze")])
+    assert not lean.hurt([DamageApplied(target="g1", amount=-2)])  # healed
+    assert lean.hurt([Note(text="..."), DamageApplied(target="g1", amount=1)])
+    assert lean.hurt([CombatantDefeated(combatant="g1", how="down")])

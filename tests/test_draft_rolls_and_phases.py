@@ -124,3 +124,12 @@ def test_a_rule_system_may_name_the_target_and_amount_of_damage():
         (foe, 2, True),
     ]
     assert d.state.combatants[foe].damage == 3  # the held damage waits for the round's end
+
+
+def test_conditions_that_cancel_out_leave_the_roll_as_written(mods, monkeypatch):
+    """Advantage and disadvantage cancel: nothing changes the roll, so even a roll written
+    `d20+4` (not `1d20+4`) is rolled and recorded as written."""
+    monkeypatch.setattr(type(SKIRMISH), "rolling_mods", {"lucky": RollMods(advantage=1)})
+    d, actor, foe = draft_with(("actor", "lucky"), ("foe", "dodging"), faces=[11])
+    rolled = d.attack_roll("d20+4", "attack", actor, foe)
+    assert rolled.expression == "d20+4" and rolled.faces == (11,) and rolled.total == 15

@@ -8,7 +8,7 @@ import msgspec
 import pytest
 
 from combatlog.engine import DiceError, ScriptedDice, make_timing
-from combatlog.engine.order import ActionPointOrder, Entry, rank
+from combatlog.engine.order import ActionPointOrder, Entry, make_order, rank
 from combatlog.engine.timing import Timing
 from combatlog.events import Command, DiceRolled, InitiativeRolled
 from tests import builders
@@ -241,3 +241,18 @@ def test_no_one_without_action_points_is_given_a_turn():
     state = _ap_state(({}, 20), ({"ap": 0}, 10))
     assert ActionPointOrder("ap").ranking(state) == ["ayla", "bo"]  # none left either way: initiative
     assert ActionPointOrder("ap").next_actors(state, lambda c: True) == ()
+
+
+def test_a_tier_acting_together_starts_with_only_those_who_may_act_and_havent():
+    from combatlog.engine.order import RankedOrder
+    from combatlog.projections import Combatant, Encounter
+
+    roster = {cid: Combatant(id=cid, name=cid, side=side) for cid, side in (("a", "x"), ("b", "y"), ("c", "x"))}
+    state = Encounter(combatants=roster, order=(("a", "b"), ("c",)))
+    everyone = lambda c: True
+    assert RankedOrder().next_actors(state, everyone) == ("a", "b")
+    assert RankedOrder().next_actors(state, lambda c: c.id != "b") == ("a",)
+    assert RankedOrder().next_actors(msgspec.structs.replace(state, acted=("a",)), everyone) == ("b",)
+    assert RankedOrder().next_actors(msgspec.structs.replace(state, acted=("a", "b")), everyone) == ("c",)
+    reverse = make_order("reverse")
+    assert reverse.next_actors(state, everyone) == ("c",)  # declared from the lowest tier up
