@@ -175,10 +175,6 @@ def is_melee(w: Weapon) -> bool:
     return w.range is None
 
 
-_SINCE_2 = {"2": True, "1": False, None: False}  # `RuleSystem.since(state, 2)` of the usual versions
-
-
 def _v2(state: Encounter) -> bool:
-    """Version 2 or later of the rules (asked in every attack and check: the usual versions looked up)."""
-    known = _SINCE_2.get(state.rules_version)
-    return RuleSystem.since(state, 2) if known is None else known
+    """Version 2 or later of the rules (`RuleSystem.since` reads each version's number once)."""
+    return RuleSystem.since(state, 2)

@@ -5,6 +5,7 @@ the text, and what is an input, are in `docs/rules/triptycho.md`.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import msgspec
@@ -80,6 +81,21 @@ assert ACTIONS[-1] is _PLAY
 _TURN = make_timing("turn")
 
 
+def _payable(state: Encounter, actor: Combatant) -> Iterator[ActionSpec]:
+    """The actions `actor` can pay for at their specs' own costs (`RuleSystem.affordable`'s,
+    with no params), in order, without a frame a cost: asked after every action and at every
+    turn's start. Lowering a Block needs one."""
+    have = actor.resources.get
+    blocks = own(state).blocks
+    for spec, cost in _COSTS:
+        for k, v in cost:
+            if have(k, 0) < v:
+                break
+        else:
+            if spec is not _LOWER or actor.id in blocks:
+                yield spec
+
+
 class Triptycho(RuleSystem):
     """Triptycho (see `docs/rules/triptycho.md`)."""
 
@@ -149,18 +165,8 @@ class Triptycho(RuleSystem):
         return dict(spec.cost)
 
     def affordable(self, state: Encounter, actor: Combatant) -> list[ActionSpec]:
-        # `RuleSystem.affordable` (each action's cost with no params: its spec's), in one pass:
-        # asked after every action and at every turn's start
-        have = actor.resources.get
+        out = list(_payable(state, actor))
         mine = own(state)
-        out = []
-        for spec, cost in _COSTS:
-            for k, v in cost:
-                if have(k, 0) < v:
-                    break
-            else:
-                if spec is not _LOWER or actor.id in mine.blocks:
-                    out.append(spec)
         if (not out or out[-1] is not _PLAY) and mine.charged_at.get(actor.id) == state.round:
             # an Incantation card on this turn's charges costs no phase (`charged_play`);
             # "play" is the last action, so it goes where the spec list has it
@@ -172,15 +178,8 @@ class Triptycho(RuleSystem):
     def idle(self, state: Encounter, combatant: Combatant) -> bool:
         # `not self.affordable(...)`, stopping at the first action it can pay for (at a turn's
         # start, the first: its Move)
-        have = combatant.resources.get
-        mine = own(state)
-        for spec, cost in _COSTS:
-            for k, v in cost:
-                if have(k, 0) < v:
-                    break
-            else:
-                if spec is not _LOWER or combatant.id in mine.blocks:
-                    return False
+        for _ in _payable(state, combatant):
+            return False
         return not self.affordable(state, combatant)  # nothing paid for, unless on this turn's charges
 
     # --- the turn's card phases --------------------------------------------------------
