@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from combatlog.engine import ScriptedDice, Session
-from combatlog.events import Command
+from combatlog.events import GENESIS, Command, Note, decode_line, seal
 from combatlog.replays import MemoryLog
 
 
@@ -179,3 +179,30 @@ def border(a: str, b: str, **kw: object) -> dict:
 
 def board(*sections: dict, borders: list[dict]) -> dict:
     return {"sections": list(sections), "borders": borders}
+
+
+def notes(n: int, step_size: int) -> MemoryLog:
+    """A log of `n` notes, `step_size` a step (the cuts only read where steps start)."""
+    out, previous = [], GENESIS
+    for seq in range(1, n + 1):
+        line, env = seal(previous, seq, (seq - 1) // step_size + 1, Note(text=str(seq)))
+        previous = env.digest
+        out.append(line)
+    log = MemoryLog()
+    log._lines = out
+    return log
+
+
+def resealed(raw: list[bytes], i: int, change: Any, start: bytes | None = None) -> list[bytes]:
+    """`raw` with envelope i changed by `change` and every line from i sealed again (after
+    `start`, the digest before line i: the line before's, unless given)."""
+    out = raw[:i]
+    previous = start if start is not None else (decode_line(raw[i - 1]).digest if i else GENESIS)
+    for n, line in enumerate(raw[i:]):
+        env = decode_line(line)
+        if n == 0:
+            env = change(env)
+        new, sealed = seal(previous, env.seq, env.step, env.event)
+        previous = sealed.digest
+        out.append(new)
+    return out

@@ -8,22 +8,11 @@ from __future__ import annotations
 
 import pytest
 
-from combatlog.events import GENESIS, Note, decode_line, seal
+from combatlog.events import decode_line
 from combatlog.replays import MemoryLog, parallel
+from tests.builders import notes
 
 needs_fork = pytest.mark.skipif(not parallel.can_fork(), reason="a split audit forks, which this platform can't")
-
-
-def notes(n: int, step_size: int) -> MemoryLog:
-    """A log of `n` notes, `step_size` a step (the cuts only read where steps start)."""
-    out, previous = [], GENESIS
-    for seq in range(1, n + 1):
-        line, env = seal(previous, seq, (seq - 1) // step_size + 1, Note(text=str(seq)))
-        previous = env.digest
-        out.append(line)
-    log = MemoryLog()
-    log._lines = out
-    return log
 
 
 def starts_a_step(log: MemoryLog, seq: int) -> bool:

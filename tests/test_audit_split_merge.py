@@ -17,12 +17,11 @@ import time
 
 import pytest
 
-from combatlog.events import GENESIS, Note, seal
 from combatlog.projections import replay
 from combatlog.replays import JsonlLog, MemoryLog, SqliteLog, parallel
 from combatlog.replays.audit import Finding, Report, audit
 from combatlog.replays.stores import copy_log
-from tests.builders import lines, new_session
+from tests.builders import lines, new_session, notes
 
 needs_fork = pytest.mark.skipif(not parallel.can_fork(), reason="a split audit forks, which this platform can't")
 
@@ -33,17 +32,6 @@ def played() -> MemoryLog:
         s.auto()
     log = MemoryLog()
     log._lines = lines(s)
-    return log
-
-
-def notes(n: int, step_size: int) -> MemoryLog:
-    out, previous = [], GENESIS
-    for seq in range(1, n + 1):
-        line, env = seal(previous, seq, (seq - 1) // step_size + 1, Note(text=str(seq)))
-        previous = env.digest
-        out.append(line)
-    log = MemoryLog()
-    log._lines = out
     return log
 
 

@@ -10,10 +10,10 @@ from __future__ import annotations
 import msgspec
 import pytest
 
-from combatlog.events import CorruptLog, DamageApplied, decode_line, line_decoder, seal
+from combatlog.events import CorruptLog, DamageApplied, decode_line, line_decoder
 from combatlog.projections import FoldError, Projection
 from combatlog.projections.bulk import fold_lines
-from tests.builders import lines, new_session
+from tests.builders import lines, new_session, resealed
 
 
 def played() -> list[bytes]:
@@ -21,20 +21,6 @@ def played() -> list[bytes]:
     s.auto()
     s.auto()
     return lines(s)
-
-
-def resealed_from(raw: list[bytes], i: int, change) -> list[bytes]:
-    """`raw` with envelope i changed by `change` and every line from i sealed again."""
-    out = raw[:i]
-    previous = decode_line(raw[i - 1]).digest
-    for n, line in enumerate(raw[i:]):
-        env = decode_line(line)
-        if n == 0:
-            env = change(env)
-        new, sealed = seal(previous, env.seq, env.step, env.event)
-        previous = sealed.digest
-        out.append(new)
-    return out
 
 
 def plain(line: bytes):
@@ -90,11 +76,11 @@ def test_a_line_of_an_old_shape_that_wont_upcast_is_corrupt_at_its_seq():
     [
         pytest.param(lambda raw, i: raw[:i] + raw[i + 1 :], id="a line left out"),
         pytest.param(
-            lambda raw, i: resealed_from(raw, i, to_nobody),
+            lambda raw, i: resealed(raw, i, to_nobody),
             id="damage to someone who isn't there",
         ),
         pytest.param(
-            lambda raw, i: resealed_from(raw, i, lambda e: msgspec.structs.replace(e, step=e.step - 1)),
+            lambda raw, i: resealed(raw, i, lambda e: msgspec.structs.replace(e, step=e.step - 1)),
             id="a step that goes back",
         ),
     ],

@@ -18,7 +18,7 @@ from combatlog.events import GENESIS, CorruptLog, decode_line, line_decoder, sea
 from combatlog.events import catalogue as ev
 from combatlog.projections import FoldError, Projection
 from combatlog.projections.bulk import fold_lines
-from tests.builders import lines, new_session
+from tests.builders import lines, new_session, resealed
 
 
 def outcome(raw: list[bytes], bulk: bool) -> tuple:
@@ -50,20 +50,6 @@ def played(begin: bool = True) -> list[bytes]:
     raw = lines(s)
     outcome(raw, True)  # the tables have learned every type in it
     return raw
-
-
-def resealed(raw: list[bytes], i: int, change, start: bytes | None = None) -> list[bytes]:
-    """`raw` with envelope i changed by `change` and every line from i sealed again."""
-    out = raw[:i]
-    previous = start if start is not None else (decode_line(raw[i - 1]).digest if i else GENESIS)
-    for n, line in enumerate(raw[i:]):
-        env = decode_line(line)
-        if n == 0:
-            env = change(env)
-        new, sealed = seal(previous, env.seq, env.step, env.event)
-        previous = sealed.digest
-        out.append(new)
-    return out
 
 
 def damage_at(raw: list[bytes]) -> int:
