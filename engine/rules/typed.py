@@ -175,7 +175,13 @@ def put_row(state: Encounter, table: str, key: str, value: Any) -> Encounter:
             return state  # already so: nothing to copy
         rows = rows.copy()
         rows[key] = value
-    return _replace(state, extra=_replace(mine, **{table: rows}))
+    # the system's state copied and its one table set on the copy, which nothing else holds yet:
+    # `replace(mine, **{table: rows})` would build a keyword dict at every call (every fold of
+    # a system's own event passes here, in decide and in the replay)
+    changed = mine.__copy__()
+    _force_setattr(changed, table, rows)
+    return _replace(state, extra=changed)
 
 
 _replace = msgspec.structs.replace
+_force_setattr = msgspec.structs.force_setattr

@@ -125,14 +125,7 @@ def _fold_csi(state: Encounter, e: StrengthTotalled) -> Encounter:
 
 @register_fold(RangeSet)
 def _fold_range(state: Encounter, e: RangeSet) -> Encounter:
-    # `put_row(state, "ranges", ...)` spelled out: folded for everyone every round
-    mine = own(state)
-    old = mine.ranges.get(e.combatant)
-    if old is not None and old == e.range and type(old) is type(e.range):
-        return state
-    rows = mine.ranges.copy()
-    rows[e.combatant] = e.range
-    return replace(state, extra=replace(mine, ranges=rows))
+    return put_row(state, "ranges", e.combatant, e.range)
 
 
 @register_fold(Placed)
@@ -146,15 +139,7 @@ def _fold_placed(state: Encounter, e: Placed) -> Encounter:
 
 @register_fold(TargetChosen)
 def _fold_target(state: Encounter, e: TargetChosen) -> Encounter:
-    # `put_row(state, "targeted", ...)` spelled out: folded at every attack
-    mine = own(state)
-    key = f"{e.actor}>{e.target}"
-    old = mine.targeted.get(key)
-    if old is not None and old == e.round and type(old) is type(e.round):
-        return state
-    rows = mine.targeted.copy()
-    rows[key] = e.round
-    return replace(state, extra=replace(mine, targeted=rows))
+    return put_row(state, "targeted", f"{e.actor}>{e.target}", e.round)
 
 
 @register_fold(MarchingOrder)
