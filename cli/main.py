@@ -24,7 +24,6 @@ from combatlog.engine.dice import DiceError
 from combatlog.engine.encounter_file import EncounterFileError, read_encounter
 from combatlog.engine.grammar import UsageError, build_command, typed_roll
 from combatlog.events import Command, LogError, json_schema
-from combatlog.events.privacy import GM, Viewer
 from combatlog.projections import Projection
 from combatlog.replays import JsonlLog, copy_log, open_log
 from combatlog.replays.cursor import envelopes
@@ -32,6 +31,16 @@ from combatlog.replays.cursor import replay as fold_log
 from combatlog.replays.encounters import check_commands
 from combatlog.replays.follow import follow_envelopes
 from combatlog.replays.transcript import printable, render, tell, transcript
+from combatlog.replays.views import (
+    GM,
+    VIEWER_HELP,
+    Viewer,
+    ViewerError,
+    hidden_at,
+    parse_viewer,
+    seen,
+    viewed_envelopes,
+)
 
 TIMINGS = ("turn", "simultaneous", "mixed")
 
@@ -354,19 +363,16 @@ def _status(c) -> str:
     return "active"
 
 
+VIEWER_OPTION_HELP = f"Who is looking (default: gm). {VIEWER_HELP}. See docs/views.md."
+
+
 @app.command()
 @click.argument("log_path", metavar="LOG")
 @click.option("--at", "at", type=int, default=None, help="The state just after this seq.")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object.")
-@click.option(
-    "--as",
-    "viewers",
-    multiple=True,
-    metavar="SIDE",
-    help="As this side may see it: what others keep private (a hand of cards) hidden. Default: everything.",
-)
-def show(log_path: str, at: int | None, as_json: bool, viewers: tuple[str, ...]) -> None:
-    """The state now, or at any seq: phase, round, order, each combatant's status."""
+@click.option("--as", "--viewer", "viewer_name", metavar="VIEWER", default="gm", help=VIEWER_OPTION_HELP)
+def show(log_path: str, at: int | None, as_json: bool, viewer_name: str) -> None:
+    """The state now, or at any seq: phase, round, order, each combatant's status, as a viewer sees it."""
     log = read_log(log_path)
     if at is not None and at < 0:
         fail(f"seq {at} is outside the log: give 0 (before the first event) or more")
@@ -376,41 +382,9 @@ def show(log_path: str, at: int | None, as_json: bool, viewers: tuple[str, ...])
         fail(str(exc))
     if at is not None and projection.seq < at:
         fail(f"seq {at} is outside the log (0 to {projection.seq})")
-    state = projection.state
-    rules = get_rules(state.rules) if state.rules is not None else None
-    if rules is not None:
-        state = rules.seen_by(state, _viewer(viewers))
-
-    def health(c: Any) -> dict[str, int] | None:
-        left_max = rules.health(state, c) if rules is not None else None
-        return None if left_max is None else {"left": left_max[0], "max": left_max[1]}
-
-    data = {
-        "seq": projection.seq,
-        "phase": state.phase,
-        "round": state.round,
-        "order": state.flat_order(),
-        "acting": list(state.acting),
-        "outcome": state.outcome,
-        "winner": state.winner,
-        "combatants": {
-            c.id: {
-                "name": c.name,
-                "side": c.side,
-                "kind": c.kind,
-                "status": _status(c),
-                "damage": c.damage,
-                "initiative": c.initiative,
-                "position": c.position,
-                "conditions": [x.name for x in c.conditions],
-                "resources": dict(c.resources),
-                "stats": c.stats,
-                "health": health(c),
-            }
-            for c in state.combatants.values()
-        },
-        "rules_state": msgspec.to_builtins(state.extra),
-    }
+    viewer = _viewer(log, viewer_name, projection.state if at is None else None)
+    view = seen(projection.state, viewer, projection.seq)
+    data = show_data(view)
     if as_json:
         click.echo(json.dumps(data, sort_keys=True))
         return
@@ -419,27 +393,83 @@ def show(log_path: str, at: int | None, as_json: bool, viewers: tuple[str, ...])
 
     console = Console(no_color=not sys.stdout.isatty())  # the terminal's own width
     console.print(
-        f"seq {data['seq']}: {state.phase}, round {state.round}"
-        + (f"; {state.outcome} ({state.winner})" if state.outcome else "")
+        f"seq {view.seq}: {view.phase}, round {view.round}"
+        + (f"; {view.outcome} ({view.winner})" if view.outcome else "")
+        + ("" if viewer.gm else f" (as {viewer.name})"),
+        markup=False,
+        highlight=False,
     )
     table = Table("id", "name", "side", "init", "status", "conditions")
     table.add_column("health", no_wrap=True)
-    order = state.flat_order() + [cid for cid in state.combatants if cid not in state.flat_order()]
-    for cid in order:
-        c = data["combatants"][cid]
+    for c in view.combatants:
         table.add_row(
-            ("> " if cid in state.acting else "") + escape_markup(printable(cid)),
-            escape_markup(printable(c["name"])),
-            escape_markup(printable(c["side"])),
-            str(c["initiative"] or ""),
-            c["status"],
-            escape_markup(printable(", ".join(c["conditions"]))),
-            _bar(c["health"]) if c["health"] else f"{c['damage']} damage",
+            ("> " if c.acting else "") + escape_markup(printable(c.id)),
+            escape_markup(printable(c.name)),
+            escape_markup(printable(c.side)),
+            str(c.initiative or ""),
+            c.status,
+            escape_markup(printable(", ".join(x.name for x in c.conditions))),
+            _health_cell(c),
         )
     console.print(table)
-    if state.rules is not None:
-        for line in get_rules(state.rules).summary(state):
-            console.print(line, markup=False, highlight=False)
+    if view.unseen_acting:
+        console.print("someone unseen is acting", markup=False, highlight=False)
+    for line in view.summary:
+        console.print(line, markup=False, highlight=False)
+
+
+def show_data(view: Any) -> dict[str, Any]:
+    """`show --json`: the `Seen` of `combatlog.replays.views` as one JSON object, combatants by id."""
+    return {
+        "viewer": view.viewer,
+        "seq": view.seq,
+        "phase": view.phase,
+        "round": view.round,
+        "order": [cid for tier in view.order for cid in tier],
+        "tiers": [list(tier) for tier in view.order],
+        "acting": list(view.acting),
+        "unseen_acting": view.unseen_acting,
+        "outcome": view.outcome,
+        "winner": view.winner,
+        "combatants": {
+            c.id: {
+                "name": c.name,
+                "side": c.side,
+                "kind": c.kind,
+                "status": c.status,
+                "damage": c.damage,
+                "initiative": c.initiative,
+                "position": c.position,
+                "conditions": [x.name for x in c.conditions],
+                "resources": c.resources,
+                "stats": c.stats,
+                "health": _health_json(c.health),
+                **({"hidden": True} if c.hidden else {}),
+            }
+            for c in view.combatants
+        },
+        "summary": list(view.summary),
+        "rules_state": view.rules_state,
+    }
+
+
+def _health_json(h: Any) -> dict[str, Any] | None:
+    if h is None or h.shown == "hidden":
+        return None
+    if h.shown == "exact":
+        return {"left": h.left, "max": h.most, "level": h.level}
+    return {"level": h.level}
+
+
+def _health_cell(c: Any) -> str:
+    h = c.health
+    if h is not None and h.shown == "exact":
+        return _bar({"left": h.left, "max": h.most})
+    if h is not None and h.level:
+        return escape_markup(h.level)
+    if c.damage is not None:
+        return f"{c.damage} damage"
+    return ""
 
 
 def _bar(health: dict[str, int], width: int = 6) -> str:
@@ -485,13 +515,15 @@ def replay(log_path: str, to: int | None, as_json: bool) -> None:
     default=None,
     help="Stop after this many seconds with nothing new (default: until interrupted).",
 )
-def follow(log_path: str, only_new: bool, dice: bool, poll: float, timeout: float | None) -> None:
+@click.option("--viewer", "viewer_name", metavar="VIEWER", default="gm", help=VIEWER_OPTION_HELP)
+def follow(log_path: str, only_new: bool, dice: bool, poll: float, timeout: float | None, viewer_name: str) -> None:
     """Tell the fight as it happens: the transcript, then each step as any session saves it."""
     log = read_log(log_path)
+    viewer = _viewer(log, viewer_name)
     start = log.head()[0] if only_new else 0
     click.echo(f"following {_shown(log, log_path)} from seq {start + 1}; Ctrl-C stops", err=True)
     try:
-        for seq, line in tell(follow_envelopes(log, 0, poll, timeout), dice, log):
+        for seq, line in tell(follow_envelopes(log, 0, poll, timeout), dice, log, viewer):
             if seq > start:
                 click.echo(line)
     except LogError as exc:
@@ -502,30 +534,33 @@ def follow(log_path: str, only_new: bool, dice: bool, poll: float, timeout: floa
         log.close()
 
 
-def _viewer(sides: tuple[str, ...]) -> Viewer:
-    """The Viewer for `--viewer`/`--as` sides (none given: the game master, who sees everything)."""
-    if not sides:
+def _viewer(log: Any, name: str, state: Any = None) -> Viewer:
+    """The viewer `--as`/`--viewer` names, checked against the log's last state (its ids and
+    sides; a spectator's fight must be over); fails in one line listing the known viewers."""
+    if name.strip().lower() in ("gm", ""):
         return GM
-    return Viewer(sides=frozenset(s for s in sides if s != "nobody"))
+    if state is None:
+        try:
+            state = fold_log(log, None, Projection(marks=False)).state
+        except LogError as exc:
+            fail(str(exc))
+    try:
+        return parse_viewer(name, state)
+    except ViewerError as exc:
+        fail(str(exc), 2)
 
 
 @app.command(name="transcript")
 @click.argument("log_path", metavar="LOG")
 @click.option("--format", "fmt", type=click.Choice(["text", "markdown", "html"]), default="text", show_default=True)
 @click.option("--dice", is_flag=True, help="Tell every roll as well, under its action.")
-@click.option(
-    "--viewer",
-    "viewers",
-    multiple=True,
-    metavar="SIDE",
-    help="Tell it as this side sees it: others' private events (a card drawn, a secret roll) redacted; "
-    "repeat for several sides; 'nobody' for a shared screen. Default: the game master's, whole.",
-)
-def transcript_cmd(log_path: str, fmt: str, dice: bool, viewers: tuple[str, ...]) -> None:
-    """The whole fight as readable prose (text, Markdown, or a standalone HTML page)."""
+@click.option("--viewer", "--as", "viewer_name", metavar="VIEWER", default="gm", help=VIEWER_OPTION_HELP)
+def transcript_cmd(log_path: str, fmt: str, dice: bool, viewer_name: str) -> None:
+    """The whole fight as readable prose (text, Markdown, or a standalone HTML page), as a viewer may read it."""
     log = read_log(log_path)
+    viewer = _viewer(log, viewer_name)
     try:
-        lines = [line for _, line in transcript(log, dice=dice, viewer=_viewer(viewers))]
+        lines = [line for _, line in transcript(log, dice=dice, viewer=viewer)]
     except LogError as exc:
         fail(str(exc))
     for line in render(lines, fmt, title=lines[0] if lines else log_path):
@@ -535,8 +570,20 @@ def transcript_cmd(log_path: str, fmt: str, dice: bool, viewers: tuple[str, ...]
 @app.command()
 @click.argument("log_path", metavar="LOG")
 @click.argument("other", metavar="OTHER_PATH")
-def export(log_path: str, other: str) -> None:
-    """Copy a log to another store (JSON lines, SQLite, PostgreSQL), every byte and digest intact."""
+@click.option(
+    "--viewer",
+    "viewer_name",
+    metavar="VIEWER",
+    default=None,
+    help="Write the events this viewer may receive, as JSON lines (a view, not a log: redacted events "
+    f"carry no digest), in place of a byte copy. {VIEWER_HELP}.",
+)
+def export(log_path: str, other: str, viewer_name: str | None) -> None:
+    """Copy a log to another store (JSON lines, SQLite, PostgreSQL), every byte and digest intact;
+    or, with --viewer, write what one viewer may receive."""
+    if viewer_name is not None:
+        _export_view(log_path, other, viewer_name)
+        return
     source = read_log(log_path, rules=False)  # a byte copy needs no rule system
     if Path(other).exists() and Path(other).stat().st_size > 0:
         fail(f"{other} exists; export writes only to a new log")
@@ -588,3 +635,25 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
+
+
+def _export_view(log_path: str, other: str, viewer_name: str) -> None:
+    """`export --viewer`: the events `viewer_name` may receive, one JSON envelope a line, to a new file."""
+    log = read_log(log_path)
+    viewer = _viewer(log, viewer_name)
+    if _is_url(other):
+        fail(f"{other}: a viewer's export is a JSON lines file, not a log; give a file path")
+    target = Path(other)
+    if target.exists() and target.stat().st_size > 0:
+        fail(f"{other} exists; export writes only to a new file")
+    encode = msgspec.json.Encoder().encode
+    count = 0
+    try:
+        with target.open("wb") as out:
+            for envelope in viewed_envelopes(envelopes(log), viewer, log, hidden_at(log, None, viewer)):
+                out.write(encode(envelope) + b"\n")
+                count += 1
+    except LogError as exc:
+        target.unlink(missing_ok=True)
+        fail(f"{exc}; nothing exported")
+    click.echo(f"{other}: {count} events as {viewer.name} may receive them")

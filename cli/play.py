@@ -235,7 +235,7 @@ def play(log_path: str, by: str) -> None:
             click.echo(_summary(session))
             continue
         if kind == "show":  # the table of `combatlog show`: bars, conditions, whose turn
-            show_cmd.callback(log_path=log_path, at=None, as_json=False, viewers=())  # type: ignore[misc]
+            show_cmd.callback(log_path=log_path, at=None, as_json=False, viewer_name="gm")  # type: ignore[misc]
             continue
         if kind == "log":
             n = int(rest[0]) if rest and rest[0].isascii() and rest[0].isdigit() and len(rest[0]) <= 6 else 10

@@ -53,7 +53,7 @@ _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
 CORE_COMMANDS = {
     "create": "create the encounter (params: rules, options, seed, title)",
-    "add": "add a combatant (params: id, name, side, kind, group, stats)",
+    "add": "add a combatant (params: id, name, side, kind, group, stats; hidden=true: hidden from the players)",
     "remove": "take a combatant out of the encounter (actor)",
     "surprise": "the game master's surprise ruling (params: sides = the sides surprised)",
     "begin": "roll initiative and start the first round",
@@ -62,7 +62,8 @@ CORE_COMMANDS = {
     "ruling": "record a game-master ruling (params: topic, decision, text)",
     "override": "override an outcome (params: reason and damage/condition/remove_condition/defeat/move/resources)",
     "note": "add a note (params: text)",
-    "view": "what the players' view shows (params: side, hp = exact|level|hidden; or combatant, hidden = true|false)",
+    "view": "what the players' view shows (params: side or combatant, hp = exact|level|hidden; "
+    "or combatant, hidden = true|false, reveal = act)",
     "end": "end the encounter (params: outcome, winner)",
     "undo": "undo the last step",
     "redo": "redo the last undone step",
@@ -179,11 +180,16 @@ def _add(draft: Draft, command: Command) -> None:
         what = f"combatant {cid}" if exc.what == "combatant" else f"combatant {cid}: {exc.what}"
         raise Refused(what, exc.why, exc.allowed) from None
     draft.rules.check_added(draft.state, stats, cid)
+    hidden = p.get("hidden")
+    if hidden is not None and not isinstance(hidden, bool):
+        raise Refused(f"add {cid}: hidden={hidden!r}", "hidden is true or false")
     draft.emit(
         CombatantAdded(
             id=cid, name=str(p.get("name", cid)), side=str(side), kind=kind, group=p.get("group"), stats=stats
         )
     )
+    if hidden:  # in the same step: no viewer is ever told it joined
+        draft.emit(ViewSet(combatant=cid, hidden=True, reveal="act" if p.get("reveal") == "act" else None))
 
 
 def _remove(draft: Draft, command: Command) -> None:
@@ -243,6 +249,9 @@ def _act(draft: Draft, command: Command) -> None:
         can = ", ".join(s.name for s in rules.affordable(state, actor)) or "end the turn"
         raise Refused(f"{actor.name}: {spec.name}", f"costs {_fmt(cost)} but {left} left", f"can do: {can}")
     action_id = f"{draft.step}"
+    players = state.players
+    if players is not None and actor.id in players.reveal_on_act:  # its own action shows it, this step whole
+        draft.emit(ViewSet(combatant=actor.id, hidden=False))
     draft.emit(
         ActionDeclared(
             id=action_id,
@@ -317,27 +326,44 @@ def _note(draft: Draft, command: Command) -> None:
     draft.emit(Note(text=text, by=command.by))
 
 
+_VIEW_USAGE = (
+    "give side=SIDE hp=exact|level|hidden, combatant=ID hp=exact|level|hidden, "
+    "or combatant=ID hidden=true|false (with reveal=act: its own next action shows it)"
+)
+_HP_ALIASES = {"levels": "level", "none": "hidden"}
+
+
 def _view(draft: Draft, command: Command) -> None:
     p = command.params
     state = draft.state
-    side, hp, who, hidden = p.get("side"), p.get("hp"), p.get("combatant"), p.get("hidden")
-    if (side is None) == (who is None) or (side is not None and hp is None) or (who is not None and hidden is None):
-        raise Refused(
-            "view",
-            "say what the players see",
-            "give side=SIDE hp=exact|level|hidden, or combatant=ID hidden=true|false",
-        )
+    side, hp, who, hidden, reveal = p.get("side"), p.get("hp"), p.get("combatant"), p.get("hidden"), p.get("reveal")
+    unknown = sorted(k for k in p if k not in ("side", "hp", "combatant", "hidden", "reveal"))
+    if unknown:
+        raise Refused(f"view {unknown[0]}=", "not a setting of the players' view", _VIEW_USAGE)
+    if (
+        (side is None) == (who is None)
+        or (side is not None and (hp is None or hidden is not None))
+        or (who is not None and (hp is None) == (hidden is None))
+    ):
+        raise Refused("view", "say what the players see", _VIEW_USAGE)
+    if hp is not None:
+        hp = _HP_ALIASES.get(str(hp), hp)
+        if hp not in HP_SHOWN:
+            raise Refused(f"view hp={hp!r}", "not a way to show health", "use exact, level or hidden (none)")
+    if reveal is not None and (reveal != "act" or hidden is not True):
+        raise Refused(f"view reveal={reveal!r}", "reveal=act goes with hidden=true", _VIEW_USAGE)
     if side is not None:
         if side not in state.sides():
             raise Refused(f"view side={side!r}", "no such side", f"sides: {', '.join(state.sides()) or 'none yet'}")
-        if hp not in HP_SHOWN:
-            raise Refused(f"view hp={hp!r}", "not a way to show health", "use exact, level or hidden")
         draft.emit(ViewSet(side=str(side), hp=str(hp)))
         return
     _combatant(state, str(who), "view")
+    if hp is not None:
+        draft.emit(ViewSet(combatant=str(who), hp=str(hp)))
+        return
     if not isinstance(hidden, bool):
         raise Refused(f"view hidden={hidden!r}", "hidden is true or false")
-    draft.emit(ViewSet(combatant=str(who), hidden=hidden))
+    draft.emit(ViewSet(combatant=str(who), hidden=hidden, reveal="act" if reveal == "act" else None))
 
 
 def _end(draft: Draft, command: Command) -> None:

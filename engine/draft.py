@@ -157,7 +157,7 @@ class Draft:
     def roll(self, expression: str, purpose: str, by: str | None = None, private: bool = False) -> DiceRolled:
         """Roll dice from the step's source and record the roll; returns the DiceRolled event.
 
-        `private`: a secret roll, shown only to `by`'s side and the game master (the log
+        `private`: a secret roll, shown only to `by`'s seat and the game master (the log
         keeps it whole: the audit re-derives it).
         """
         rolled = self.dice.roll(expression, purpose, by)

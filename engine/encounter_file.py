@@ -37,7 +37,7 @@ from combatlog.events import Command
 
 _TOP = {"title", "rules", "seed", "options", "map", "surprise", "combatants", "commands"}
 _STEP = {"kind", "actor", "action", "targets", "params"}
-_COMBATANT = {"id", "name", "side", "kind", "group", "stats"}
+_COMBATANT = {"id", "name", "side", "kind", "group", "stats", "hidden", "reveal"}
 
 
 class EncounterFileError(ValueError):
@@ -111,6 +111,10 @@ def encounter_commands(data: dict[str, Any], name: str = "<encounter>", seed: in
         stats = c.get("stats", {})
         if not isinstance(stats, dict):
             raise bad(f"{where}.stats", "must be a table")
+        if "hidden" in c and not isinstance(c["hidden"], bool):
+            raise bad(f"{where}.hidden", "true (hidden from the players from the start) or false")
+        if "reveal" in c and (c["reveal"] != "act" or c.get("hidden") is not True):
+            raise bad(f"{where}.reveal", '"act" (its own first action shows it), with hidden = true')
         commands.append(Command(kind="add", params={k: v for k, v in c.items()}))
     steps = data.get("commands", [])
     if not isinstance(steps, list):

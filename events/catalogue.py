@@ -331,14 +331,16 @@ class StepSigned(Event, frozen=True):
 
 
 class ViewSet(Event, frozen=True):
-    """What the players' view shows (the game master's screen shows everything): a side's
-    health as `exact`, `level` (healthy, injured, bloodied, critical, down) or `hidden`; or a
-    combatant `hidden` from the players (True) or shown again (False)."""
+    """What the players' view shows (the game master's screen shows everything): a side's or
+    a combatant's health as `exact`, `level` (healthy, injured, bloodied, critical, down) or
+    `hidden`; or a combatant `hidden` from the players (True) or shown again (False), with
+    `reveal="act"` when its own next action shows it again."""
 
     side: str | None = None
     hp: str | None = None
     combatant: str | None = None
     hidden: bool | None = None
+    reveal: str | None = None  # added later: "act" (revealed by its own action), or None (by the game master)
 
 
 # --- the registry and the one union ---------------------------------------------------

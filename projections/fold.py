@@ -164,6 +164,11 @@ def _view(state: Encounter, e: ev.ViewSet) -> Encounter:
     if e.combatant is not None and e.hidden is not None:
         rest = tuple(c for c in view.hidden if c != e.combatant)
         view = replace(view, hidden=(*rest, e.combatant) if e.hidden else rest)
+        if view.reveal_on_act or e.reveal is not None:
+            others = tuple(c for c in view.reveal_on_act if c != e.combatant)
+            view = replace(view, reveal_on_act=(*others, e.combatant) if e.hidden and e.reveal == "act" else others)
+    if e.combatant is not None and e.hp is not None:
+        view = replace(view, hp_of_combatant={**view.hp_of_combatant, e.combatant: e.hp})
     return replace(state, players=view)
 
 

@@ -84,12 +84,15 @@ HP_SHOWN = ("exact", "level", "hidden")
 
 
 class PlayerView(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, gc=False):
-    """What the players may see (`ViewSet`): each side's health as `exact`, `level` or `hidden`
-    (a side not named: `exact` for a side with a player character, `level` for the others),
-    and the combatants hidden from them."""
+    """What the players may see (`ViewSet`): health as `exact`, `level` or `hidden`, per side
+    (a side not named: `exact` for a side with a player character, `level` for the others)
+    or per combatant (which wins over its side's); the combatants hidden from them; and those
+    of the hidden whom their own next action reveals."""
 
     hp: dict[str, str] = {}
     hidden: tuple[str, ...] = ()
+    hp_of_combatant: dict[str, str] = {}
+    reveal_on_act: tuple[str, ...] = ()
 
     def hp_of(self, state: Encounter, side: str) -> str:
         """How `side`'s health shows to the players."""
@@ -98,6 +101,10 @@ class PlayerView(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, 
             return given
         pcs = any(c.kind == "pc" and c.side == side for c in state.combatants.values())
         return "exact" if pcs else "level"
+
+    def hp_shown(self, state: Encounter, c: Combatant) -> str:
+        """How combatant `c`'s health shows to the players: its own setting, else its side's."""
+        return self.hp_of_combatant.get(c.id) or self.hp_of(state, c.side)
 
 
 class Encounter(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, gc=False):

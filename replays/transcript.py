@@ -8,16 +8,17 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from combatlog.engine import get_rules
-from combatlog.events import CorruptLog, Envelope, EventLog
+from combatlog.events import Envelope, EventLog
 from combatlog.events import catalogue as ev
-from combatlog.events.privacy import GM, Viewer, redact
-from combatlog.projections import FoldError, Projection
-from combatlog.projections.replay import apply_from
+from combatlog.events.privacy import GM, Viewer
 from combatlog.replays.cursor import envelopes
+from combatlog.replays.views import UNSEEN, UNSEEN_NAME, Judge, folded_steps, hidden_at, told_state
 
 
-def _name(projection: Projection, cid: str | None) -> str:
-    c = projection.state.combatants.get(cid or "")
+def _name(state: Any, cid: str | None) -> str:
+    c = state.combatants.get(cid or "")
+    if c is None and cid == UNSEEN:
+        return UNSEEN_NAME
     return c.name if c is not None else str(cid)
 
 
@@ -37,20 +38,30 @@ def transcript(
     Prose: an action and its outcome make one line ("Ayla (initiative 17) fires the blaster at
     Thrynn 2: 14 against HD 11, a hit; 2d6 = 7 damage."), headings ("Round 2.") are flush left,
     details are indented. With `dice`, every roll is told as well, under its action.
+
+    For a `viewer` other than the game master, the lines are those it may read at `stop`
+    (`combatlog.replays.views`): a combatant hidden then is absent from all of it.
     """
-    return tell(envelopes(log, 1, stop), dice, log, viewer)
+    hidden = None if viewer.gm else hidden_at(log, stop, viewer)
+    return tell(envelopes(log, 1, stop), dice, log, viewer, hidden)
 
 
 def tell(
-    stream: Iterable[Envelope[Any]], dice: bool = False, log: EventLog | None = None, viewer: Viewer = GM
+    stream: Iterable[Envelope[Any]],
+    dice: bool = False,
+    log: EventLog | None = None,
+    viewer: Viewer = GM,
+    hidden: frozenset[str] | None = None,
 ) -> Iterator[tuple[int, str]]:
     """The transcript of envelopes from seq 1 on, as they come: a live stream is told step by step.
-    Every line is printable: a name's control characters never reach a terminal."""
-    return ((seq, printable(line)) for seq, line in _tell(stream, dice, log, viewer))
+    Every line is printable: a name's control characters never reach a terminal. `hidden`: the
+    combatants absent for `viewer` throughout (None: each step as it stood when it ended, as a
+    live stream must, since a line once printed can't be taken back)."""
+    return ((seq, printable(line)) for seq, line in _tell(stream, dice, log, viewer, hidden))
 
 
 def _tell(
-    stream: Iterable[Envelope[Any]], dice: bool, log: EventLog | None, viewer: Viewer
+    stream: Iterable[Envelope[Any]], dice: bool, log: EventLog | None, viewer: Viewer, hidden: frozenset[str] | None
 ) -> Iterator[tuple[int, str]]:
     """The lines of `tell`, as the events give them.
 
@@ -59,133 +70,139 @@ def _tell(
     lets an undo reaching past the kept history be folded again from it. An event that
     can't be folded where it stands raises CorruptLog naming its seq, as a replay does.
     """
-    projection = Projection()
-    left = 0  # events of the current step still to come
     rules = None
     declared: dict[str, str] = {}  # action id -> its description, for actions that resolve later
     open_action: tuple[int, str, str] | None = None  # (seq, id, text) of a declaration not told yet
     deferred: list[tuple[int, str]] = []  # what happened while an action resolved, told after it
     resolving = False
-    for envelope in stream:
-        e = envelope.event
-        t = type(e)
-        seq = envelope.seq
-        try:
-            if log is None:
-                projection.apply(envelope)
-            else:
-                apply_from(log, projection, envelope)
-        except FoldError as exc:  # as a replay says it
-            raise CorruptLog(str(exc), exc.seq) from None
-        state = projection.state
-        if not viewer.gm:  # folded whole, told as this viewer may read it
-            e = redact(e, viewer, _sides_of(state))
-        left = e.events - 1 if t is ev.CommandIssued else left - 1
-        line = None
-        if t in _BOUNDARIES:
-            if open_action is not None:  # declared, to resolve later (simultaneous timing)
-                yield open_action[0], f"{open_action[2]} (declared)."
-                open_action = None
-            yield from deferred
-            deferred.clear()
-            resolving = False
-        if t is ev.ActionDeclared:
-            if rules is not None:
-                text = rules.describe(state, state.pending[-1])
-                declared[e.id] = text
-                if dice:
-                    line = text + "."
-                else:
-                    open_action = (seq, e.id, text)
-        elif t is ev.ResolutionStarted:
-            resolving = True
-        elif t is ev.ActionResolved:
-            if open_action is not None and open_action[1] == e.id:
-                line, seq = f"{open_action[2]}: {e.outcome}.", open_action[0]
-                open_action = None
-            elif dice:
-                line = f"  -> {e.outcome}"
-            else:
-                line = f"{declared.get(e.id, 'An action')}: {e.outcome}."
-            yield seq, line
+    judge = Judge(viewer, hidden=hidden)
+    for items in folded_steps(stream, log):
+        judged, hidden = judge.step(items)
+        for i, ((envelope, whole), e) in enumerate(zip(items, judged)):
+            t = type(envelope.event)
+            if t in _BOUNDARIES:  # a boundary withheld from this viewer still closes what it closes
+                if open_action is not None:  # declared, to resolve later (simultaneous timing)
+                    yield open_action[0], f"{open_action[2]} (declared)."
+                    open_action = None
+                yield from deferred
+                deferred.clear()
+                resolving = False
+            last = i == len(items) - 1
+            if e is None:
+                if last and open_action is None and deferred:
+                    yield from deferred
+                    deferred.clear()
+                continue
+            seq = envelope.seq
+            state = told_state(whole, hidden)  # a hidden combatant named beside visible ones: "someone unseen"
             line = None
-            yield from deferred  # what the action did, after the line that says it
-            deferred.clear()
-        elif t is ev.EncounterCreated:
-            rules = get_rules(e.rules)
-            line = f"{e.title or 'An encounter'} under {e.rules} {e.rules_version}" + (
-                f", seed {e.seed}." if e.seed is not None else ", dice entered at the table."
-            )
-        elif t is ev.CombatantAdded:
-            line = f"{e.name} ({e.kind.upper()}, {e.side}) joins."
-        elif t is ev.SurpriseDetermined:
-            line = f"Surprised: {', '.join(e.surprised)}." if e.surprised else "No one is surprised."
-        elif t is ev.OrderSet and e.reason == "initiative":
-            line = "Order: " + "; ".join(
-                ", ".join(f"{_name(projection, c)} ({state.combatants[c].initiative})" for c in tier)
-                for tier in e.tiers
-            )
-        elif t is ev.RoundStarted:
-            line = "Surprise round." if e.surprise else f"Round {e.round}."
-        elif t is ev.PassStarted:
-            line = f"Round {state.round}, pass {e.number}: those with another action declare it."
-        elif t is ev.DiceRolled:
-            if dice and e.private_to is not None and not e.faces:
-                line = f"  {_name(projection, e.by or e.private_to)} rolls in secret ({e.purpose})"
-            elif dice:
-                faces = " ".join(str(f) for f in e.faces)
-                who = f"{_name(projection, e.by)}: " if e.by else ""
-                line = f"  {who}{e.expression} [{faces}] = {e.total} ({_named(projection, e.purpose)})" + (
-                    " (entered)" if e.source == "entered" else ""
-                )
-        elif t is ev.DamageApplied:
-            if dice or not e.held:
-                where = f" to the {e.location}" if e.location else ""
-                if e.amount < 0:
-                    line = f"  {_name(projection, e.target)} recovers {-e.amount}{where}."
+            if t is ev.ActionDeclared:
+                if rules is not None:
+                    text = rules.describe(state, state.pending[-1])
+                    declared[e.id] = text
+                    if dice:
+                        line = text + "."
+                    else:
+                        open_action = (seq, e.id, text)
+            elif t is ev.ResolutionStarted:
+                resolving = True
+            elif t is ev.ActionResolved:
+                if open_action is not None and open_action[1] == e.id:
+                    line, seq = f"{open_action[2]}: {e.outcome}.", open_action[0]
+                    open_action = None
+                elif dice:
+                    line = f"  -> {e.outcome}"
                 else:
-                    line = f"  {_name(projection, e.target)} takes {e.amount} damage{where}" + (
-                        ", held to the round's end." if e.held else "."
-                    )
-        elif t is ev.CombatantDefeated:
-            line = f"  {_name(projection, e.combatant)} is {e.how}."
-        elif t is ev.ConditionApplied and e.armed:
-            pass  # the source's next turn began: nothing to tell
-        elif t is ev.ConditionApplied:
-            line = f"  {_name(projection, e.target)}: {e.condition}."
-        elif t is ev.ConditionRemoved:
-            line = f"  {_name(projection, e.target)}: no longer {e.condition}."
-        elif t is ev.Moved:
-            line = f"  {_name(projection, e.combatant)} moves to {e.to}."
-        elif t is ev.GmRuling:
-            line = f"GM ruling ({e.topic}): {e.decision}" + (f" - {e.text}" if e.text else "")
-        elif t is ev.GmOverride:
-            line = f"GM override: {e.reason} ({e.subject})."
-        elif t is ev.Note:
-            line = f"Note: {e.text}"
-        elif t is ev.CombatantRemoved:
-            line = f"{_name(projection, e.id)} leaves the fight" + (f" ({e.reason})." if e.reason else ".")
-        elif t is ev.ViewSet:
-            if e.side is not None:
-                line = f"Players' view: {e.side}'s health shown {'as levels' if e.hp == 'level' else e.hp}."
-            else:
-                line = f"Players' view: {_name(projection, e.combatant or '')} {'hidden' if e.hidden else 'shown'}."
-        elif t is ev.StepUndone:
-            line = f"Undone: step {e.step}."
-        elif t is ev.StepRedone:
-            line = f"Redone: step {e.step}."
-        elif t is ev.EncounterEnded:
-            line = f"The encounter ends: {e.outcome}" + (f"; {e.winner} win." if e.winner else ".")
-        elif rules is not None:
-            line = rules.narrate(state, e, dice)
-        if line is not None:
-            if resolving and not dice:
-                deferred.append((seq, line))
-            else:
+                    line = f"{declared.get(e.id, 'An action')}: {e.outcome}."
                 yield seq, line
-        if left == 0 and open_action is None and deferred:  # the step is whole: say what it held back
-            yield from deferred
-            deferred.clear()
+                line = None
+                yield from deferred  # what the action did, after the line that says it
+                deferred.clear()
+            elif t is ev.EncounterCreated:
+                rules = get_rules(e.rules)
+                line = f"{e.title or 'An encounter'} under {e.rules} {e.rules_version}" + (
+                    f", seed {e.seed}."
+                    if e.seed is not None
+                    else ", the engine's dice (the seed is the game master's)."
+                    if envelope.event.seed is not None
+                    else ", dice entered at the table."
+                )
+            elif t is ev.CombatantAdded:
+                line = f"{e.name} ({e.kind.upper()}, {e.side}) joins."
+            elif t is ev.SurpriseDetermined:
+                line = f"Surprised: {', '.join(e.surprised)}." if e.surprised else "No one is surprised."
+            elif t is ev.OrderSet and e.reason == "initiative":
+                line = "Order: " + "; ".join(
+                    ", ".join(f"{_name(state, c)} ({state.combatants[c].initiative})" for c in tier) for tier in e.tiers
+                )
+            elif t is ev.RoundStarted:
+                line = "Surprise round." if e.surprise else f"Round {e.round}."
+            elif t is ev.PassStarted:
+                line = f"Round {state.round}, pass {e.number}: those with another action declare it."
+            elif t is ev.DiceRolled:
+                if dice and e.private_to is not None and not e.faces:
+                    line = f"  {_name(state, e.by or e.private_to)} rolls in secret ({e.purpose})"
+                elif dice:
+                    faces = " ".join(str(f) for f in e.faces)
+                    who = f"{_name(state, e.by)}: " if e.by else ""
+                    line = f"  {who}{e.expression} [{faces}] = {e.total} ({_named(state, e.purpose)})" + (
+                        " (entered)" if e.source == "entered" else ""
+                    )
+            elif t is ev.DamageApplied:
+                if dice or not e.held:
+                    where = f" to the {e.location}" if e.location else ""
+                    if e.amount < 0:
+                        line = f"  {_name(state, e.target)} recovers {-e.amount}{where}."
+                    else:
+                        line = f"  {_name(state, e.target)} takes {e.amount} damage{where}" + (
+                            ", held to the round's end." if e.held else "."
+                        )
+            elif t is ev.CombatantDefeated:
+                line = f"  {_name(state, e.combatant)} is {e.how}."
+            elif t is ev.ConditionApplied and e.armed:
+                pass  # the source's next turn began: nothing to tell
+            elif t is ev.ConditionApplied:
+                line = f"  {_name(state, e.target)}: {e.condition}."
+            elif t is ev.ConditionRemoved:
+                line = f"  {_name(state, e.target)}: no longer {e.condition}."
+            elif t is ev.Moved:
+                line = f"  {_name(state, e.combatant)} moves to {e.to}."
+            elif t is ev.GmRuling:
+                line = f"GM ruling ({e.topic}): {e.decision}" + (f" - {e.text}" if e.text else "")
+            elif t is ev.GmOverride:
+                line = f"GM override: {e.reason} ({e.subject})."
+            elif t is ev.Note:
+                line = f"Note: {e.text}"
+            elif t is ev.CombatantRemoved:
+                line = f"{_name(state, e.id)} leaves the fight" + (f" ({e.reason})." if e.reason else ".")
+            elif t is ev.ViewSet:
+                how = "as levels" if e.hp == "level" else e.hp
+                if e.side is not None:
+                    line = f"Players' view: {e.side}'s health shown {how}."
+                elif e.hp is not None:
+                    line = f"Players' view: {_name(state, e.combatant)}'s health shown {how}."
+                elif not viewer.gm:
+                    line = f"{_name(state, e.combatant)} comes into view."
+                else:
+                    line = f"Players' view: {_name(state, e.combatant or '')} {'hidden' if e.hidden else 'shown'}" + (
+                        " until it acts." if e.reveal == "act" else "."
+                    )
+            elif t is ev.StepUndone:
+                line = f"Undone: step {e.step}."
+            elif t is ev.StepRedone:
+                line = f"Redone: step {e.step}."
+            elif t is ev.EncounterEnded:
+                line = f"The encounter ends: {e.outcome}" + (f"; {e.winner} win." if e.winner else ".")
+            elif rules is not None:
+                line = rules.narrate(state, e, dice)
+            if line is not None:
+                if resolving and not dice:
+                    deferred.append((seq, line))
+                else:
+                    yield seq, line
+            if last and open_action is None and deferred:  # the step is whole: say what it held back
+                yield from deferred
+                deferred.clear()
     if open_action is not None:
         yield open_action[0], f"{open_action[2]}."
     yield from deferred
@@ -194,15 +211,14 @@ def _tell(
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 
 
-def _named(projection: Projection, text: str) -> str:
+class _Unseen:
+    name = UNSEEN_NAME
+
+
+def _named(state: Any, text: str) -> str:
     """`text` (a roll's purpose, `strike at g1`) with combatant ids read as their names."""
-    combatants = projection.state.combatants
+    combatants = {**state.combatants, UNSEEN: _Unseen}
     return _WORD.sub(lambda m: combatants[m[0]].name if m[0] in combatants else m[0], text)
-
-
-def _sides_of(state: Any) -> Any:
-    """A combatant id's side in `state` (None for one it doesn't know)."""
-    return lambda cid: c.side if (c := state.combatants.get(cid)) is not None else None
 
 
 _BOUNDARIES = {

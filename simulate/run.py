@@ -11,10 +11,10 @@ from msgspec.structs import replace
 
 from combatlog.engine import Refused, RuleSystem, Session, get_rules
 from combatlog.engine.lean import LeanSession
+from combatlog.engine.rules.base import level_of
 from combatlog.events import Command, DamageApplied, DiceRolled, Event, EventLog
 from combatlog.projections import Combatant, Encounter
 from combatlog.replays import MemoryLog
-from combatlog.web.view import level_of
 
 MAX_STEPS = 20_000
 

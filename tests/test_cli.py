@@ -470,7 +470,7 @@ def test_show_gives_each_combatants_stats_and_what_is_left_of_its_track(tmp_path
     run("do", str(log), "begin")
     run("do", str(log), "override", "--param", "reason=trap", "--param", 'damage={"target":"g1","amount":3}')
     g1 = json.loads(run("show", str(log), "--json").output)["combatants"]["g1"]
-    assert g1["stats"]["hp"] == 7 and g1["health"] == {"left": 4, "max": 7}
+    assert g1["stats"]["hp"] == 7 and g1["health"] == {"left": 4, "max": 7, "level": "injured"}
     shown = run("show", str(log)).output
     assert "4/7" in shown
 

@@ -13,7 +13,7 @@ import pytest
 from combatlog.events import DiceRolled, Note
 from combatlog.events import upcast as upcast_module
 from combatlog.events.log import someone_else
-from combatlog.events.privacy import GM, NOBODY, Viewer, owner_of, redact
+from combatlog.events.privacy import GM, NOBODY, TABLE, GameMaster, Seat, owner_of, redact
 from combatlog.events.schema import json_schema
 from combatlog.events.upcast import register_upcaster, upcast
 
@@ -41,10 +41,12 @@ def _secret() -> DiceRolled:
 def test_a_private_event_is_whole_for_the_game_master_and_its_owners_side_and_redacted_for_the_rest():
     secret = _secret()
     assert redact(secret, GM, SIDES) is secret
-    assert redact(secret, Viewer(sides=frozenset({"party"})), SIDES) is secret
-    assert redact(secret, Viewer(sides=frozenset({"goblins"})), SIDES) == secret.redacted()
+    assert redact(secret, Seat(sides=frozenset({"party"})), SIDES) is secret
+    assert redact(secret, Seat(combatants=frozenset({"ayla"})), SIDES) is secret
+    assert redact(secret, Seat(sides=frozenset({"goblins"})), SIDES) == secret.redacted()
+    assert redact(secret, Seat(combatants=frozenset({"g1"})), SIDES) == secret.redacted()
     assert redact(secret, NOBODY, SIDES) == secret.redacted()
-    assert Viewer() == NOBODY and not NOBODY.may_see("ayla", SIDES)
+    assert NOBODY is TABLE and not NOBODY.may_see("ayla", SIDES)
 
 
 def test_a_public_event_has_no_owner_and_is_whole_for_everyone():
@@ -54,9 +56,10 @@ def test_a_public_event_has_no_owner_and_is_whole_for_everyone():
 
 
 def test_viewers_are_values_that_can_key_a_cache_of_views():
-    views = {GM: "everything", Viewer(sides=frozenset({"party"})): "the party's"}
-    assert views[Viewer(gm=True)] == "everything"
-    assert views[Viewer(sides=frozenset({"party"}))] == "the party's"
+    views = {GM: "everything", Seat(sides=frozenset({"party"})): "the party's", TABLE: "the table's"}
+    assert views[GameMaster()] == "everything"
+    assert views[Seat(sides=frozenset({"party"}))] == "the party's"
+    assert Seat(combatants=frozenset({"bo"})) not in views
 
 
 # --- the schema ------------------------------------------------------------------------------------------------

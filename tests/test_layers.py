@@ -168,3 +168,31 @@ def test_every_package_of_the_code_is_listed_for_installing():
             rel = init.parent.relative_to(ROOT / folder)
             found.add(".".join([package, *rel.parts]))
     assert found <= listed, sorted(found - listed)
+
+
+def test_the_interfaces_beside_each_other_do_not_import_each_other():
+    # simulate, cli and web share a rank; what they share lives below them (views in replays)
+    bad = []
+    for name, path in modules().items():
+        parts = name.split(".")
+        if len(parts) < 2 or parts[1] not in ("simulate", "web"):
+            continue
+        for line, target in imports(path, top_level_only=False):
+            other = target.split(".")[1] if len(target.split(".")) > 1 else ""
+            if other in ("simulate", "cli", "web") and other != parts[1]:
+                bad.append(f"{path.relative_to(ROOT)}:{line} imports {target}")
+    assert bad == []
+
+
+def test_only_the_views_module_redacts():
+    # one place decides what a viewer sees: no interface calls the privacy helpers or the
+    # rule systems' view hooks itself
+    bad = []
+    for name, path in modules().items():
+        if name in ("combatlog.replays.views", "combatlog.events.privacy") or ".rules" in name:
+            continue
+        text = path.read_text()
+        for needle in ("redact(", "seen_by(", ".redacted()", "players.hidden"):
+            if needle in text:
+                bad.append(f"{path.relative_to(ROOT)}: {needle}")
+    assert bad == []

@@ -13,7 +13,7 @@ from combatlog.engine.rules.triptycho.events import CardDrawn, ChargesChanged
 from combatlog.engine.rules.triptycho.model import Stats
 from combatlog.engine.rules.triptycho.sight import seen_as
 from combatlog.events import DamageApplied, DiceRolled
-from combatlog.events.privacy import Viewer
+from combatlog.events.privacy import Seat
 from combatlog.replays.audit import audit
 from combatlog.replays.transcript import transcript
 from tests.builders import act, board, border, encounter, fighter, forced, of, section
@@ -359,11 +359,11 @@ def test_a_draw_is_private_to_its_owner_but_whole_in_the_log_and_the_audit():
     )
     events = forced(s, "begin", (2,))  # y's starting draw: 1d2 -> the second card
     assert CardDrawn(combatant="y", card="Secret Plan", private_to="y") in events
-    theirs = "\n".join(line for _, line in transcript(s.log, dice=True, viewer=Viewer(sides=frozenset({"p"}))))
-    mine = "\n".join(line for _, line in transcript(s.log, dice=True, viewer=Viewer(sides=frozenset({"q"}))))
+    theirs = "\n".join(line for _, line in transcript(s.log, dice=True, viewer=Seat(sides=frozenset({"p"}))))
+    mine = "\n".join(line for _, line in transcript(s.log, dice=True, viewer=Seat(sides=frozenset({"q"}))))
     assert "Secret Plan" not in theirs and "Y draws a card." in theirs and "rolls in secret" in theirs
     assert "Y draws Secret Plan." in mine
-    seen = s.rules.seen_by(s.state, Viewer(sides=frozenset({"p"})))
+    seen = s.rules.seen_by(s.state, Seat(sides=frozenset({"p"})))
     assert seen.extra.hands["y"] == ("",) and s.state.extra.hands["y"] == ("Secret Plan",)
     assert audit(s.log, workers=1).clean
 
@@ -411,9 +411,17 @@ def test_a_stat_the_map_or_the_ladder_cant_take_is_refused_when_added(stats, say
 
 
 def test_another_sides_deck_is_hidden_like_its_hand():
+    from combatlog.replays.cursor import envelopes
+    from combatlog.replays.views import seen, viewed_envelopes
+
     s = tri(HALL, ent("x", "p", "a", kind="pc"), ent("y", "q", "c"))
-    seen = s.rules.seen_by(s.state, Viewer(sides=frozenset({"p"})))
-    assert "deck" in seen.combatants["x"].stats and "deck" not in seen.combatants["y"].stats
+    mine = Seat(sides=frozenset({"p"}))
+    shown = seen(s.state, mine, s.projection.seq)
+    assert "deck" in shown.combatant("x").stats and shown.combatant("y").stats is None
+    added = {
+        e.event.id: e.event.stats for e in viewed_envelopes(envelopes(s.log), mine, s.log) if hasattr(e.event, "stats")
+    }
+    assert "deck" in added["x"] and added["y"] == {}
 
 
 def test_a_hurt_incanter_is_told_to_stop():
@@ -508,5 +516,5 @@ def test_the_game_masters_lines_show_each_hand_and_another_side_sees_only_how_ma
     )
     forced(s, "begin", (2,))
     assert "y holds Plan" in s.rules.summary(s.state)
-    seen = s.rules.seen_by(s.state, Viewer(sides=frozenset({"p"})))
+    seen = s.rules.seen_by(s.state, Seat(sides=frozenset({"p"})))
     assert "y holds 1 card(s)" in s.rules.summary(seen)

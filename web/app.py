@@ -31,13 +31,13 @@ from combatlog.engine.dice import DiceError
 from combatlog.engine.encounter_file import EncounterFileError, encounter_commands
 from combatlog.engine.grammar import UsageError, parse_line, typed_rolls, value
 from combatlog.events import Command, LogError, StepRedone, StepUndone
-from combatlog.events.privacy import GM, NOBODY
 from combatlog.projections import PlayerView
 from combatlog.replays import open_log
 from combatlog.replays.audit import Report, audit
 from combatlog.replays.cursor import Cursor, envelopes
 from combatlog.replays.encounters import start
 from combatlog.replays.transcript import transcript
+from combatlog.replays.views import GM, TABLE, Viewer
 from combatlog.web import view
 from combatlog.web.tables import Table, Tables
 
@@ -63,8 +63,9 @@ class Line:
     undone: bool
 
 
-def _lines(table: Table, players: bool, last: int = 400) -> list[Line]:
-    """The transcript, newest last, the lines of undone steps marked (struck through, never removed)."""
+def _lines(table: Table, viewer: Viewer, last: int = 400) -> list[Line]:
+    """The transcript as `viewer` may read it, newest last, the lines of undone steps marked
+    (struck through, never removed)."""
     by_seq = {e.seq: e for e in envelopes(table.log)}
     undone: set[int] = set()
     for e in by_seq.values():
@@ -72,9 +73,7 @@ def _lines(table: Table, players: bool, last: int = 400) -> list[Line]:
             undone.add(e.event.step)
         elif isinstance(e.event, StepRedone):
             undone.discard(e.event.step)
-    told = list(transcript(table.log, viewer=NOBODY if players else GM))
-    if players:
-        told = view.player_lines(told, by_seq, table.session.state)
+    told = list(transcript(table.log, viewer=viewer))
     return [Line(seq, text, by_seq[seq].step in undone) for seq, text in told[-last:] if seq in by_seq]
 
 
@@ -82,10 +81,10 @@ def _gm_board(table: Table, message: str = "", error: str = "") -> str:
     state = table.session.state
     return _env.get_template("gm_board.html").render(
         t=table,
-        screen=view.gm_screen(state, table.seq),
+        screen=view.screen(state, GM, table.seq),
         turns=view.turns(state),
         legal=table.session.legal(),
-        lines=_lines(table, players=False),
+        lines=_lines(table, GM),
         message=message,
         error=error,
         sides=state.sides(),
@@ -100,7 +99,7 @@ def _player_board(table: Table) -> str:
     if kept is not None and kept[0] == seq:
         return kept[1]
     page = _env.get_template("player_board.html").render(
-        t=table, screen=view.player_screen(table.session.state, seq), lines=_lines(table, players=True, last=60)
+        t=table, screen=view.screen(table.session.state, TABLE, seq), lines=_lines(table, TABLE, last=60)
     )
     table.rendered["players"] = (seq, page)
     return page
@@ -234,7 +233,7 @@ def create_app(tables: Tables, debug: bool = False) -> Litestar:
         changed = cursor.diff(before, seq) if seq else []
         told = [line for s, line in transcript(table.log, stop=seq) if s == seq]
         return _html(
-            "at.html", t=table, seq=seq, screen=view.gm_screen(state, seq), changed=changed, told=told, error=""
+            "at.html", t=table, seq=seq, screen=view.screen(state, GM, seq), changed=changed, told=told, error=""
         )
 
     @get("/gm/{token:str}/audit")

@@ -1,37 +1,17 @@
-"""What each screen shows, built from a state: the game master's (everything) and the
-players' (redacted here, on the server: what a player may not see never reaches a template).
-
-The players' view follows the encounter's `PlayerView` (the `view` command): each side's
-health as `exact`, a `level` (healthy, injured, bloodied, critical, down) or `hidden`, and
-combatants hidden from the players, who then appear nowhere: not in the order, not as the
-one acting (a hidden combatant's turn shows as "someone acts"), not in the transcript.
+"""What each screen shows, built from what a viewer may see: `combatlog.replays.views`
+decides it (the game master's everything, the table's redacted view, a seat's), on the
+server, and this module only lays it out for the templates: names for ids, bars for
+tracks, the order as tiers of names. Nothing here redacts.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from combatlog.engine import RuleSystem, get_rules
-from combatlog.engine.rules.base import ActionSpec
-from combatlog.events import Envelope, Event
-from combatlog.projections import Combatant, Encounter, PlayerView
-
-LEVELS = ("healthy", "injured", "bloodied", "critical", "down")
-
-
-def level_of(left: int, most: int) -> str:
-    """The descriptive level of `left` of `most`: healthy (untouched), injured (over half),
-    bloodied (over a quarter), critical (anything left), down."""
-    if left <= 0:
-        return "down"
-    if left >= most:
-        return "healthy"
-    if left * 2 > most:
-        return "injured"
-    if left * 4 > most:
-        return "bloodied"
-    return "critical"
+from combatlog.engine.rules.base import ActionSpec, level_of
+from combatlog.projections import Combatant, Encounter
+from combatlog.replays.views import UNSEEN_NAME, Seen, Viewer, seen
 
 
 @dataclass
@@ -47,10 +27,11 @@ class Row:
     initiative: int | None
     conditions: list[str]
     health: tuple[int, int] | None  # (left, most), when shown exactly
-    level: str | None  # healthy ... down, when shown as a level
+    level: str | None  # healthy ... down (or the system's own words), when shown as a level
     damage: int | None  # the damage taken, when the system has no single track (the GM's screen)
     resources: dict[str, int] = field(default_factory=dict)
     hidden: bool = False  # hidden from the players (the GM's screen marks it)
+    own: bool = False  # one of this seat's combatants
 
     @property
     def percent(self) -> int:
@@ -66,6 +47,13 @@ class Row:
         left, most = self.health
         return "good" if left * 2 > most else "hurt" if left * 4 > most else "bad"
 
+    @property
+    def tone(self) -> str:
+        """The level's place on the five-step scale (for its colour; the word is always shown)."""
+        if self.health is not None:
+            return level_of(*self.health)
+        return self.level if self.level in ("healthy", "injured", "bloodied", "critical", "down") else "other"
+
 
 @dataclass
 class Screen:
@@ -79,15 +67,57 @@ class Screen:
     outcome: str | None
     winner: str | None
     order: list[list[str]]  # tiers of names, fastest first
-    acting: list[str]  # names ("someone" for a hidden one, on the players' screen)
+    acting: list[str]  # names ("someone unseen" for a hidden one, off the game master's screen)
     rows: list[Row]
-    summary: list[str] = field(default_factory=list)  # the rule system's own lines (GM only)
+    summary: list[str] = field(default_factory=list)  # the rule system's own lines, as this viewer may read them
 
 
-def _status(c: Combatant) -> str:
-    if c.removed:
-        return "removed"
-    return c.defeated or "active"
+def screen(state: Encounter, viewer: Viewer, seq: int) -> Screen:
+    """The screen `viewer` sees of `state` at `seq`."""
+    return layout(seen(state, viewer, seq))
+
+
+def layout(view: Seen) -> Screen:
+    """A `Seen` laid out for the templates."""
+    names = {c.id: c.name for c in view.combatants}
+    rows = []
+    for c in view.combatants:
+        h = c.health
+        exact = (h.left, h.most) if h is not None and h.shown == "exact" and h.left is not None else None
+        rows.append(
+            Row(
+                id=c.id,
+                name=c.name,
+                side=c.side,
+                kind=c.kind,
+                status=c.status,
+                acting=c.acting,
+                initiative=c.initiative,
+                conditions=[_condition(x.name, x.rounds) for x in c.conditions],
+                health=exact,  # type: ignore[arg-type]
+                level=h.level if h is not None and h.shown != "hidden" else None,
+                damage=c.damage if h is None else None,
+                resources=c.resources or {},
+                hidden=c.hidden,
+                own=c.own,
+            )
+        )
+    acting = [names[cid] for cid in view.acting]
+    if view.unseen_acting:
+        acting.append(UNSEEN_NAME)
+    return Screen(
+        title=view.title,
+        rules=view.rules,
+        seq=view.seq,
+        phase=view.phase,
+        round=view.round,
+        outcome=view.outcome,
+        winner=view.winner,
+        order=[[names[cid] for cid in tier if cid in names] for tier in view.order],
+        acting=acting,
+        rows=rows,
+        summary=list(view.summary),
+    )
 
 
 def _rules(state: Encounter) -> RuleSystem | None:
@@ -95,95 +125,6 @@ def _rules(state: Encounter) -> RuleSystem | None:
         return get_rules(state.rules) if state.rules is not None else None
     except KeyError:
         return None
-
-
-def _ordered(state: Encounter) -> list[Combatant]:
-    flat = state.flat_order()
-    ids = flat + [cid for cid in state.combatants if cid not in flat]
-    return [state.combatants[cid] for cid in ids]
-
-
-def _row(state: Encounter, c: Combatant, **shown: Any) -> Row:
-    """A combatant as a screen shows it; `shown`: how health and the rest show on this screen."""
-    return Row(
-        id=c.id,
-        name=c.name,
-        side=c.side,
-        kind=c.kind,
-        status=_status(c),
-        acting=c.id in state.acting,
-        initiative=c.initiative,
-        conditions=[_condition(x.name, x.remaining) for x in c.conditions],
-        **shown,
-    )
-
-
-def _screen(state: Encounter, seq: int, **shown: Any) -> Screen:
-    return Screen(
-        title=state.title or (state.rules or "encounter"),
-        rules=state.rules or "",
-        seq=seq,
-        phase=state.phase,
-        round=state.round,
-        outcome=state.outcome,
-        winner=state.winner,
-        **shown,
-    )
-
-
-def gm_screen(state: Encounter, seq: int) -> Screen:
-    """Everything, for the game master."""
-    rules = _rules(state)
-    view = state.players or PlayerView()
-    rows = []
-    for c in _ordered(state):
-        track = rules.health(state, c) if rules is not None else None
-        rows.append(
-            _row(
-                state,
-                c,
-                health=track,
-                level=level_of(*track) if track is not None else None,
-                damage=None if track is not None else c.damage,
-                resources=dict(sorted(c.resources.items())),
-                hidden=c.id in view.hidden,
-            )
-        )
-    return _screen(
-        state,
-        seq,
-        order=[[state.combatants[cid].name for cid in tier] for tier in state.order],
-        acting=[state.combatants[cid].name for cid in state.acting],
-        rows=rows,
-        summary=rules.summary(state) if rules is not None else [],
-    )
-
-
-def player_screen(state: Encounter, seq: int) -> Screen:
-    """What the players may see: hidden combatants left out, health as each side shows it."""
-    rules = _rules(state)
-    view = state.players or PlayerView()
-    hidden = set(view.hidden)
-    rows = []
-    for c in _ordered(state):
-        if c.id in hidden or c.removed:
-            continue
-        shown = view.hp_of(state, c.side)
-        track = rules.health(state, c) if rules is not None else None
-        if shown != "level":
-            level = None
-        elif c.defeated is not None:
-            level = "down"
-        else:
-            level = level_of(*track) if track is not None else None
-        rows.append(_row(state, c, health=track if shown == "exact" else None, level=level, damage=None))
-    acting = [state.combatants[cid].name for cid in state.acting if cid not in hidden]
-    if len(acting) < len(state.acting):
-        acting.append("someone")
-    order = [
-        names for tier in state.order if (names := [state.combatants[cid].name for cid in tier if cid not in hidden])
-    ]
-    return _screen(state, seq, order=order, acting=acting, rows=rows)
 
 
 def _condition(name: str, remaining: int | None) -> str:
@@ -256,41 +197,3 @@ def _choice(rules: RuleSystem, state: Encounter, actor: Combatant, spec: ActionS
         min_targets=spec.min_targets if targets else 0,
         max_targets=spec.max_targets,
     )
-
-
-# --- the transcript ----------------------------------------------------------------------
-
-_WHO = ("combatant", "actor", "target", "id", "attacker", "enemy")
-_WHO_MANY = ("combatants", "actors", "targets")
-
-
-def involved(event: Event) -> set[str]:
-    """The combatant ids an event names (whoever it is about, acts or is acted on)."""
-    out: set[str] = set()
-    for name in _WHO:
-        value = getattr(event, name, None)
-        if isinstance(value, str):
-            out.add(value)
-    for name in _WHO_MANY:
-        value = getattr(event, name, None)
-        if isinstance(value, (tuple, list)):
-            out.update(v for v in value if isinstance(v, str))
-    command = getattr(event, "command", None)
-    if command is not None:
-        if command.actor:
-            out.add(command.actor)
-        out.update(command.targets)
-    return out
-
-
-def player_lines(
-    told: list[tuple[int, str]], events: dict[int, Envelope[Any]], state: Encounter
-) -> list[tuple[int, str]]:
-    """The transcript lines a player may read: none from a step that names a combatant hidden
-    from the players now, and none about the players' view itself."""
-    hidden = set((state.players or PlayerView()).hidden)
-    secret_steps = set()
-    for env in events.values():
-        if type(env.event).__name__ == "ViewSet" or (hidden and involved(env.event) & hidden):
-            secret_steps.add(env.step)
-    return [(seq, line) for seq, line in told if seq in events and events[seq].step not in secret_steps]

@@ -35,7 +35,7 @@ from combatlog.events import (
     ResourceSpent,
     ResourcesSet,
 )
-from combatlog.events.privacy import Viewer
+from combatlog.events.privacy import GameMaster, Seat, Spectator, TableViewer, Viewer
 from combatlog.projections import Combatant, Condition, Encounter, Pending
 from combatlog.projections.fold import register_fold
 from combatlog.projections.phases import DECLARE, END, INITIATIVE, LIVE, RESOLVE, SETUP, SURPRISE, allow
@@ -80,6 +80,10 @@ __all__ = [
     "RuleSystem",
     "Timing",
     "Viewer",
+    "GameMaster",
+    "TableViewer",
+    "Seat",
+    "Spectator",
     "allow",
     "check",
     "make_order",

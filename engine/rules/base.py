@@ -28,6 +28,23 @@ if TYPE_CHECKING:
     from combatlog.projections import Combatant, Encounter, Pending
 
 
+LEVELS = ("healthy", "injured", "bloodied", "critical", "down")
+
+
+def level_of(left: int, most: int) -> str:
+    """The descriptive level of `left` of `most`: healthy (untouched), injured (over half),
+    bloodied (over a quarter), critical (anything left), down."""
+    if left <= 0:
+        return "down"
+    if left >= most:
+        return "healthy"
+    if left * 2 > most:
+        return "injured"
+    if left * 4 > most:
+        return "bloodied"
+    return "critical"
+
+
 @dataclass(frozen=True)
 class ActionSpec:
     """An action a combatant may declare: its category, cost, targets and resolution.
@@ -387,10 +404,26 @@ class RuleSystem:
             return (max(hp - c.damage, 0), hp)
         return None
 
+    def health_level(self, state: Encounter, c: Combatant) -> str | None:
+        """How `c`'s health reads where it is shown as a level (healthy, injured, bloodied,
+        critical, down; a system may name its own); None when it has no track to read.
+        Default: `level_of` the `health` track, `down` once defeated."""
+        if c.defeated is not None:
+            return "down"
+        track = self.health(state, c)
+        return level_of(*track) if track is not None else None
+
     def seen_by(self, state: Encounter, viewer: Any) -> Encounter:
         """`state` as `viewer` (a `combatlog.events.privacy.Viewer`) may see it: what the system
-        keeps private (a hand of cards) taken out for others. Default: all of it."""
+        keeps private (a hand of cards) taken out for those who may not read it
+        (`viewer.may_see(cid, side_of)`). Default: nothing of the system's is private.
+        `combatlog.replays.views` calls it; hidden combatants and the seed are its own to take out."""
         return state
+
+    def revealed_at_end(self, state: Encounter) -> bool:
+        """True when a finished fight's private things (hands, secret rolls) may be read by a
+        spectator. Default: everything is revealed at the end."""
+        return True
 
     def summary(self, state: Encounter) -> list[str]:
         """Lines about this system's own state, shown under the combatants (`combatlog show`)."""

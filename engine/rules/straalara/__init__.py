@@ -164,6 +164,10 @@ class Straalara(RuleSystem):
         levels = len(options_of(state).health_levels) + 1  # the track, then Incapacitated
         return (max(levels - c.damage, 0), levels)
 
+    def health_level(self, state: Encounter, c: Combatant) -> str | None:
+        """The health level the track names (bruised, hurt ... incapacitated), or down once defeated."""
+        return "down" if c.defeated is not None else health_level(self, state, c).lower()
+
     def summary(self, state: Encounter) -> list[str]:
         out = []
         for c in state.combatants.values():

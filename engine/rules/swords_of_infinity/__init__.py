@@ -240,6 +240,13 @@ class SwordsOfInfinity(RuleSystem):
             return f"{name(event.combatant)} recovers: " + ", ".join(f"{k} {v}" for k, v in event.healed.items()) + "."
         return None
 
+    def health_level(self, state: Encounter, c: Combatant) -> str | None:
+        """No single track: the worst of its damage targets (unhurt, hurt, wounded, disabled), or down."""
+        if c.defeated is not None:
+            return "down"
+        worst = max((level(state, c, t) for t, d in c.wounds.items() if d), default=-1)
+        return {-1: "unhurt", 0: "hurt", 1: "wounded"}.get(worst, "disabled")
+
     def summary(self, state: Encounter) -> list[str]:
         out = []
         for c in state.active():

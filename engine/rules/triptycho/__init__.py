@@ -300,13 +300,8 @@ class Triptycho(RuleSystem):
             for cid, cards in mine.hands.items()
         }
         piles = {cid: ("",) * len(cards) for cid, cards in mine.piles.items()}  # no one sees a pile's order
-        combatants = {
-            cid: c
-            if viewer.may_see(cid, lambda x: state.combatants[x].side)
-            else replace(c, stats={k: v for k, v in c.stats.items() if k != "deck"})
-            for cid, c in state.combatants.items()
-        }  # nor another side's deck
-        return replace(state, combatants=combatants, extra=replace(mine, hands=hands, piles=piles))
+        # another's deck is in its stats, which the views give only to the game master and its seat
+        return replace(state, extra=replace(mine, hands=hands, piles=piles))
 
     def place_problem(self, state: Encounter, to: str) -> str | None:
         # a section of the map, or sections joined by '+' (a large entity's)
