@@ -431,3 +431,32 @@ def test_the_ford_on_the_players_page_shows_its_attacks_order_rounds_and_end_and
             assert "Order: " in page and "Round 1." in page and "The encounter ends" in page
             assert "Goblin 2" not in page and "g2" not in page
         assert "Goblin 2" in client.get(f"/gm/{table.gm_token}").text
+
+
+def test_an_ambusher_hidden_in_the_encounter_file_never_reaches_follow_or_the_transcript_of_the_table(tmp_path):
+    text = (EXAMPLES / "skirmish-ambush.toml").read_text()
+    marked = text.replace('id = "g2"', 'id = "g2"\nhidden = true\nreveal = "act"', 1)
+    assert marked != text
+    encounter = tmp_path / "ambush.toml"
+    encounter.write_text(marked)
+    log = tmp_path / "ambush.db"
+    assert run("new", str(encounter), "--log", str(log), "--seed", "5").exit_code == 0
+    assert run("do", str(log), "begin").exit_code == 0
+    followed = run("follow", str(log), "--viewer", "table", "--timeout", "0", "--poll", "0.01").stdout
+    told = run("transcript", str(log), "--viewer", "table").output
+    assert followed == told and "Goblin 2" not in told and "g2" not in told
+    assert "Goblin 2" in run("follow", str(log), "--timeout", "0", "--poll", "0.01").output
+    for _ in range(12):  # until Goblin 2's own action shows it
+        state = json.loads(run("show", str(log), "--json").output)
+        if "g2" not in state["acting"]:
+            run("do", str(log), "auto")
+    run("do", str(log), "auto")
+    assert "Goblin 2 strikes" in run("transcript", str(log), "--viewer", "table").output
+
+
+def test_a_bad_hidden_in_an_encounter_file_is_one_line_naming_the_key(tmp_path):
+    text = (EXAMPLES / "skirmish-ambush.toml").read_text().replace('id = "g2"', 'id = "g2"\nhidden = "yes"', 1)
+    encounter = tmp_path / "bad.toml"
+    encounter.write_text(text)
+    result = run("new", str(encounter), "--log", str(tmp_path / "bad.db"))
+    assert result.exit_code != 0 and "combatants[3].hidden" in result.output and result.output.count("\n") == 1
