@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import sys
 from datetime import UTC, datetime
 from importlib import resources
@@ -94,14 +93,13 @@ def _shown(log, where: str) -> str:
 
 
 def signing():
-    """The signer of the key at COMBATLOG_SIGNING_KEY (None when it isn't set)."""
-    key_path = os.environ.get("COMBATLOG_SIGNING_KEY")
-    if not key_path:
-        return None
-    from combatlog.replays.signing import signer as make_signer
+    """The signer of the key at COMBATLOG_SIGNING_KEY (None when it isn't set); fails in one
+    line for a file that isn't a key. (A Session takes it itself; reading it here first
+    turns a bad key into the command line's one-line error before anything opens.)"""
+    from combatlog.engine.signing import from_environment
 
     try:
-        return make_signer(Path(key_path))
+        return from_environment()
     except LogError as exc:
         fail(str(exc))
 

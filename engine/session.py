@@ -16,6 +16,7 @@ from combatlog.engine.decide import decide, legal_commands, rules_of
 from combatlog.engine.dice import Dice, DiceError, EnteredDice, Expr, MixedDice, NeedDice, SeededDice
 from combatlog.engine.errors import Refused
 from combatlog.engine.rules.base import RuleSystem
+from combatlog.engine.signing import from_environment
 from combatlog.engine.turns import STALL_ROUNDS, stall_outcome
 from combatlog.events import (
     CombatantDefeated,
@@ -141,6 +142,13 @@ class Playing:
         return steps
 
 
+class EnvironmentKey:
+    """The default signer: the key COMBATLOG_SIGNING_KEY names, if any."""
+
+
+FROM_ENVIRONMENT = EnvironmentKey()
+
+
 class Session(Playing):
     """One encounter being played: execute commands, read the state, undo and redo."""
 
@@ -148,13 +156,15 @@ class Session(Playing):
         self,
         log: EventLog,
         clock: Callable[[], str] | None = None,
-        signer: Callable[[str], tuple[str, str]] | None = None,
+        signer: Callable[[str], tuple[str, str]] | None | EnvironmentKey = FROM_ENVIRONMENT,
     ) -> None:
-        """`signer(digest) -> (public key hex, signature hex)`: when given, every step ends with a
-        `StepSigned` of the digest before it (`combatlog.replays.signing` makes one from a key)."""
+        """`signer(digest) -> (public key hex, signature hex)`: every step ends with a `StepSigned`
+        of the digest before it. By default, the key COMBATLOG_SIGNING_KEY names, when it names
+        one (so every path that appends signs alike); None: no signature. Raises LogError for a
+        key file that can't be read."""
         self.log = log
         self.clock = clock
-        self.signer = signer
+        self.signer = from_environment() if isinstance(signer, EnvironmentKey) else signer
         self.projection = load(log)
 
     @property

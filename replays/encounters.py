@@ -12,7 +12,7 @@ from combatlog.replays.stores import MemoryLog
 def check_commands(commands: list[Command], name: str) -> None:
     """Decide an encounter file's `commands` on a log in memory; raises EncounterFileError naming
     the file and where (`combatants[2] (g2): ...`), so a bad file leaves no log behind."""
-    trial = Session(MemoryLog())
+    trial = Session(MemoryLog(), signer=None)  # a trial run, thrown away: nothing to sign
     added = 0
     for command in commands:
         try:

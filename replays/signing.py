@@ -11,23 +11,14 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
+from combatlog.engine.signing import crypto, from_environment, public_hex, signer
 from combatlog.events import LogError
-
-
-def _crypto() -> Any:
-    try:
-        from cryptography.hazmat.primitives import serialization
-        from cryptography.hazmat.primitives.asymmetric import ed25519
-    except ImportError:
-        raise LogError("signing needs the cryptography package: pip install 'combatlog[sign]'") from None
-    return serialization, ed25519
 
 
 def keygen(path: Path) -> str:
     """Write a new Ed25519 private key to `path` (which must not exist); returns its public key, hex."""
-    serialization, ed25519 = _crypto()
+    serialization, ed25519 = crypto()
     key = ed25519.Ed25519PrivateKey.generate()
     pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
@@ -36,28 +27,9 @@ def keygen(path: Path) -> str:
     return public_hex(key)
 
 
-def public_hex(key: Any) -> str:
-    serialization, _ = _crypto()
-    raw = key.public_key().public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
-    return str(raw.hex())
-
-
-def signer(path: Path) -> Callable[[str], tuple[str, str]]:
-    """A Session's signer from the private key at `path`: digest -> (public key hex, signature hex)."""
-    serialization, ed25519 = _crypto()
-    try:
-        key = serialization.load_pem_private_key(path.read_bytes(), password=None)
-    except (OSError, ValueError) as exc:
-        raise LogError(f"{path}: not an Ed25519 private key ({exc})") from None
-    if not isinstance(key, ed25519.Ed25519PrivateKey):
-        raise LogError(f"{path}: not an Ed25519 private key; make one with `combatlog keygen`")
-    public = public_hex(key)
-    return lambda digest: (public, key.sign(digest.encode()).hex())
-
-
 def verifier(public: str) -> Callable[[str, str], bool]:
     """`check(digest, signature hex) -> bool` for the public key `public` (hex)."""
-    _, ed25519 = _crypto()
+    _, ed25519 = crypto()
     try:
         key = ed25519.Ed25519PublicKey.from_public_bytes(bytes.fromhex(public))
     except ValueError:
@@ -71,3 +43,6 @@ def verifier(public: str) -> Callable[[str, str], bool]:
         return True
 
     return check
+
+
+__all__ = ["from_environment", "keygen", "public_hex", "signer", "verifier"]

@@ -115,3 +115,51 @@ def test_signing_from_the_command_line_keygen_sign_and_audit_with_the_key(tmp_pa
     unsigned = runner.invoke(app, ["audit", str(log), "--key", public])
     assert unsigned.exit_code == 1 and "is not signed" in unsigned.output, unsigned.output
     assert runner.invoke(app, ["audit", str(log)]).exit_code == 0  # without --key, signatures aren't asked for
+
+
+def test_every_path_that_appends_signs_with_the_key_the_environment_names(tmp_path, key, monkeypatch):
+    # the command line, play, the web tracker and the Python API: one audit --key finds every step signed
+    from litestar.testing import TestClient
+
+    from combatlog.replays import open_log
+    from combatlog.web.app import create_app
+    from combatlog.web.tables import Tables
+    from tests.test_web import post
+
+    path, public = key
+    monkeypatch.setenv("COMBATLOG_SIGNING_KEY", str(path))
+    runner = CliRunner()
+    encounter = tmp_path / "ford.toml"
+    assert runner.invoke(app, ["init", "--rules", "skirmish", str(encounter)]).exit_code == 0
+    log = tmp_path / "ford.db"
+    assert runner.invoke(app, ["new", str(encounter)]).exit_code == 0  # the command line
+    assert runner.invoke(app, ["do", str(log), "begin"]).exit_code == 0
+    played = runner.invoke(app, ["play", str(log)], input="auto\nnote the bridge holds\n")  # play
+    assert played.exit_code == 0, played.output
+    tables = Tables.single(str(log), b"a test secret")  # the web tracker
+    table = tables.all()[0]
+    with TestClient(create_app(tables)) as client:
+        assert post(client, table, kind="auto").status_code == 200
+        assert post(client, table, kind="line", line="note from the browser").status_code == 200
+    table.close()
+    opened = open_log(str(log), create=False)  # the Python API
+    try:
+        Session(opened).do("note", text="from a script")
+    finally:
+        opened.close()
+    checked = runner.invoke(app, ["audit", str(log), "--key", public])
+    assert checked.exit_code == 0, checked.output
+    steps = runner.invoke(app, ["replay", str(log), "--json"]).output
+    assert steps.count('"StepSigned"') == steps.count('"CommandIssued"') >= 8
+    assert "from a script" in steps and "from the browser" in steps
+
+
+def test_a_session_asked_for_no_signature_signs_nothing_whatever_the_environment_says(key, monkeypatch):
+    path, _ = key
+    monkeypatch.setenv("COMBATLOG_SIGNING_KEY", str(path))
+    log = MemoryLog()
+    Session(log, signer=None).do("create", rules="skirmish", options={}, seed=7)
+    assert not any(b"StepSigned" in line for line in log.lines())
+    monkeypatch.setenv("COMBATLOG_SIGNING_KEY", str(path.with_name("missing.pem")))
+    with pytest.raises(LogError, match="missing.pem"):
+        Session(MemoryLog())
