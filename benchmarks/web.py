@@ -2,7 +2,7 @@
 shows on a players' page served by another (PostgreSQL, so LISTEN/NOTIFY; a SQLite file
 when no server is reachable), and how many open players' pages one process keeps live.
 
-    python benchmarks/web.py [--steps 200] [--viewers 200] [--postgres URL]
+    python benchmarks/web.py [--steps 200] [--viewers 200] [--crowd 1100] [--postgres URL]
 
 Prints a table; needs the web and test extras (httpx comes with Litestar).
 """
@@ -40,14 +40,23 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def serve(where: str) -> tuple[subprocess.Popen[bytes], str]:
+def serve(where: str, open_files: int | None = None) -> tuple[subprocess.Popen[bytes], str]:
+    """`combatlog serve where` in a process of its own (`open_files`: its hard limit of open files)."""
     port = free_port()
     env = {**os.environ, "COMBATLOG_WEB_SECRET": SECRET}
+
+    def limited() -> None:
+        if open_files is not None:
+            import resource
+
+            resource.setrlimit(resource.RLIMIT_NOFILE, (open_files, open_files))
+
     proc = subprocess.Popen(
         [sys.executable, "-m", "combatlog", "serve", where, "--port", str(port)],
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
+        preexec_fn=limited if open_files is not None else None,
     )
     base = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 20
@@ -154,10 +163,50 @@ async def fan_out(where: str, viewers: int, steps: int) -> list[float]:
         proc.wait(10)
 
 
+def under_idle_crowd(where: str, crowd: int, requests: int) -> tuple[list[float], list[float]]:
+    """Seconds a players' page takes to answer while `crowd` connections that never send a
+    request are open against a server limited to 1,024 open files; and while a game master
+    posts command lines of 200 KB (each refused at once)."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, min(hard, crowd + 512)), hard))
+    proc, base = serve(where, open_files=1024)
+    port = int(base.rsplit(":", 1)[1])
+    players = f"{base}/play/{token(SECRET.encode(), table_id(where), 'players')}"
+    gm = f"{base}/gm/{token(SECRET.encode(), table_id(where), 'gm')}/command"
+    idle: list[float] = []
+    busy: list[float] = []
+    sockets = []
+    try:
+        for _ in range(crowd):
+            sockets.append(socket.create_connection(("127.0.0.1", port)))
+        for _ in range(requests):
+            started = time.perf_counter()
+            httpx.get(players, timeout=30).raise_for_status()
+            idle.append(time.perf_counter() - started)
+        for s in sockets:
+            s.close()
+        sockets.clear()
+        with httpx.Client(timeout=30) as client:
+            for _ in range(requests):
+                client.post(gm, data={"kind": "line", "line": "note " + "x" * 200_000})
+                started = time.perf_counter()
+                client.get(players).raise_for_status()
+                busy.append(time.perf_counter() - started)
+    finally:
+        for s in sockets:
+            s.close()
+        proc.terminate()
+        proc.wait(10)
+    return idle, busy
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--steps", type=int, default=200, help="steps posted (200)")
     parser.add_argument("--viewers", type=int, default=200, help="open players' pages on one process (200)")
+    parser.add_argument("--crowd", type=int, default=1100, help="silent connections held open (1,100)")
     parser.add_argument(
         "--postgres",
         default=os.environ.get("COMBATLOG_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/test"),
@@ -173,6 +222,9 @@ def main() -> None:
         fan_where = str(Path(tmp) / "fan.db")
         new_encounter(fan_where)
         fan = asyncio.run(fan_out(fan_where, args.viewers, max(20, args.steps // 4)))
+        crowd_where = str(Path(tmp) / "crowd.db")
+        new_encounter(crowd_where)
+        crowd, long_lines = under_idle_crowd(crowd_where, args.crowd, 50)
     table = Table(title="combatlog web tracker, live")
     table.add_column("measure")
     table.add_column("p50")
@@ -193,6 +245,18 @@ def main() -> None:
         ms(statistics.median(fan)),
         ms(percentile(fan, 99)),
         "p99 < 250 ms: " + ("met" if percentile(fan, 99) < 0.25 else "MISSED"),
+    )
+    table.add_row(
+        f"players' page beside {args.crowd:,} silent connections, 1,024 open files ({len(crowd)} requests)",
+        ms(statistics.median(crowd)),
+        ms(percentile(crowd, 99)),
+        "p99 < 1 s: " + ("met" if percentile(crowd, 99) < 1.0 else "MISSED"),
+    )
+    table.add_row(
+        f"players' page after each 200 KB command line ({len(long_lines)} requests)",
+        ms(statistics.median(long_lines)),
+        ms(percentile(long_lines, 99)),
+        "p99 < 100 ms: " + ("met" if percentile(long_lines, 99) < 0.1 else "MISSED"),
     )
     Console().print(table)
     print(f"{platform.machine()}, {os.cpu_count()} cores; Python {platform.python_version()}")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import re
-import shlex
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -16,7 +15,7 @@ from combatlog.cli.main import _rules_of, _shown, app, told_since, write_session
 from combatlog.cli.main import show as show_cmd
 from combatlog.engine import Refused, Session
 from combatlog.engine.dice import DiceError
-from combatlog.engine.grammar import _UNCOLONED, UsageError, parse_line, typed_roll
+from combatlog.engine.grammar import _UNCOLONED, UsageError, parse_line, split_words, typed_roll
 from combatlog.events import LogError
 from combatlog.replays.transcript import transcript
 
@@ -206,9 +205,9 @@ def play(log_path: str, by: str) -> None:
             click.echo(f"dice queued: {len(queued)} roll(s)")
             continue
         try:
-            words = shlex.split(line)
-        except ValueError as exc:
-            click.echo(f"can't read that line: {exc}")
+            words = split_words(line)
+        except UsageError as exc:
+            click.echo(str(exc))
             continue
         kind, rest = words[0], tuple(words[1:])
         if kind in ("quit", "exit"):

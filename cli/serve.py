@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 from pathlib import Path
 
@@ -57,11 +58,36 @@ def serve(log_path: str | None, host: str, port: int, secret_file: str | None) -
             tables = Tables.single(where, secret)
     except LogError as exc:
         fail(str(exc))
-    shown = host if host not in ("0.0.0.0", "::") else "THIS-MACHINE"
-    base = f"http://{shown}:{port}"
-    if tables.directory is not None:
-        click.echo(f"encounters (game master): {base}/home/{tables.home_token}")
-    for table in tables.all():
-        click.echo(f"{table.id}: game master {base}/gm/{table.gm_token}")
-        click.echo(f"{table.id}: players     {base}/play/{table.player_token}")
-    uvicorn.run(create_app(tables), host=host, port=port, log_level="warning")
+    everywhere = host in ("0.0.0.0", "::", "")
+    hosts = lan_addresses() if everywhere else [host]
+    if everywhere:
+        click.echo(
+            f"listening on every address of this machine: {', '.join(hosts) or 'no LAN address found'}; "
+            "on a network the links are the only lock: share a player's link with that player only",
+            err=True,
+        )
+    for shown in hosts or ["THIS-MACHINE"]:
+        base = f"http://{f'[{shown}]' if ':' in shown else shown}:{port}"
+        if tables.directory is not None:
+            click.echo(f"encounters (game master): {base}/home/{tables.home_token}")
+        for table in tables.all():
+            click.echo(f"{table.id}: game master {base}/gm/{table.gm_token}")
+            click.echo(f"{table.id}: players     {base}/play/{table.player_token}")
+    from combatlog.web.server import config
+
+    uvicorn.Server(config(create_app(tables), host, port, log_level="warning")).run()
+
+
+def lan_addresses() -> list[str]:
+    """This machine's addresses other devices on its networks may reach (no loopback), the one
+    its default route leaves from first; nothing is sent to find them."""
+    import socket
+
+    found: list[str] = []
+    with contextlib.suppress(OSError), socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        probe.connect(("10.254.254.254", 1))  # a UDP "connection" only picks a route
+        found.append(probe.getsockname()[0])
+    with contextlib.suppress(OSError):
+        for info in socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET):
+            found.append(str(info[4][0]))
+    return [a for a in dict.fromkeys(found) if not a.startswith("127.") and a != "0.0.0.0"]

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import re
-import shlex
 from typing import Any
 
 from combatlog.engine.dice import DiceError
@@ -149,6 +148,62 @@ def build_command(
     )
 
 
+MAX_LINE = 4096  # characters of one command line: a person's command, with room for a long note
+
+
+def split_words(line: str, what: str = "a command line") -> list[str]:
+    """`line` split into words as a POSIX shell quotes them (`shlex.split`'s reading: 'single'
+    quotes literal, "double" quotes with backslash escaping a quote or a backslash, a
+    backslash escaping any character outside quotes), in time linear in its length, and at
+    most MAX_LINE characters long; raises UsageError saying what is wrong."""
+    if len(line) > MAX_LINE:
+        raise UsageError(f"{what} is at most {MAX_LINE:,} characters; this one has {len(line):,}")
+    words: list[str] = []
+    word: list[str] = []
+    started = False  # a word is under way (an empty '' is a word too)
+    i, n = 0, len(line)
+    while i < n:
+        ch = line[i]
+        if ch in " \t\r\n":  # shlex's whitespace, no other
+            if started:
+                words.append("".join(word))
+                word, started = [], False
+            i += 1
+        elif ch == "'":
+            end = line.find("'", i + 1)
+            if end < 0:
+                raise UsageError(f"can't read that line: No closing quotation (a ' opened at character {i + 1})")
+            word.append(line[i + 1 : end])
+            started, i = True, end + 1
+        elif ch == '"':
+            i += 1
+            while True:
+                if i >= n:
+                    raise UsageError("can't read that line: No closing quotation (a \" is never closed)")
+                c = line[i]
+                if c == '"':
+                    i += 1
+                    break
+                if c == "\\" and i + 1 < n and line[i + 1] in '"\\':
+                    word.append(line[i + 1])
+                    i += 2
+                    continue
+                word.append(c)
+                i += 1
+            started = True
+        elif ch == "\\":
+            if i + 1 >= n:
+                raise UsageError("can't read that line: No escaped character (it ends with a backslash)")
+            word.append(line[i + 1])
+            started, i = True, i + 2
+        else:
+            word.append(ch)
+            started, i = True, i + 1
+    if started:
+        words.append("".join(word))
+    return words
+
+
 def parse_line(
     line: str,
     entered: tuple[tuple[int, ...], ...] | None,
@@ -158,10 +213,7 @@ def parse_line(
 ) -> Command:
     """The Command a line of the `play` grammar says (`act bo attack g1 weapon=axe`): words in
     shell quoting, `KEY=VALUE` words as parameters; raises UsageError."""
-    try:
-        words = shlex.split(line)
-    except ValueError as exc:
-        raise UsageError(f"can't read that line: {exc}") from None
+    words = split_words(line)
     if not words:
         raise UsageError("an empty command: type e.g. 'act ayla attack g1', 'end_turn' or 'begin'")
     kind, rest = words[0], words[1:]

@@ -75,9 +75,12 @@ def test_a_game_master_runs_a_fight_while_the_players_page_follows_live(tmp_path
     table = tables.all()[0]
     with serving(tables) as base:
         gm = browser.new_page(viewport={"width": 1280, "height": 900})
+        blocked: list[str] = []  # what the pages' content security policy refused: nothing, or it is too tight
+        gm.on("console", lambda m: blocked.append(m.text) if "Content Security Policy" in m.text else None)
         gm.goto(f"{base}/gm/{table.gm_token}")
         gm.wait_for_selector("#begin-button")
         players = browser.new_page(viewport={"width": 1100, "height": 800})
+        players.on("console", lambda m: blocked.append(m.text) if "Content Security Policy" in m.text else None)
         players.goto(f"{base}/play/{table.player_token}")
         players.wait_for_selector("text=Goblin 1")
         start = seq_of(players)
@@ -135,5 +138,6 @@ def test_a_game_master_runs_a_fight_while_the_players_page_follows_live(tmp_path
         last = seq_of(gm)
         players.wait_for_function(f"Number(document.querySelector('#board .status').dataset.seq) == {last}")
         shot(players, "players-live")
+        assert blocked == []
         gm.close()
         players.close()

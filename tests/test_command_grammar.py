@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from combatlog.engine import rules as registry
 from combatlog.engine.grammar import (
@@ -231,3 +233,29 @@ def test_a_typed_formula_whose_faces_dont_fit_is_refused_quoting_the_entry():
     with pytest.raises(ValueError) as err:
         typed_faces("1d8+2d6: 5 2")
     assert str(err.value).startswith("'1d8+2d6: 5 2': 1d8+2d6 rolls more dice than the 2 face(s) given")
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.text(alphabet=" \t\n\r\x0b\u00a0'\"\\ab=#$", max_size=24))
+def test_a_line_splits_into_the_words_a_posix_shell_reads(line):
+    import shlex
+
+    from combatlog.engine.grammar import split_words
+
+    try:
+        expected = shlex.split(line)
+    except ValueError:
+        expected = None
+    try:
+        got = split_words(line)
+    except UsageError:
+        got = None
+    assert got == expected
+
+
+def test_a_command_line_past_the_cap_is_refused_in_one_line():
+    from combatlog.engine.grammar import MAX_LINE, split_words
+
+    with pytest.raises(UsageError, match=f"at most {MAX_LINE:,} characters; this one has 1,000,000"):
+        split_words("x" * 1_000_000)
+    assert len(split_words('a "b c" ' * (MAX_LINE // 8))) == MAX_LINE // 8 * 2

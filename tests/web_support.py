@@ -8,11 +8,13 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import uvicorn
 
 from combatlog.web.app import create_app
+from combatlog.web.server import config as guarded
 from combatlog.web.tables import Tables
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
@@ -26,11 +28,11 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def serving(tables: Tables) -> Iterator[str]:
-    """`tables` served on 127.0.0.1 while the block runs; yields the base URL."""
+def serving(tables: Tables, **guard: Any) -> Iterator[str]:
+    """`tables` served on 127.0.0.1 while the block runs, as `combatlog serve` serves them
+    (`guard`: the idle seconds and connection limit); yields the base URL."""
     port = free_port()
-    config = uvicorn.Config(create_app(tables), host="127.0.0.1", port=port, log_level="warning", lifespan="on")
-    server = uvicorn.Server(config)
+    server = uvicorn.Server(guarded(create_app(tables), "127.0.0.1", port, log_level="warning", lifespan="on", **guard))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 10

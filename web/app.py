@@ -15,21 +15,21 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import anyio
 import msgspec
 from jinja2 import Environment, PackageLoader, select_autoescape
 from litestar import Litestar, Request, Response, get, post
-from litestar.exceptions import HTTPException, NotFoundException
+from litestar.exceptions import HTTPException, NotFoundException, PermissionDeniedException
 from litestar.params import FromPath
 from litestar.response import ServerSentEvent
 from litestar.response.sse import ServerSentEventMessage
-from litestar.static_files import create_static_files_router
 
 from combatlog.engine import Refused
 from combatlog.engine.dice import DiceError
 from combatlog.engine.encounter_file import EncounterFileError, encounter_commands
-from combatlog.engine.grammar import UsageError, parse_line, typed_rolls, value
+from combatlog.engine.grammar import MAX_LINE, UsageError, parse_line, split_words, typed_rolls, value
 from combatlog.events import Command, LogError, StepRedone, StepUndone
 from combatlog.projections import PlayerView
 from combatlog.replays import open_log
@@ -43,6 +43,7 @@ from combatlog.web.tables import Table, Tables
 
 KEEPALIVE = 15.0  # seconds between comments on a quiet stream (proxies close silent connections)
 MAX_FORM = 64 * 1024  # bytes of an uploaded encounter file
+MAX_BODY = 256 * 1024  # bytes of any request's body (a form, an upload with its envelope)
 
 _env = Environment(
     loader=PackageLoader("combatlog.web", "templates"),
@@ -182,39 +183,15 @@ def create_app(tables: Tables, debug: bool = False) -> Litestar:
     async def command(token: FromPath[str], request: Request[Any, Any, Any]) -> Response[str]:
         table = gm(token)
         form = await request.form()
+        fields = {k: str(v) for k, v in form.items()}
+        targets = tuple(str(x) for x in form.getall("targets", []) if str(x))
         try:
-            seen = _seen(form.get("seq"))
-            kind = str(form.get("kind", "")).strip()
-            entered, entered_for = typed_rolls(str(form.get("dice", "")))
+            seen = _seen(fields.get("seq"))
             rules = table.session.rules if table.session.state.rules is not None else None
-            if kind == "auto":
-                table.execute(lambda s: s.auto(entered, entered_for, by="gm"), seen)
-            elif kind == "line":
-                table.execute(parse_line(str(form.get("line", "")), entered, "gm", rules, entered_for), seen)
-            elif kind == "act":
-                params = _params(str(form.get("params", "")))
-                actor, action = str(form.get("actor", "")), str(form.get("action", ""))
-                targets = tuple(str(x) for x in form.getall("targets", []) if str(x))
-                table.execute(
-                    Command(
-                        kind="act",
-                        actor=actor,
-                        action=action,
-                        targets=targets,
-                        params=params,
-                        entered=entered,
-                        entered_for=entered_for if entered_for and any(entered_for) else None,
-                    ),
-                    seen,
-                )
-            elif kind == "view":
-                params = {k: value(str(v)) for k, v in form.items() if k in ("side", "hp", "combatant", "hidden")}
-                table.execute(Command(kind="view", params=params), seen)
-            elif kind in ("undo", "redo", "begin", "end_turn"):
-                actor_ = str(form.get("actor", "")) or None
-                table.execute(Command(kind=kind, actor=actor_, entered=entered, entered_for=entered_for), seen)
-            else:
-                raise UsageError(f"command {kind!r}: use act, auto, undo, redo, begin, end_turn, view or a typed line")
+            # reading the form is the caller's work, not the table's: off the event loop, so
+            # no page waits on it (each field is capped, and read in linear time)
+            order = await anyio.to_thread.run_sync(_command_of, fields, targets, rules)
+            table.execute(order, seen)
         except (Refused, DiceError, UsageError, LogError, ValueError, KeyError) as exc:
             text = str(exc.args[0]) if isinstance(exc, KeyError) and exc.args else str(exc)
             return Response(_gm_board(table, error=text), media_type="text/html", status_code=422)
@@ -270,6 +247,21 @@ def create_app(tables: Tables, debug: bool = False) -> Litestar:
         tables.close()
 
     static = resources.files("combatlog.web") / "static"
+    files = {item.name: item for item in static.iterdir() if item.is_file()}
+
+    @get("/static/{name:str}", sync_to_thread=False)
+    def static_file(name: FromPath[str]) -> Response[bytes]:
+        # only the package's own files, by exact name: no path is ever built from a request
+        item = files.get(name)
+        if item is None:
+            raise NotFoundException("no such file")
+        kind = _STATIC_TYPES.get(Path(name).suffix, "text/plain; charset=utf-8")
+        return Response(item.read_bytes(), media_type=kind, headers={"Cache-Control": "public, max-age=3600"})
+
+    async def same_origin(request: Request[Any, Any, Any]) -> None:
+        if request.method == "POST" and not _same_origin(request):
+            raise PermissionDeniedException("a post from another site is refused: use this server's own pages")
+
     return Litestar(
         route_handlers=[
             index,
@@ -284,17 +276,73 @@ def create_app(tables: Tables, debug: bool = False) -> Litestar:
             player_page,
             player_board,
             player_stream,
-            create_static_files_router(path="/static", directories=[str(static)]),
+            static_file,
         ],
         on_startup=[startup],
         on_shutdown=[shutdown],
+        before_request=same_origin,
+        middleware=[_secure_headers],
         exception_handlers={HTTPException: _http_error},
+        request_max_body_size=MAX_BODY,
         debug=debug,
     )
 
 
+_STATIC_TYPES = {".css": "text/css; charset=utf-8", ".js": "text/javascript; charset=utf-8", ".svg": "image/svg+xml"}
+
+# the pages load only this server's scripts and styles (htmx's indicator style is off in
+# base.html); an inline style attribute draws a health bar's width
+CSP = (
+    "default-src 'none'; script-src 'self'; style-src 'self'; style-src-attr 'unsafe-inline'; "
+    "img-src 'self' data:; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+)
+SECURE_HEADERS = {
+    "Referrer-Policy": "no-referrer",  # a capability link never leaves in a Referer header
+    "X-Content-Type-Options": "nosniff",
+    "Content-Security-Policy": CSP,
+    "X-Frame-Options": "DENY",
+}
+
+
+_HEADERS = [(k.lower().encode(), v.encode()) for k, v in SECURE_HEADERS.items()]
+
+
+def _secure_headers(app: Any) -> Any:
+    """ASGI middleware: every response (a page, a stream, a file, an error) carries SECURE_HEADERS."""
+
+    async def middleware(scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await app(scope, receive, send)
+            return
+
+        async def send_with_headers(message: Any) -> None:
+            if message["type"] == "http.response.start":
+                have = {k.lower() for k, _ in message.get("headers", [])}
+                message["headers"] = [*message.get("headers", []), *(h for h in _HEADERS if h[0] not in have)]
+            await send(message)
+
+        await app(scope, receive, send_with_headers)
+
+    return middleware
+
+
+def _same_origin(request: Request[Any, Any, Any]) -> bool:
+    """True unless the browser says the request comes from another site: its `Origin` names
+    another host than this one's, or (with no `Origin`) `Sec-Fetch-Site` says cross-site."""
+    origin = request.headers.get("origin")
+    if origin is not None and origin != "null":
+        host = request.headers.get("host", "")
+        return urlsplit(origin).netloc.lower() == host.lower()
+    if origin == "null":
+        return False
+    return request.headers.get("sec-fetch-site", "same-origin") in ("same-origin", "none")
+
+
 def _http_error(request: Request[Any, Any, Any], exc: HTTPException) -> Response[str]:
-    return _html("error.html", exc.status_code, message=exc.detail)
+    # an error answered before any route (no such path) passes no middleware: the headers here too
+    response = _html("error.html", exc.status_code, message=exc.detail)
+    response.headers.update(SECURE_HEADERS)
+    return response
 
 
 async def _stream(table: Table, request: Request[Any, Any, Any], render: Any) -> AsyncIterator[ServerSentEventMessage]:
@@ -336,16 +384,43 @@ def _seen(raw: Any) -> int | None:
         raise UsageError(f"seq {str(raw)[:20]!r}: the page's seq is a whole number; reload the page") from None
 
 
+def _command_of(fields: dict[str, str], targets: tuple[str, ...], rules: Any) -> Any:
+    """The command a game master's form sends (a Command, or a function of the session for
+    `auto`); raises UsageError, DiceError or Refused saying what is wrong with it."""
+    for name, text in fields.items():
+        if len(text) > MAX_LINE:
+            raise UsageError(f"{name}: at most {MAX_LINE:,} characters; this one has {len(text):,}")
+    kind = fields.get("kind", "").strip()
+    entered, entered_for = typed_rolls(fields.get("dice", ""))
+    if kind == "auto":
+        return lambda s: s.auto(entered, entered_for, by="gm")
+    if kind == "line":
+        return parse_line(fields.get("line", ""), entered, "gm", rules, entered_for)
+    if kind == "act":
+        return Command(
+            kind="act",
+            actor=fields.get("actor", ""),
+            action=fields.get("action", ""),
+            targets=targets,
+            params=_params(fields.get("params", "")),
+            entered=entered,
+            entered_for=entered_for if entered_for and any(entered_for) else None,
+        )
+    if kind == "view":
+        return Command(kind="view", params={k: value(v) for k, v in fields.items() if k in _VIEW_FIELDS})
+    if kind in ("undo", "redo", "begin", "end_turn"):
+        actor = fields.get("actor", "") or None
+        return Command(kind=kind, actor=actor, entered=entered, entered_for=entered_for)
+    raise UsageError(f"command {kind[:40]!r}: use act, auto, undo, redo, begin, end_turn, view or a typed line")
+
+
+_VIEW_FIELDS = ("side", "hp", "combatant", "hidden", "reveal")
+
+
 def _params(text: str) -> dict[str, Any]:
     """`KEY=VALUE` words (VALUE as JSON when it parses)."""
-    import shlex
-
     out: dict[str, Any] = {}
-    try:
-        words = shlex.split(text)
-    except ValueError as exc:
-        raise UsageError(f"parameters: {exc}") from None
-    for word in words:
+    for word in split_words(text, "the parameters"):
         key, sep, raw = word.partition("=")
         if not sep or not key:
             raise UsageError(f"parameter {word!r}: use KEY=VALUE, e.g. weapon=axe")
