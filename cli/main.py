@@ -380,6 +380,7 @@ def show(log_path: str, at: int | None, as_json: bool, viewer_name: str) -> None
         fail(str(exc))
     if at is not None and projection.seq < at:
         fail(f"seq {at} is outside the log (0 to {projection.seq})")
+    _warn_if_newer(projection.state, log_path)
     viewer = _viewer(log, viewer_name, projection.state if at is None else None)
     view = seen(projection.state, viewer, projection.seq)
     data = show_data(view)
@@ -414,6 +415,23 @@ def show(log_path: str, at: int | None, as_json: bool, viewer_name: str) -> None
         console.print("someone unseen is acting", markup=False, highlight=False)
     for line in view.summary:
         console.print(line, markup=False, highlight=False)
+
+
+def _warn_if_newer(state: Any, where: str) -> None:
+    """One line on stderr when the log was recorded under a later version of its rules than the one installed."""
+    if state.rules is None:
+        return
+    try:
+        installed = get_rules(state.rules).version
+        newer = int(state.rules_version or "1") > int(installed or "1")
+    except (KeyError, ValueError):
+        return
+    if newer:
+        click.echo(
+            f"combatlog: warning: {where} was recorded under {state.rules} {state.rules_version}, newer than the "
+            f"{state.rules} {installed} installed here; what its rules added may show wrong: upgrade combatlog",
+            err=True,
+        )
 
 
 def show_data(view: Any) -> dict[str, Any]:

@@ -396,6 +396,8 @@ def _override(draft: Draft, command: Command) -> None:
             f"there is no outcome to override before the fight begins (phase {draft.state.phase})",
             "change the combatant's stats with remove and add, or begin first",
         )
+    for key in effects:  # each effect's fields by kind, before anything is decided
+        _check_effect(key, p[key])
     try:
         _override_effects(draft, reason, effects, p)
     except (KeyError, ValueError, TypeError, OverflowError) as exc:
@@ -405,6 +407,54 @@ def _override(draft: Draft, command: Command) -> None:
             "damage needs target and amount; condition and remove_condition target and name; "
             "defeat target; move target and to; resources target and values",
         ) from None
+
+
+# what each override takes: its fields, and what a value of each must be (read as the deciding reads it)
+_EFFECT_USAGE = {
+    "damage": 'damage={"target": ID, "amount": N} (location, kind optional)',
+    "condition": 'condition={"target": ID, "name": NAME} (duration, source, ends optional)',
+    "remove_condition": 'remove_condition={"target": ID, "name": NAME}',
+    "defeat": 'defeat={"target": ID} (how optional)',
+    "move": 'move={"target": ID, "to": PLACE} (distance optional)',
+    "resources": 'resources={"target": ID, "values": {"ap": 2}}',
+}
+_NEEDS = {
+    "damage": ("target",),
+    "condition": ("target", "name"),
+    "remove_condition": ("target", "name"),
+    "defeat": ("target",),
+    "move": ("target", "to"),
+    "resources": ("target", "values"),
+}
+
+
+def _whole(x: Any) -> bool:
+    """True for what `int()` reads as a whole number the log can hold (not a bool, a list, a table)."""
+    if isinstance(x, bool) or not isinstance(x, (int, float, str)):
+        return False
+    try:
+        return abs(int(x)) < 2**63
+    except (ValueError, OverflowError):
+        return False
+
+
+def _check_effect(key: str, v: Any) -> None:
+    """Refuse, in one line naming the effect and the field, an override's value of the wrong shape."""
+    usage = "give " + _EFFECT_USAGE[key]
+    if not isinstance(v, dict):
+        raise Refused(f"override {key}", f"a mapping of its fields, not {type(v).__name__}", usage)
+    for name in _NEEDS[key]:
+        if name not in v:
+            raise Refused(f"override {key}", f"{name} is missing", usage)
+    if not isinstance(v["target"], str):
+        raise Refused(f"override {key}", f"target is a combatant's id, not {type(v['target']).__name__}", usage)
+    for name in ("amount", "distance"):
+        if name in v and not _whole(v[name]):
+            raise Refused(f"override {key}", f"{name} {str(v[name])[:20]!r} is not a whole number", usage)
+    if key == "resources":
+        values = v["values"]
+        if not isinstance(values, dict) or not all(isinstance(k, str) and _whole(x) for k, x in values.items()):
+            raise Refused(f"override {key}", "values is a mapping of resource names to whole numbers", usage)
 
 
 def _override_effects(draft: Draft, reason: str, effects: list[str], p: dict[str, Any]) -> None:

@@ -26,6 +26,7 @@ subscriber waits.
 from __future__ import annotations
 
 import contextlib
+import logging
 import select
 from collections import deque
 from collections.abc import Iterator, Sequence
@@ -46,6 +47,18 @@ from combatlog.events import ConcurrencyError, LogError, TornLog
 from combatlog.events.envelope import step_of
 from combatlog.events.log import someone_else
 from combatlog.replays.follow import replaced_or_cut
+
+
+class _SecondError(logging.Filter):
+    """Drops psycopg's "error ignored terminating <Pipeline ...>: pipeline aborted": the
+    second error of a step another writer took first (executemany's pipeline, closed after
+    the insert failed). The first, a ConcurrencyError, is said in its own one line."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not str(record.msg).startswith("error ignored terminating")
+
+
+logging.getLogger("psycopg").addFilter(_SecondError())
 
 TABLE = "combatlog_events"
 CHANNEL = "combatlog_events"

@@ -45,6 +45,37 @@ CASES = {
     "a param without a value": ["note", "--param", "text"],
     "an unknown command": ["launch", "g1"],
     "a view that isn't one": ["view", "--param", "side=goblins", "--param", "hp=secret"],
+    "override resources values a number": [
+        "override",
+        "--param",
+        "reason=x",
+        "--param",
+        'resources={"target":"g1","values":5}',
+    ],
+    "override resources a value not a number": [
+        "override",
+        "--param",
+        "reason=x",
+        "--param",
+        'resources={"target":"g1","values":{"ap":"x"}}',
+    ],
+    "override with a target that is a table": [
+        "override",
+        "--param",
+        "reason=x",
+        "--param",
+        'defeat={"target":{"id":"g1"}}',
+    ],
+    "a view setting that doesn't exist": ["view", "--param", "combatant=g1", "--param", "colour=red"],
+    "reveal=act without hiding": [
+        "view",
+        "--param",
+        "combatant=g1",
+        "--param",
+        "hidden=false",
+        "--param",
+        "reveal=act",
+    ],
 }
 
 
@@ -140,3 +171,42 @@ def test_play_lines_past_the_limits_are_one_line_each_and_the_loop_goes_on(log):
     assert result.exit_code == 0 and "Traceback" not in result.output
     assert "refused: " in result.output and "saved: " in result.output
     assert hashlib.sha256(log.read_bytes()).hexdigest() == before
+
+
+def test_a_malformed_override_on_the_web_is_a_422_with_its_one_line_and_appends_nothing(tmp_path):
+    pytest.importorskip("litestar", reason="the web extra isn't installed")
+    from litestar.testing import TestClient
+
+    from combatlog.web.app import create_app
+    from combatlog.web.tables import Tables
+    from tests.test_web import new_log, post
+
+    tables = Tables.single(str(new_log(tmp_path / "ford.db")), b"a test secret")
+    table = tables.all()[0]
+    with TestClient(create_app(tables)) as client:
+        post(client, table, kind="begin")
+        before = table.seq
+        line = """override reason=x 'resources={"target":"g1","values":5}'"""
+        response = post(client, table, kind="line", line=line)
+        assert response.status_code == 422
+        assert "values is a mapping of resource names to whole numbers" in response.text
+        assert table.seq == before
+
+
+def test_show_of_a_log_recorded_under_newer_rules_warns_in_one_line(tmp_path):
+    import msgspec
+
+    from combatlog.engine import get_rules
+    from combatlog.events import EncounterCreated
+    from tests.test_audit_findings import played, rechained
+
+    later = str(int(get_rules("skirmish").version) + 1)
+    raw = rechained(
+        played(), lambda i, e: msgspec.structs.replace(e, rules_version=later) if type(e) is EncounterCreated else e
+    )
+    path = tmp_path / "later.jsonl"
+    path.write_bytes(b"".join(line if line.endswith(b"\n") else line + b"\n" for line in raw))
+    result = CliRunner().invoke(app, ["show", str(path)])
+    assert result.exit_code == 0
+    warnings = [line for line in result.stderr.splitlines() if "warning" in line]
+    assert len(warnings) == 1 and f"skirmish {later}, newer than the skirmish {int(later) - 1} installed" in warnings[0]

@@ -488,3 +488,16 @@ def test_an_error_with_no_words_is_named_by_its_type():
 
     assert _one_line(psycopg.OperationalError()) == "OperationalError"
     assert _one_line(psycopg.OperationalError("line one\n  line two\n")) == "line one line two"
+
+
+def test_a_conflicting_writers_second_error_from_psycopg_is_not_printed(caplog):
+    # executemany's pipeline, closed after another writer's row made the insert fail, logs
+    # "error ignored terminating <Pipeline ...>: pipeline aborted" beside the one-line conflict
+    import logging
+
+    import combatlog.replays.postgres  # noqa: F401  (installs the filter)
+
+    with caplog.at_level(logging.WARNING, logger="psycopg"):
+        logging.getLogger("psycopg").warning("error ignored terminating %r: %s", "<psycopg.Pipeline>", "aborted")
+        logging.getLogger("psycopg").warning("a warning of another kind")
+    assert [r.getMessage() for r in caplog.records] == ["a warning of another kind"]
