@@ -73,6 +73,8 @@ def serve(log_path: str | None, host: str, port: int, secret_file: str | None) -
         for table in tables.all():
             click.echo(f"{table.id}: game master {base}/gm/{table.gm_token}")
             click.echo(f"{table.id}: players     {base}/play/{table.player_token}")
+            for seat in table.seats():
+                click.echo(f"{table.id}: seat {seat.name} {base}/seat/{table.seat_token(seat)}")
     from combatlog.web.server import config
 
     uvicorn.Server(config(create_app(tables), host, port, log_level="warning")).run()

@@ -41,6 +41,8 @@ from combatlog.events import (
     ResolutionStarted,
     ResourceSpent,
     ResourcesSet,
+    SeatingSet,
+    SeatSet,
     StepRedone,
     StepUndone,
     SurpriseDetermined,
@@ -64,10 +66,15 @@ CORE_COMMANDS = {
     "note": "add a note (params: text)",
     "view": "what the players' view shows (params: side or combatant, hp = exact|level|hidden; "
     "or combatant, hidden = true|false, reveal = act)",
+    "seat": "a player's seat: the combatants its own link commands (params: seat, combatants, name, renew, revoke)",
+    "seating": "how the seats' commands are taken (params: commands = now|queue, undo = true|false)",
     "end": "end the encounter (params: outcome, winner)",
     "undo": "undo the last step",
     "redo": "redo the last undone step",
 }
+
+
+_AFTER_END = ("note", "ruling", "view", "seat", "seating")  # what the game master may still do when it's over
 
 
 def rules_of(state: Encounter) -> RuleSystem:
@@ -102,7 +109,11 @@ def decided_step(
         return _redo(view)
     if rules is None:
         rules = rules_of(state)
-    if state.phase == "end" and kind not in ("note", "ruling", "view") and kind not in rules.after_end:
+    if (
+        state.phase == "end"
+        and kind not in ("note", "ruling", "view", "seat", "seating")
+        and kind not in rules.after_end
+    ):
         extra = ", or " + ", ".join(rules.after_end) if rules.after_end else ""
         raise Refused(kind, f"the encounter is over ({state.outcome})", f"you can undo, add a note or a ruling{extra}")
     draft = Draft(state, dice, rules, step)
@@ -366,6 +377,55 @@ def _view(draft: Draft, command: Command) -> None:
     draft.emit(ViewSet(combatant=str(who), hidden=hidden, reveal="act" if reveal == "act" else None))
 
 
+_SEAT_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$")
+_SEAT_USAGE = "give seat=ID combatants=ID,ID (name=NAME optional; renew=true for a new link; revoke=true to close it)"
+
+
+def _seat(draft: Draft, command: Command) -> None:
+    p = command.params
+    state = draft.state
+    unknown = sorted(k for k in p if k not in ("seat", "name", "combatants", "renew", "revoke"))
+    if unknown:
+        raise Refused(f"seat {unknown[0]}=", "not a setting of a seat", _SEAT_USAGE)
+    sid = str(p.get("seat", ""))
+    if not _SEAT_ID.match(sid):
+        raise Refused(f"seat {sid[:40]!r}", "a seat's id is 1-32 letters, digits, '_' or '-'", _SEAT_USAGE)
+    seats = state.seating.seats if state.seating is not None else {}
+    now = seats.get(sid)
+    if p.get("revoke") is True:
+        if now is None:
+            raise Refused(f"seat {sid}", "no such seat", "seats: " + (", ".join(seats) or "none yet"))
+        draft.emit(SeatSet(seat=sid, revoked=True, generation=now.generation))
+        return
+    raw = p.get("combatants", now.combatants if now is not None else ())
+    given = [x.strip() for x in raw.split(",")] if isinstance(raw, str) else raw
+    if not isinstance(given, (list, tuple)) or not all(isinstance(x, str) for x in given):
+        raise Refused(f"seat {sid}", "combatants is a list of ids", _SEAT_USAGE)
+    ids = tuple(dict.fromkeys(x for x in given if x))
+    if not ids:
+        raise Refused(f"seat {sid}", "a seat commands at least one combatant", _SEAT_USAGE)
+    for cid in ids:
+        _combatant(state, cid, f"seat {sid}")
+    name = str(p.get("name", now.name if now is not None else sid)).strip()[:64] or sid
+    generation = (now.generation + (1 if p.get("renew") is True else 0)) if now is not None else 1
+    draft.emit(SeatSet(seat=sid, name=name, combatants=ids, generation=generation))
+
+
+def _seating(draft: Draft, command: Command) -> None:
+    p = command.params
+    unknown = sorted(k for k in p if k not in ("commands", "undo"))
+    seating = draft.state.seating
+    commands = p.get("commands", seating.commands if seating is not None else "now")
+    undo = p.get("undo", seating.undo if seating is not None else False)
+    if unknown or commands not in ("now", "queue") or not isinstance(undo, bool):
+        raise Refused(
+            "seating",
+            "say how the seats' commands are taken",
+            "give commands=now|queue (a queue waits for the game master) and undo=true|false",
+        )
+    draft.emit(SeatingSet(commands=str(commands), undo=undo))
+
+
 def _end(draft: Draft, command: Command) -> None:
     p = command.params
     winner = p.get("winner")
@@ -596,6 +656,8 @@ _COMMANDS: dict[str, Callable[[Draft, Command], None]] = {
     "override": _override,
     "note": _note,
     "view": _view,
+    "seat": _seat,
+    "seating": _seating,
     "end": _end,
 }
 

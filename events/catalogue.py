@@ -343,6 +343,25 @@ class ViewSet(Event, frozen=True):
     reveal: str | None = None  # added later: "act" (revealed by its own action), or None (by the game master)
 
 
+class SeatSet(Event, frozen=True):
+    """A player's seat at the table: the combatants that player commands from a link of their
+    own. `generation` counts the seat's links (a new link ends the old); `revoked` closes it."""
+
+    seat: str
+    name: str = ""
+    combatants: tuple[str, ...] = ()
+    generation: int = 1
+    revoked: bool = False
+
+
+class SeatingSet(Event, frozen=True):
+    """How the table takes the seats' commands: at once (`now`) or as requests the game master
+    accepts (`queue`), and whether a seat may undo its own latest step."""
+
+    commands: str = "now"
+    undo: bool = False
+
+
 # --- the registry and the one union ---------------------------------------------------
 
 _CORE: tuple[type[Event], ...] = (
@@ -378,6 +397,8 @@ _CORE: tuple[type[Event], ...] = (
     Note,
     ViewSet,
     StepSigned,
+    SeatSet,
+    SeatingSet,
 )
 
 _registered: list[type[Event]] = list(_CORE)

@@ -13,11 +13,23 @@ from combatlog.projections.fold import (
 from combatlog.projections.phases import MACHINE, TABLE, Phase, allow, legal
 from combatlog.projections.replay import envelopes, replay
 from combatlog.projections.snapshot import dump_snapshot, load_snapshot
-from combatlog.projections.state import HP_SHOWN, Combatant, Condition, Encounter, Held, Pending, PlayerView
+from combatlog.projections.state import (
+    HP_SHOWN,
+    Combatant,
+    Condition,
+    Encounter,
+    Held,
+    Pending,
+    PlayerView,
+    SeatEntry,
+    Seating,
+)
 
 __all__ = [
     "HP_SHOWN",
     "PlayerView",
+    "SeatEntry",
+    "Seating",
     "HANDLERS",
     "FoldError",
     "NeedsHistory",

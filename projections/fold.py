@@ -24,7 +24,7 @@ import msgspec
 from combatlog.events import catalogue as ev
 from combatlog.events.envelope import GENESIS, Envelope
 from combatlog.projections.phases import DECLARE, RESOLVE, TABLE
-from combatlog.projections.state import Combatant, Condition, Encounter, Held, Pending, PlayerView
+from combatlog.projections.state import Combatant, Condition, Encounter, Held, Pending, PlayerView, SeatEntry, Seating
 
 replace = msgspec.structs.replace
 ValidationError = msgspec.ValidationError
@@ -170,6 +170,20 @@ def _view(state: Encounter, e: ev.ViewSet) -> Encounter:
     if e.combatant is not None and e.hp is not None:
         view = replace(view, hp_of_combatant={**view.hp_of_combatant, e.combatant: e.hp})
     return replace(state, players=view)
+
+
+@register_fold(ev.SeatSet)
+def _seat(state: Encounter, e: ev.SeatSet) -> Encounter:
+    seating = state.seating or Seating()
+    seats = {k: v for k, v in seating.seats.items() if k != e.seat}
+    if not e.revoked:
+        seats[e.seat] = SeatEntry(id=e.seat, name=e.name, combatants=e.combatants, generation=e.generation)
+    return replace(state, seating=replace(seating, seats=seats))
+
+
+@register_fold(ev.SeatingSet)
+def _seating(state: Encounter, e: ev.SeatingSet) -> Encounter:
+    return replace(state, seating=replace(state.seating or Seating(), commands=e.commands, undo=e.undo))
 
 
 @register_fold(ev.CombatantAdded)

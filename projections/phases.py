@@ -70,6 +70,8 @@ TRANSITIONS: list[dict[str, Any]] = [
     {"trigger": "GmOverride", "source": "*", "dest": None},
     {"trigger": "Note", "source": "*", "dest": None},
     {"trigger": "ViewSet", "source": "*", "dest": None},
+    {"trigger": "SeatSet", "source": "*", "dest": None},
+    {"trigger": "SeatingSet", "source": "*", "dest": None},
     {"trigger": "StepSigned", "source": "*", "dest": None},
 ]
 

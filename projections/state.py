@@ -107,6 +107,23 @@ class PlayerView(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, 
         return self.hp_of_combatant.get(c.id) or self.hp_of(state, c.side)
 
 
+class SeatEntry(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, gc=False):
+    """One player's seat (`SeatSet`): its name, its combatants, which of its links is valid."""
+
+    id: str
+    name: str = ""
+    combatants: tuple[str, ...] = ()
+    generation: int = 1
+
+
+class Seating(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, gc=False):
+    """The seats at the table and how their commands are taken (`SeatSet`, `SeatingSet`)."""
+
+    seats: dict[str, SeatEntry] = {}
+    commands: str = "now"  # or "queue": the game master accepts each
+    undo: bool = False  # a seat may undo its own latest step
+
+
 class Encounter(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, gc=False):
     """The state of one encounter at one point of its log."""
 
@@ -132,6 +149,7 @@ class Encounter(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, g
     winner: str | None = None
     extra: Any = {}  # the rule system's own state (its registered Struct), or {} for a system without one
     players: PlayerView | None = None  # what the players' view shows (None: the defaults)
+    seating: Seating | None = None  # the players' seats (None: none yet)
 
     def combatant(self, cid: str) -> Combatant:
         """The combatant `cid`; raises KeyError naming the known ids when there is none."""

@@ -187,6 +187,20 @@ def _tell(
                     line = f"Players' view: {_name(state, e.combatant or '')} {'hidden' if e.hidden else 'shown'}" + (
                         " until it acts." if e.reveal == "act" else "."
                     )
+            elif t is ev.SeatSet:
+                if e.revoked:
+                    line = f"Seat {e.seat}: closed."
+                else:
+                    names = ", ".join(_name(state, c) for c in e.combatants)
+                    line = f"Seat {e.seat} ({e.name}): {names}" + (
+                        f", a new link ({e.generation})." if e.generation > 1 else "."
+                    )
+            elif t is ev.SeatingSet:
+                line = (
+                    "Seats' commands "
+                    + ("wait for the game master" if e.commands == "queue" else "apply at once")
+                    + ("; a seat may undo its own latest step." if e.undo else ".")
+                )
             elif t is ev.StepUndone:
                 line = f"Undone: step {e.step}."
             elif t is ev.StepRedone:

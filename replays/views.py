@@ -247,12 +247,14 @@ class Judge:
             if cmd.kind == "create" and "seed" in cmd.params:
                 cmd = msgspec.structs.replace(cmd, params={k: v for k, v in cmd.params.items() if k != "seed"})
                 e = msgspec.structs.replace(e, command=cmd)
-            if cmd.kind == "view":  # the game master's setting; its ViewSet says what the players may know
+            if cmd.kind in ("view", "seat", "seating"):  # the game master's settings: their effect shows
                 return None
             if cmd.kind == "add" and "stats" in cmd.params and not self._owns(str(cmd.params.get("id")), state):
                 e = msgspec.structs.replace(e, command=msgspec.structs.replace(cmd, params={**cmd.params, "stats": {}}))
         elif t is ev.StepUndone or t is ev.StepRedone:
             return e if e.step in self.shown_steps else None
+        elif t is ev.SeatSet or t is ev.SeatingSet:
+            return None  # the seats at the table are the game master's to see
         elif t is ev.ViewSet:
             # the game master's settings: the players see their effect, not the setting; a
             # reveal is told as the combatant coming into view

@@ -155,3 +155,46 @@ def test_a_game_master_runs_a_fight_while_the_players_page_follows_live(tmp_path
         assert blocked == []
         gm.close()
         players.close()
+
+
+def test_a_player_acts_from_a_phone_sized_seat_page_that_never_scrolls_sideways(tmp_path, browser):
+    import httpx
+
+    tables = Tables.single(str(new_log(tmp_path / "ford.db")), SECRET)
+    table = tables.all()[0]
+    with serving(tables) as base, httpx.Client(base_url=base) as client:
+
+        def gm(**form):
+            form.setdefault("seq", str(table.seq))
+            return client.post(f"/gm/{table.gm_token}/command", data=form)
+
+        gm(kind="seat", seat="ana", name="Ana", combatants="ayla")
+        gm(kind="begin")
+        for _ in range(12):
+            table.sync()
+            if "ayla" in table.session.state.acting:
+                break
+            gm(kind="auto")
+        seat = table.seats()[0]
+        phone = browser.new_page(viewport={"width": 390, "height": 844})
+        blocked: list[str] = []
+        phone.on("console", lambda m: blocked.append(m.text) if "Content Security Policy" in m.text else None)
+        phone.goto(f"{base}/seat/{table.seat_token(seat)}")
+        phone.wait_for_selector("form.turn")
+        assert phone.evaluate("document.documentElement.scrollWidth") <= 390
+        shot(phone, "seat-phone")
+        players = browser.new_page(viewport={"width": 390, "height": 844})
+        players.goto(f"{base}/play/{table.player_token}")
+        players.wait_for_selector("#board .status")
+        assert players.evaluate("document.documentElement.scrollWidth") <= 390
+        shot(players, "players-phone")
+        before = seq_of(phone)
+        form = phone.locator("form.turn").first
+        form.locator("input[name=targets]").first.check()
+        form.locator("button.primary").click()
+        wait_for_seq(phone, ">", before)
+        wait_for_seq(players, ">", before)  # the players' screen follows the player's own step
+        assert phone.locator("#refusal").count() == 0
+        assert blocked == []
+        phone.close()
+        players.close()

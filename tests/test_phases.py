@@ -63,6 +63,8 @@ def test_after_the_end_only_the_record_itself_may_grow():
         "GmOverride",
         "GmRuling",
         "Note",
+        "SeatSet",  # the players' seats too: the players may read the finished fight on their phones
+        "SeatingSet",
         "StepRedone",
         "StepSigned",  # every step may end signed, the last ones too
         "StepUndone",

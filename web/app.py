@@ -10,6 +10,7 @@ that drops and reconnects sends `Last-Event-ID` and is sent the state as it now 
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from importlib import resources
@@ -31,13 +32,13 @@ from combatlog.engine.dice import DiceError
 from combatlog.engine.encounter_file import EncounterFileError, encounter_commands
 from combatlog.engine.grammar import MAX_LINE, UsageError, parse_line, split_words, typed_rolls, value
 from combatlog.events import Command, LogError, StepRedone, StepUndone
-from combatlog.projections import PlayerView
+from combatlog.projections import PlayerView, SeatEntry
 from combatlog.replays import open_log
 from combatlog.replays.audit import Report, audit
 from combatlog.replays.cursor import Cursor, envelopes
 from combatlog.replays.encounters import start
 from combatlog.replays.transcript import transcript
-from combatlog.replays.views import GM, TABLE, Viewer
+from combatlog.replays.views import GM, TABLE, Seat, Viewer
 from combatlog.web import view
 from combatlog.web.tables import Table, Tables
 
@@ -78,10 +79,18 @@ def _lines(table: Table, viewer: Viewer, last: int = 400) -> list[Line]:
     return [Line(seq, text, by_seq[seq].step in undone) for seq, text in told[-last:] if seq in by_seq]
 
 
-def _gm_board(table: Table, message: str = "", error: str = "") -> str:
+def _gm_board(table: Table, message: str = "", error: str = "", base: str = "") -> str:
     state = table.session.state
+    seats = [
+        (seat, f"{base.rstrip('/')}/seat/{table.seat_token(seat)}", [state.combatants[c].name for c in seat.combatants])
+        for seat in table.seats()
+    ]
     return _env.get_template("gm_board.html").render(
         t=table,
+        seats=seats,
+        qr=_qr,
+        seating=state.seating,
+        queue=table.queue,
         screen=view.screen(state, GM, table.seq),
         turns=view.turns(state),
         legal=table.session.legal(),
@@ -104,6 +113,38 @@ def _player_board(table: Table) -> str:
     )
     table.rendered["players"] = (seq, page)
     return page
+
+
+def _seat_board(table: Table, seat: SeatEntry, error: str = "") -> str:
+    """A seat's page: its combatants' cards, their actions when the rules let them act, the
+    fight as this seat sees it (`combatlog.replays.views`), and its requests' answers."""
+    state = table.session.state
+    viewer = Seat(combatants=frozenset(seat.combatants))
+    screen = view.screen(state, viewer, table.seq)
+    mine = [row for row in screen.rows if row.own]
+    seating = state.seating
+    return _env.get_template("seat_board.html").render(
+        t=table,
+        seat=seat,
+        token=table.seat_token(seat),
+        screen=screen,
+        mine=mine,
+        turns=[turn for turn in view.turns(state) if turn.id in seat.combatants],
+        lines=_lines(table, viewer, last=40),
+        answer=table.answers.get(seat.id, ""),
+        error=error,
+        waiting=[r for r in table.queue if r.seat == seat.id],
+        queued=seating is not None and seating.commands == "queue",
+        may_undo=seating is not None and seating.undo and table.latest_by() == f"seat:{seat.id}",
+    )
+
+
+@functools.lru_cache(maxsize=256)
+def _qr(url: str) -> str:
+    """`url` as a QR code, an inline SVG (segno: pure Python)."""
+    import segno
+
+    return str(segno.make(url, error="m").svg_inline(scale=3, title=f"QR code of {url}", svgclass="qr", lineclass=None))
 
 
 def create_app(tables: Tables, debug: bool = False) -> Litestar:
@@ -170,14 +211,63 @@ def create_app(tables: Tables, debug: bool = False) -> Litestar:
             "", status_code=303, headers={"Location": f"/gm/{table.gm_token}", "HX-Redirect": f"/gm/{table.gm_token}"}
         )
 
+    def seated(token: str) -> tuple[Table, SeatEntry]:
+        found = tables.by_seat_token(token)
+        if found is None:
+            raise NotFoundException("no seat has this link (the game master may have given a new one)")
+        return found
+
     @get("/gm/{token:str}", sync_to_thread=False)
-    def gm_page(token: FromPath[str]) -> Response[str]:
+    def gm_page(token: FromPath[str], request: Request[Any, Any, Any]) -> Response[str]:
         table = gm(token)
-        return _html("gm.html", t=table, board=_gm_board(table))
+        return _html("gm.html", t=table, board=_gm_board(table, base=_base(request)))
 
     @get("/gm/{token:str}/board", sync_to_thread=False)
-    def gm_board(token: FromPath[str]) -> Response[str]:
-        return Response(_gm_board(gm(token)), media_type="text/html")
+    def gm_board(token: FromPath[str], request: Request[Any, Any, Any]) -> Response[str]:
+        return Response(_gm_board(gm(token), base=_base(request)), media_type="text/html")
+
+    @get("/seat/{token:str}", sync_to_thread=False)
+    def seat_page(token: FromPath[str]) -> Response[str]:
+        table, seat = seated(token)
+        return _html("seat.html", t=table, seat=seat, token=token, board=_seat_board(table, seat))
+
+    @get("/seat/{token:str}/board", sync_to_thread=False)
+    def seat_board(token: FromPath[str]) -> Response[str]:
+        table, seat = seated(token)
+        return Response(_seat_board(table, seat), media_type="text/html")
+
+    @get("/seat/{token:str}/stream")
+    async def seat_stream(token: FromPath[str], request: Request[Any, Any, Any]) -> ServerSentEvent:
+        table, seat = seated(token)
+
+        def render() -> str:
+            now = table.seat_by_token(token)  # a link revoked while the page is open stops here
+            if now is None:
+                return "<p class='error'>This seat's link was closed by the game master.</p>"
+            return _seat_board(table, now)
+
+        return ServerSentEvent(_stream(table, request, render))
+
+    @post("/seat/{token:str}/command", status_code=200)
+    async def seat_command_route(token: FromPath[str], request: Request[Any, Any, Any]) -> Response[str]:
+        table, seat = seated(token)
+        form = await request.form()
+        fields = {k: str(v) for k, v in form.items()}
+        targets = tuple(str(x) for x in form.getall("targets", []) if str(x))
+        try:
+            seen = _seen(fields.get("seq"))
+            kind = fields.get("kind", "")
+            if fields.get("roller") == "engine":  # "the engine rolls": whatever was typed in the dice box stays out
+                fields.pop("dice", None)
+            if kind not in ("act", "end_turn", "undo"):
+                raise UsageError(f"command {kind[:40]!r}: a seat may act, end its turn or undo its own step")
+            rules = table.session.rules
+            order = await anyio.to_thread.run_sync(_command_of, fields, targets, rules)
+            table.seat_execute(seat, order, seen)
+        except (Refused, DiceError, UsageError, LogError, ValueError, KeyError) as exc:
+            text = str(exc.args[0]) if isinstance(exc, KeyError) and exc.args else str(exc)
+            return Response(_seat_board(table, seat, error=text), media_type="text/html", status_code=422)
+        return Response(_seat_board(table, seat), media_type="text/html")
 
     @post("/gm/{token:str}/command", status_code=200)
     async def command(token: FromPath[str], request: Request[Any, Any, Any]) -> Response[str]:
@@ -185,7 +275,12 @@ def create_app(tables: Tables, debug: bool = False) -> Litestar:
         form = await request.form()
         fields = {k: str(v) for k, v in form.items()}
         targets = tuple(str(x) for x in form.getall("targets", []) if str(x))
+        if fields.get("kind") == "seat":
+            fields["combatants"] = ",".join(str(x) for x in form.getall("combatants", []) if str(x))
         try:
+            if fields.get("kind") in ("accept", "refuse"):
+                table.answer(int(fields.get("request", "0") or 0), fields["kind"] == "accept", fields.get("reason", ""))
+                return Response(_gm_board(table, base=_base(request)), media_type="text/html")
             seen = _seen(fields.get("seq"))
             rules = table.session.rules if table.session.state.rules is not None else None
             # reading the form is the caller's work, not the table's: off the event loop, so
@@ -194,8 +289,8 @@ def create_app(tables: Tables, debug: bool = False) -> Litestar:
             table.execute(order, seen)
         except (Refused, DiceError, UsageError, LogError, ValueError, KeyError) as exc:
             text = str(exc.args[0]) if isinstance(exc, KeyError) and exc.args else str(exc)
-            return Response(_gm_board(table, error=text), media_type="text/html", status_code=422)
-        return Response(_gm_board(table), media_type="text/html")
+            return Response(_gm_board(table, error=text, base=_base(request)), media_type="text/html", status_code=422)
+        return Response(_gm_board(table, base=_base(request)), media_type="text/html")
 
     @get("/gm/{token:str}/at/{seq:int}", sync_to_thread=False)
     def at(token: FromPath[str], seq: FromPath[int]) -> Response[str]:
@@ -224,7 +319,8 @@ def create_app(tables: Tables, debug: bool = False) -> Litestar:
     @get("/gm/{token:str}/stream")
     async def gm_stream(token: FromPath[str], request: Request[Any, Any, Any]) -> ServerSentEvent:
         table = gm(token)
-        return ServerSentEvent(_stream(table, request, lambda: _gm_board(table)))
+        base = _base(request)
+        return ServerSentEvent(_stream(table, request, lambda: _gm_board(table, base=base)))
 
     @get("/play/{token:str}", sync_to_thread=False)
     def player_page(token: FromPath[str]) -> Response[str]:
@@ -273,6 +369,10 @@ def create_app(tables: Tables, debug: bool = False) -> Litestar:
             at,
             audit_badge,
             gm_stream,
+            seat_page,
+            seat_board,
+            seat_stream,
+            seat_command_route,
             player_page,
             player_board,
             player_stream,
@@ -346,18 +446,20 @@ def _http_error(request: Request[Any, Any, Any], exc: HTTPException) -> Response
 
 
 async def _stream(table: Table, request: Request[Any, Any, Any], render: Any) -> AsyncIterator[ServerSentEventMessage]:
-    """A page's live feed: the board as it stands whenever the log moves past what the page has."""
+    """A page's live feed: the board as it stands whenever the log (or the queue of the seats'
+    requests) moves past what the page has."""
     last = request.headers.get("last-event-id") or request.query_params.get("seen")
     try:
-        sent = int(last) if last is not None else -1
+        sent = (int(last), table.revision) if last is not None else (-1, -1)
     except ValueError:
-        sent = -1
+        sent = (-1, -1)
     while True:
         table.sync()
-        if table.seq != sent:
-            sent = table.seq
-            yield ServerSentEventMessage(data=render(), event="step", id=sent)
-        elif not await table.wait(sent, KEEPALIVE):
+        now = (table.seq, table.revision)
+        if now != sent:
+            sent = now
+            yield ServerSentEventMessage(data=render(), event="step", id=table.seq)
+        elif not await table.wait_change(sent, KEEPALIVE):
             yield ServerSentEventMessage(comment="keep-alive", data=None)
 
 
@@ -408,10 +510,28 @@ def _command_of(fields: dict[str, str], targets: tuple[str, ...], rules: Any) ->
         )
     if kind == "view":
         return Command(kind="view", params={k: value(v) for k, v in fields.items() if k in _VIEW_FIELDS})
+    if kind == "seat":
+        params: dict[str, Any] = {k: fields[k] for k in ("seat", "name", "combatants") if fields.get(k)}
+        for flag in ("renew", "revoke"):
+            if fields.get(flag) == "true":
+                params[flag] = True
+        return Command(kind="seat", params=params)
+    if kind == "seating":
+        return Command(
+            kind="seating", params={"commands": fields.get("commands", "now"), "undo": fields.get("undo") == "true"}
+        )
     if kind in ("undo", "redo", "begin", "end_turn"):
         actor = fields.get("actor", "") or None
         return Command(kind=kind, actor=actor, entered=entered, entered_for=entered_for)
-    raise UsageError(f"command {kind[:40]!r}: use act, auto, undo, redo, begin, end_turn, view or a typed line")
+    raise UsageError(
+        f"command {kind[:40]!r}: use act, auto, undo, redo, begin, end_turn, view, seat, seating or a typed line"
+    )
+
+
+def _base(request: Request[Any, Any, Any]) -> str:
+    """This server as the request reached it (`http://192.168.1.20:8000`): a seat's link and
+    its QR code use it, so a phone on the same network opens what the game master's screen shows."""
+    return str(request.base_url).rstrip("/")
 
 
 _VIEW_FIELDS = ("side", "hp", "combatant", "hidden", "reveal")

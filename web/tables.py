@@ -26,11 +26,14 @@ import re
 import secrets
 import threading
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import parse_qsl, urlsplit
 
 from combatlog.engine import Refused, Session
-from combatlog.events import Command, ConcurrencyError, Envelope, Event, EventLog
+from combatlog.engine.seating import seat_command
+from combatlog.events import Command, CommandIssued, ConcurrencyError, Envelope, Event, EventLog
+from combatlog.projections import SeatEntry
 from combatlog.replays import open_log
 from combatlog.replays.follow import follow_lines
 
@@ -69,8 +72,13 @@ class Table:
         self.where = where
         self._log = log  # opened on first use, on the thread that serves (an SQLite connection stays on its thread)
         self._session: Session | None = None
+        self.secret = secret
         self.gm_token = token(secret, id, "gm")
         self.player_token = token(secret, id, "players")
+        self.queue: list[Request] = []  # seats' commands waiting for the game master (this process's)
+        self.answers: dict[str, str] = {}  # a seat's last refused request, by seat id, until its next step
+        self._asked = 0
+        self.revision = 0  # counts changes a page shows that are not steps (the queue, an answer)
         self._waiters: set[asyncio.Future[None]] = set()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._stop = threading.Event()
@@ -148,6 +156,23 @@ class Table:
 
     # --- waiting for the next step -----------------------------------------------------
 
+    def touch(self) -> None:
+        """Something a page shows changed without a step (the queue): wake the pages."""
+        self.revision += 1
+        self.notify()
+
+    async def wait_change(self, seen: tuple[int, int], timeout: float) -> bool:
+        """Wait until the log or the queue moves past `seen` (seq, revision), at most `timeout`
+        seconds; True if it did."""
+        if (self.seq, self.revision) != seen:
+            return True
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._waiters.add(future)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(future, timeout)
+        self._waiters.discard(future)
+        return (self.seq, self.revision) != seen
+
     def notify(self) -> None:
         """Wake every page waiting for a step."""
         waiters, self._waiters = self._waiters, set()
@@ -191,6 +216,73 @@ class Table:
         finally:
             self._cursor = None
         self.notify()
+
+    # --- seats -------------------------------------------------------------------------
+
+    def seats(self) -> list[SeatEntry]:
+        """The seats at this table, as the log has them."""
+        seating = self.session.state.seating
+        return list(seating.seats.values()) if seating is not None else []
+
+    def seat_token(self, seat: SeatEntry) -> str:
+        """The capability token of `seat`'s current link (a new generation ends the old one)."""
+        return token(self.secret, f"{self.id}\0{seat.id}\0{seat.generation}", "seat")
+
+    def seat_by_token(self, tok: str) -> SeatEntry | None:
+        for seat in self.seats():
+            if hmac.compare_digest(self.seat_token(seat), tok):
+                return seat
+        return None
+
+    def latest_by(self) -> str | None:
+        """Who gave the step an undo would undo now (None: nothing to undo)."""
+        undo = self.session.projection.undo
+        if not undo:
+            return None
+        for envelope in self.log_envelopes_of_step(undo[-1]):
+            if isinstance(envelope.event, CommandIssued):
+                return envelope.event.command.by
+        return None
+
+    def log_envelopes_of_step(self, step: int) -> list[Envelope[Event]]:
+        from combatlog.replays.cursor import envelopes
+
+        return [e for e in envelopes(self.log) if e.step == step]
+
+    def seat_execute(self, seat: SeatEntry, command: Command, seen: int | None) -> str:
+        """Carry out a seat's command, or queue it for the game master when the table says so;
+        returns "done" or "queued"; raises Refused (nothing appended or queued)."""
+        self.sync()
+        ordered = seat_command(self.session.state, seat, command, self.latest_by())
+        if seen is not None and seen != self.seq:
+            raise Refused(
+                "stale page",
+                f"the fight moved on since this page was drawn (seq {seen}, now {self.seq})",
+                "look at the new state and try again",
+            )
+        self.session.preview(ordered)  # refused now if the rules refuse it: nothing queued
+        seating = self.session.state.seating
+        self.answers.pop(seat.id, None)
+        if seating is not None and seating.commands == "queue" and ordered.kind != "undo":
+            self._asked += 1
+            self.queue.append(Request(self._asked, seat.id, seat.name, ordered, self.seq))
+            self.touch()
+            return "queued"
+        self.execute(ordered, seen)
+        return "done"
+
+    def answer(self, request_id: int, accept: bool, reason: str = "") -> None:
+        """The game master accepts a queued request (carried out now, as its seat gave it) or
+        refuses it with a reason its seat is shown; raises Refused when it can't be carried out."""
+        request = next((r for r in self.queue if r.id == request_id), None)
+        if request is None:
+            raise Refused("request", "no such request waiting", "it was answered already")
+        if accept:
+            self.execute(request.command, None)
+        else:
+            self.answers[request.seat] = f"the game master refused: {reason.strip() or 'no reason given'}"
+        self.queue.remove(request)
+        self.touch()
 
     def close(self) -> None:
         """Stop following and close the log (it opens again on the next use)."""
@@ -251,6 +343,15 @@ class Tables:
                 return table
         return None
 
+    def by_seat_token(self, tok: str) -> tuple[Table, SeatEntry] | None:
+        """The table and seat whose link `tok` is, or None (a revoked or renewed link is no one's)."""
+        for table in self.all():
+            table.sync()
+            seat = table.seat_by_token(tok)
+            if seat is not None:
+                return table, seat
+        return None
+
     def by_token(self, tok: str, role: str) -> Table | None:
         """The table whose `role` token is `tok` (compared in constant time), or None."""
         for table in self.all():
@@ -274,6 +375,23 @@ class Tables:
         table = self._open(path.stem)
         assert table is not None
         return table
+
+
+@dataclass
+class Request:
+    """A seat's command waiting for the game master."""
+
+    id: int
+    seat: str
+    seat_name: str
+    command: Command
+    seen: int  # the seq the seat's page showed
+
+    @property
+    def what(self) -> str:
+        c = self.command
+        parts = [c.kind, c.actor or "", c.action or "", *c.targets, *(f"{k}={v}" for k, v in c.params.items())]
+        return " ".join(p for p in parts if p) + (" (dice typed)" if c.entered else "")
 
 
 def table_id(where: str) -> str:
