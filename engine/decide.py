@@ -17,7 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from combatlog.engine import rules as registry
-from combatlog.engine.dice import Dice, DiceError, DiceMismatch
+from combatlog.engine.dice import Dice, DiceError, DiceMismatch, parse
 from combatlog.engine.draft import Draft
 from combatlog.engine.errors import Refused
 from combatlog.engine.rules.base import ActionSpec, RuleSystem
@@ -457,7 +457,8 @@ def _override(draft: Draft, command: Command) -> None:
             "change the combatant's stats with remove and add, or begin first",
         )
     for key in effects:  # each effect's fields by kind, before anything is decided
-        _check_effect(key, p[key])
+        for one in p[key] if isinstance(p[key], list) and p[key] else [p[key]]:
+            _check_effect(key, one)
     try:
         _override_effects(draft, reason, effects, p)
     except (KeyError, ValueError, TypeError, OverflowError) as exc:
@@ -471,7 +472,7 @@ def _override(draft: Draft, command: Command) -> None:
 
 # what each override takes: its fields, and what a value of each must be (read as the deciding reads it)
 _EFFECT_USAGE = {
-    "damage": 'damage={"target": ID, "amount": N} (location, kind optional)',
+    "damage": 'damage={"target": ID, "amount": N or DICE} (heal, location, kind optional; a list for several)',
     "condition": 'condition={"target": ID, "name": NAME} (duration, source, ends optional)',
     "remove_condition": 'remove_condition={"target": ID, "name": NAME}',
     "defeat": 'defeat={"target": ID} (how optional)',
@@ -508,9 +509,18 @@ def _check_effect(key: str, v: Any) -> None:
             raise Refused(f"override {key}", f"{name} is missing", usage)
     if not isinstance(v["target"], str):
         raise Refused(f"override {key}", f"target is a combatant's id, not {type(v['target']).__name__}", usage)
-    for name in ("amount", "distance"):
-        if name in v and not _whole(v[name]):
-            raise Refused(f"override {key}", f"{name} {str(v[name])[:20]!r} is not a whole number", usage)
+    if "distance" in v and not _whole(v["distance"]):
+        raise Refused(f"override {key}", f"distance {str(v['distance'])[:20]!r} is not a whole number", usage)
+    if "amount" in v and not _whole(v["amount"]):
+        amount = v["amount"]
+        if not isinstance(amount, str):
+            raise Refused(f"override {key}", f"amount {str(amount)[:20]!r} is not a whole number", usage)
+        try:
+            parse(amount)  # a dice expression the engine rolls (or the table's dice are typed for)
+        except DiceError as exc:
+            raise Refused(f"override {key}", f"amount {amount[:20]!r} is neither a number nor dice ({exc})") from None
+    if "heal" in v and not isinstance(v["heal"], bool):
+        raise Refused(f"override {key}", "heal is true or false", usage)
     if key == "resources":
         values = v["values"]
         if not isinstance(values, dict) or not all(isinstance(k, str) and _whole(x) for k, x in values.items()):
@@ -520,16 +530,24 @@ def _check_effect(key: str, v: Any) -> None:
 def _override_effects(draft: Draft, reason: str, effects: list[str], p: dict[str, Any]) -> None:
     state = draft.state
     draft.emit(GmOverride(reason=reason, subject=", ".join(effects), value={k: p[k] for k in effects}))
-    for key in effects:
-        v = p[key]
+    for key, v in [(k, one) for k in effects for one in (p[k] if isinstance(p[k], list) and p[k] else [p[k]])]:
         if not isinstance(v, dict):
             raise Refused(f"override {key}", "give its fields as a mapping")
         target = _combatant(state, v.get("target"), f"override {key}").id
         if key == "damage":
+            amount = v.get("amount", 0)
+            if isinstance(amount, str) and not _whole(amount):  # dice: rolled as any roll is
+                name = state.combatants[target].name
+                purpose = f"{'healing' if v.get('heal') else 'damage'} to {name} (game master)"
+                amount = draft.roll(amount, purpose).total
+            amount = int(amount)
+            if v.get("heal") is True:  # healing gives back what was lost, never past the maximum
+                lost = draft.state.combatants[target].damage if v.get("location") is None else abs(amount)
+                amount = -min(abs(amount), max(lost, 0))
             draft.emit(
                 DamageApplied(
                     target=target,
-                    amount=int(v.get("amount", 0)),
+                    amount=amount,
                     location=v.get("location"),
                     kind=v.get("kind"),
                     source="gm",

@@ -430,6 +430,66 @@ class Seen(msgspec.Struct, frozen=True, kw_only=True):
         return next((c for c in self.combatants if c.id == cid), None)
 
 
+def changed(a: Seen, b: Seen) -> list[str]:
+    """What differs from `a` to `b` (two views by one viewer), in words: "Goblin 1: 7/7 -> 4/7",
+    "Ayla: prone", "round 1 -> round 2", "acting: Bo"."""
+    out: list[str] = []
+    if (a.phase, a.round) != (b.phase, b.round):
+        out.append(f"{a.phase}, round {a.round} -> {b.phase}, round {b.round}")
+    names = {c.id: c.name for c in (*a.combatants, *b.combatants)}
+    if a.acting != b.acting or a.unseen_acting != b.unseen_acting:
+        acting = [names[c] for c in b.acting] + ([UNSEEN_NAME] * b.unseen_acting)
+        out.append("acting: " + (", ".join(acting) or "no one"))
+    if a.order != b.order and b.order:
+        out.append("order: " + "; ".join(", ".join(names[c] for c in tier) for tier in b.order))
+    before = {c.id: c for c in a.combatants}
+    after = {c.id: c for c in b.combatants}
+    for cid, c in after.items():
+        old = before.get(cid)
+        if old is None:
+            out.append(f"{c.name} joins ({c.side})")
+            continue
+        out.extend(f"{c.name}: {what}" for what in _combatant_changes(old, c))
+    out.extend(f"{c.name} is gone from view" for cid, c in before.items() if cid not in after)
+    if b.outcome != a.outcome and b.outcome is not None:
+        out.append(f"the fight ends: {b.outcome}" + (f" ({b.winner} win)" if b.winner else ""))
+    return out
+
+
+def _health_words(h: SeenHealth | None) -> str:
+    if h is None or h.shown == "hidden":
+        return ""
+    if h.shown == "exact" and h.left is not None:
+        return f"{h.left}/{h.most}"
+    return h.level or ""
+
+
+def _combatant_changes(a: SeenCombatant, b: SeenCombatant) -> list[str]:
+    out = []
+    if a.status != b.status:
+        out.append(f"{a.status} -> {b.status}")
+    was, now = _health_words(a.health), _health_words(b.health)
+    if was != now and (was or now):
+        out.append(f"{was or '?'} -> {now or '?'}")
+    if a.initiative != b.initiative and b.initiative is not None:
+        out.append(f"initiative {b.initiative}")
+    if a.position != b.position and b.position is not None:
+        out.append(f"moves to {b.position}" if a.position is None else f"moves {a.position} -> {b.position}")
+    had = {x.name: x.rounds for x in a.conditions}
+    has = {x.name: x.rounds for x in b.conditions}
+    for name, rounds in has.items():
+        if name not in had:
+            out.append(name + (f" ({rounds} rounds)" if rounds else ""))
+    out.extend(f"no longer {name}" for name in had if name not in has)
+    for key in sorted(set(a.resources or {}) | set(b.resources or {})):
+        x, y = (a.resources or {}).get(key, 0), (b.resources or {}).get(key, 0)
+        if x != y:
+            out.append(f"{key} {x} -> {y}")
+    if a.hidden != b.hidden:
+        out.append("hidden from the players" if b.hidden else "shown to the players")
+    return out
+
+
 def _status(c: Combatant) -> str:
     if c.removed:
         return "removed"
@@ -564,6 +624,7 @@ __all__ = [
     "UNSEEN_NAME",
     "VIEWERS",
     "VIEWER_HELP",
+    "changed",
     "GameMaster",
     "Judge",
     "Seat",

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import re
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from importlib import resources
@@ -33,7 +34,7 @@ from combatlog.engine.encounter_file import EncounterFileError, encounter_comman
 from combatlog.engine.grammar import MAX_LINE, UsageError, parse_line, split_words, typed_rolls, value
 from combatlog.events import Command, LogError, StepRedone, StepUndone
 from combatlog.projections import PlayerView, SeatEntry
-from combatlog.replays import open_log
+from combatlog.replays import open_log, views
 from combatlog.replays.audit import Report, audit
 from combatlog.replays.cursor import Cursor, envelopes
 from combatlog.replays.encounters import start
@@ -63,11 +64,16 @@ class Line:
     seq: int
     text: str
     undone: bool
+    step: int = 0
 
 
 def _lines(table: Table, viewer: Viewer, last: int = 400) -> list[Line]:
     """The transcript as `viewer` may read it, newest last, the lines of undone steps marked
     (struck through, never removed)."""
+    return _told(table, viewer)[-last:]
+
+
+def _told(table: Table, viewer: Viewer) -> list[Line]:
     by_seq = {e.seq: e for e in envelopes(table.log)}
     undone: set[int] = set()
     for e in by_seq.values():
@@ -76,11 +82,52 @@ def _lines(table: Table, viewer: Viewer, last: int = 400) -> list[Line]:
         elif isinstance(e.event, StepRedone):
             undone.discard(e.event.step)
     told = list(transcript(table.log, viewer=viewer))
-    return [Line(seq, text, by_seq[seq].step in undone) for seq, text in told[-last:] if seq in by_seq]
+    return [Line(seq, text, by_seq[seq].step in undone, by_seq[seq].step) for seq, text in told if seq in by_seq]
+
+
+@dataclass
+class Step:
+    """One step of the history as the game master's screen tells it."""
+
+    step: int
+    round: int
+    lines: list[str]
+    undone: bool
+    rewind: bool  # later steps can be undone back to this one
+    redo: bool  # undone, and redo can bring it back now
+
+
+_ROUND = re.compile(r"^Round (\d+)\.")
+
+
+def _history(table: Table, lines: list[Line], last: int = 25) -> list[Step]:
+    """The latest steps in the transcript's words, newest first."""
+    projection = table.session.projection
+    undo, redo = set(projection.undo), set(projection.redo)
+    newest_undoable = max(undo, default=0)
+    steps: dict[int, Step] = {}
+    round_now = 0
+    for line in lines:
+        found = _ROUND.match(line.text)
+        if found:
+            round_now = int(found[1])
+        entry = steps.get(line.step)
+        if entry is None:
+            entry = steps[line.step] = Step(
+                step=line.step,
+                round=round_now,
+                lines=[],
+                undone=line.undone,
+                rewind=line.step in undo and line.step < newest_undoable,
+                redo=line.step in redo,
+            )
+        entry.lines.append(line.text.strip())
+    return list(reversed(list(steps.values())[-last:]))
 
 
 def _gm_board(table: Table, message: str = "", error: str = "", base: str = "") -> str:
     state = table.session.state
+    told = _told(table, GM)
     seats = [
         (seat, f"{base.rstrip('/')}/seat/{table.seat_token(seat)}", [state.combatants[c].name for c in seat.combatants])
         for seat in table.seats()
@@ -94,7 +141,9 @@ def _gm_board(table: Table, message: str = "", error: str = "", base: str = "") 
         screen=view.screen(state, GM, table.seq),
         turns=view.turns(state),
         legal=table.session.legal(),
-        lines=_lines(table, GM),
+        lines=told[-400:],
+        conditions=sorted({x.split(" (")[0] for r in view.screen(state, GM, table.seq).rows for x in r.conditions}),
+        history=_history(table, told),
         message=message,
         error=error,
         sides=state.sides(),
@@ -285,11 +334,17 @@ def create_app(tables: Tables, debug: bool = False) -> Litestar:
             rules = table.session.rules if table.session.state.rules is not None else None
             # reading the form is the caller's work, not the table's: off the event loop, so
             # no page waits on it (each field is capped, and read in linear time)
-            order = await anyio.to_thread.run_sync(_command_of, fields, targets, rules)
-            table.execute(order, seen)
+            state = table.session.state
+            order = await anyio.to_thread.run_sync(_command_of, fields, targets, rules, state)
+            if fields.get("kind") == "rewind":
+                table.rewind(int(fields.get("step", "0") or 0), seen)
+            elif fields.get("kind") == "redo_to":
+                table.redo_to(int(fields.get("step", "0") or 0), seen)
+            else:
+                table.execute(order, seen)
         except (Refused, DiceError, UsageError, LogError, ValueError, KeyError) as exc:
             text = str(exc.args[0]) if isinstance(exc, KeyError) and exc.args else str(exc)
-            return Response(_gm_board(table, error=text, base=_base(request)), media_type="text/html", status_code=422)
+            return _refused(table, text, fields.get("form", ""), _base(request))
         return Response(_gm_board(table, base=_base(request)), media_type="text/html")
 
     @get("/gm/{token:str}/at/{seq:int}", sync_to_thread=False)
@@ -302,7 +357,9 @@ def create_app(tables: Tables, debug: bool = False) -> Litestar:
             cursor = table._cursor = Cursor(table.log)
         state = cursor.at(seq).state
         before = max(seq - 1, 0)
-        changed = cursor.diff(before, seq) if seq else []
+        changed = (
+            views.changed(views.seen(cursor.at(before).state, GM, before), views.seen(state, GM, seq)) if seq else []
+        )
         told = [line for s, line in transcript(table.log, stop=seq) if s == seq]
         return _html(
             "at.html", t=table, seq=seq, screen=view.screen(state, GM, seq), changed=changed, told=told, error=""
@@ -486,7 +543,25 @@ def _seen(raw: Any) -> int | None:
         raise UsageError(f"seq {str(raw)[:20]!r}: the page's seq is a whole number; reload the page") from None
 
 
-def _command_of(fields: dict[str, str], targets: tuple[str, ...], rules: Any) -> Any:
+_FORM_ID = re.compile(r"^[a-z][a-z0-9-]{0,40}$")
+
+
+def _refused(table: Table, text: str, form: str, base: str) -> Response[str]:
+    """A refusal: beside the button of the form that sent it (the form keeps what was typed
+    in it: only the message is swapped in), or at the top of the board for a form without a
+    place of its own."""
+    if _FORM_ID.match(form):
+        fragment = _env.from_string('<span id="refusal">refused: {{ text }}</span>').render(text=text)
+        return Response(
+            fragment,
+            media_type="text/html",
+            status_code=422,
+            headers={"HX-Retarget": f"#err-{form}", "HX-Reswap": "innerHTML"},
+        )
+    return Response(_gm_board(table, error=text, base=base), media_type="text/html", status_code=422)
+
+
+def _command_of(fields: dict[str, str], targets: tuple[str, ...], rules: Any, state: Any = None) -> Any:
     """The command a game master's form sends (a Command, or a function of the session for
     `auto`); raises UsageError, DiceError or Refused saying what is wrong with it."""
     for name, text in fields.items():
@@ -494,6 +569,10 @@ def _command_of(fields: dict[str, str], targets: tuple[str, ...], rules: Any) ->
             raise UsageError(f"{name}: at most {MAX_LINE:,} characters; this one has {len(text):,}")
     kind = fields.get("kind", "").strip()
     entered, entered_for = typed_rolls(fields.get("dice", ""))
+    if kind in ("rewind", "redo_to"):
+        return None  # the table walks the undo stack itself
+    if kind in ("hurt", "condition", "copy", "remove"):
+        return _hands(kind, fields, targets, state, entered, entered_for)
     if kind == "auto":
         return lambda s: s.auto(entered, entered_for, by="gm")
     if kind == "line":
@@ -526,6 +605,80 @@ def _command_of(fields: dict[str, str], targets: tuple[str, ...], rules: Any) ->
     raise UsageError(
         f"command {kind[:40]!r}: use act, auto, undo, redo, begin, end_turn, view, seat, seating or a typed line"
     )
+
+
+def _hands(
+    kind: str,
+    fields: dict[str, str],
+    targets: tuple[str, ...],
+    state: Any,
+    entered: Any,
+    entered_for: Any,
+) -> Command:
+    """The game master's quick commands as the engine's own: damage and healing, conditions
+    (overrides, recorded with their reason), another of a combatant (`add`), `remove`."""
+    reason = fields.get("reason", "").strip() or "the game master's hand"
+    if kind in ("hurt", "condition") and not targets:
+        raise UsageError("choose at least one combatant")
+    if kind == "hurt":
+        amount = fields.get("amount", "").strip()
+        if not amount:
+            raise UsageError("give an amount: a number (5) or dice (2d6)")
+        heal = fields.get("heal") == "true"
+        given = value(amount)
+        effects = [{"target": t, "amount": given, **({"heal": True} if heal else {})} for t in targets]
+        return Command(
+            kind="override",
+            params={"reason": reason, "damage": effects},
+            entered=entered,
+            entered_for=entered_for if entered_for and any(entered_for) else None,
+        )
+    if kind == "condition":
+        name = fields.get("condition", "").strip()
+        if not name:
+            raise UsageError("name the condition (prone, stunned ...)")
+        if fields.get("remove") == "true":
+            return Command(
+                kind="override",
+                params={"reason": reason, "remove_condition": [{"target": t, "name": name} for t in targets]},
+            )
+        one: dict[str, Any] = {"name": name}
+        rounds = fields.get("rounds", "").strip()
+        if rounds:
+            if not rounds.isdigit() or not 0 < int(rounds) < 1000:
+                raise UsageError(f"rounds {rounds[:10]!r}: a whole number of rounds, 1 to 999, or none")
+            one["duration"] = int(rounds)
+        ends = fields.get("ends", "")
+        if ends in ("bearer_turn", "source_turn"):
+            one["ends"] = ends
+        return Command(kind="override", params={"reason": reason, "condition": [{"target": t, **one} for t in targets]})
+    if kind == "copy":
+        source = state.combatants.get(fields.get("combatant", "")) if state is not None else None
+        if source is None:
+            raise UsageError("choose the combatant to add another of")
+        cid, name = _another(state, source.id, source.name)
+        params: dict[str, Any] = {
+            "id": cid,
+            "name": name,
+            "side": source.side,
+            "kind": source.kind,
+            "stats": source.stats,
+        }
+        if source.group is not None:
+            params["group"] = source.group
+        return Command(kind="add", params=params)
+    who = fields.get("combatant", "")
+    return Command(kind="remove", actor=who, params={"reason": reason} if fields.get("reason") else {})
+
+
+def _another(state: Any, cid: str, name: str) -> tuple[str, str]:
+    """A free id and name for another of `cid` (`g1` -> `g3` beside `g2`; `Goblin 1` -> `Goblin 3`)."""
+    stem = re.sub(r"\d+$", "", cid) or cid
+    name_stem = re.sub(r"\s*\d+$", "", name) or name
+    n = 2
+    while f"{stem}{n}" in state.combatants or any(c.name == f"{name_stem} {n}" for c in state.combatants.values()):
+        n += 1
+    return f"{stem}{n}", f"{name_stem} {n}"
 
 
 def _base(request: Request[Any, Any, Any]) -> str:

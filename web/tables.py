@@ -217,6 +217,26 @@ class Table:
             self._cursor = None
         self.notify()
 
+    def rewind(self, step: int, seen: int | None) -> None:
+        """Undo every step after `step`, one undo each, the latest first: nothing is erased,
+        and redo walks forward again. Raises Refused when `step` isn't in the undo history."""
+        undo = self.session.projection.undo
+        if step not in undo:
+            raise Refused(
+                f"rewind to step {step}", "not a step that can be undone back to", "choose one in the history"
+            )
+        while self.session.projection.undo and self.session.projection.undo[-1] > step:
+            self.execute(Command(kind="undo"), seen)
+            seen = self.seq
+
+    def redo_to(self, step: int, seen: int | None) -> None:
+        """Redo the undone steps up to and including `step`, the earliest first."""
+        if step not in self.session.projection.redo:
+            raise Refused(f"redo to step {step}", "not an undone step that can be redone now", "redo works in order")
+        while step in self.session.projection.redo:
+            self.execute(Command(kind="redo"), seen)
+            seen = self.seq
+
     # --- seats -------------------------------------------------------------------------
 
     def seats(self) -> list[SeatEntry]:

@@ -1,0 +1,132 @@
+"""The game master's hands on the web: damage and healing (a number or dice) to several at
+once, conditions with their rounds, another of a combatant, removal; a refusal beside the
+button that sent it, the form left as it was; the history in the transcript's words with
+rewind and redo; the scrubber's changes in words."""
+
+from __future__ import annotations
+
+import html
+import re
+
+import pytest
+
+pytest.importorskip("litestar", reason="the web extra isn't installed: pip install -e '.[web]'")
+
+from litestar.testing import TestClient
+
+from combatlog.events import CommandIssued, DamageApplied, DiceRolled
+from combatlog.replays.cursor import envelopes
+from combatlog.web.app import create_app
+from combatlog.web.tables import Tables
+from tests.test_web import new_log, post
+from tests.web_support import SECRET
+
+
+@pytest.fixture
+def begun(tmp_path):
+    tables = Tables.single(str(new_log(tmp_path / "ford.db")), SECRET)
+    table = tables.all()[0]
+    with TestClient(create_app(tables)) as client:
+        assert post(client, table, kind="begin").status_code == 200
+        yield client, table
+
+
+def step_events(table, step: int) -> list:
+    return [e.event for e in envelopes(table.log) if e.step == step]
+
+
+def test_damage_to_two_combatants_is_one_step_of_overrides_with_their_reason(begun):
+    client, table = begun
+    state = table.session.state
+    hp = {c: table.session.rules.health(state, state.combatants[c])[0] for c in ("g1", "g2")}
+    form = {"kind": "hurt", "targets": ["g1", "g2"], "amount": "3", "reason": "a falling beam", "seq": str(table.seq)}
+    response = client.post(f"/gm/{table.gm_token}/command", data=form)
+    assert response.status_code == 200
+    step = table.session.projection.step
+    events = step_events(table, step)
+    assert [e.target for e in events if isinstance(e, DamageApplied)] == ["g1", "g2"]
+    assert events[0].command.params["reason"] == "a falling beam"
+    state = table.session.state
+    for c in ("g1", "g2"):
+        assert table.session.rules.health(state, state.combatants[c])[0] == hp[c] - 3
+
+
+def test_damage_by_dice_rolls_them_and_healing_gives_back_no_more_than_was_lost(begun):
+    client, table = begun
+    post(client, table, kind="hurt", targets="ayla", amount="2d4", form="hurt")
+    rolled = [e for e in step_events(table, table.session.projection.step) if isinstance(e, DiceRolled)]
+    assert len(rolled) == 1 and rolled[0].expression == "2d4" and "Ayla" in rolled[0].purpose
+    lost = table.session.state.combatants["ayla"].damage
+    assert lost == rolled[0].total
+    post(client, table, kind="hurt", targets="ayla", amount="50", heal="true", form="hurt")
+    assert table.session.state.combatants["ayla"].damage == 0  # back to full, not past it
+
+
+def test_a_condition_with_its_rounds_lands_on_each_and_comes_off_again(begun):
+    client, table = begun
+    client.post(
+        f"/gm/{table.gm_token}/command",
+        data={"kind": "condition", "targets": ["bo", "g1"], "condition": "prone", "rounds": "2", "seq": str(table.seq)},
+    )
+    for c in ("bo", "g1"):
+        (cond,) = table.session.state.combatants[c].conditions
+        assert cond.name == "prone" and cond.remaining == 2
+    post(client, table, kind="condition", targets="bo", condition="prone", remove="true")
+    assert table.session.state.combatants["bo"].conditions == ()
+
+
+def test_another_goblin_is_added_with_the_same_stats_a_free_id_and_the_next_name(begun):
+    client, table = begun
+    post(client, table, kind="copy", combatant="g1")
+    added = table.session.state.combatants["g3"]
+    g1 = table.session.state.combatants["g1"]
+    assert added.name == "Goblin 3" and added.stats == g1.stats and added.side == g1.side
+    post(client, table, kind="remove", combatant="g3", reason="fled")
+    assert table.session.state.combatants["g3"].removed
+
+
+def test_a_refusal_is_shown_beside_its_button_and_leaves_the_form_as_typed(begun):
+    client, table = begun
+    before = table.seq
+    response = client.post(
+        f"/gm/{table.gm_token}/command",
+        data={"kind": "hurt", "targets": "g1", "amount": "lots", "form": "hurt", "seq": str(table.seq)},
+    )
+    assert response.status_code == 422
+    assert response.headers["hx-retarget"] == "#err-hurt" and response.headers["hx-reswap"] == "innerHTML"
+    text = html.unescape(response.text)
+    assert text.startswith('<span id="refusal">refused: ') and "neither a number nor dice" in text
+    assert "<form" not in text  # only the message: the form keeps what was typed in it
+    assert table.seq == before
+    page = client.get(f"/gm/{table.gm_token}").text
+    assert 'id="err-hurt"' in page and 'id="err-line"' in page
+
+
+def test_the_history_speaks_the_transcripts_words_and_rewinds_and_redoes(begun):
+    client, table = begun
+    for _ in range(3):
+        post(client, table, kind="auto")
+    page = html.unescape(client.get(f"/gm/{table.gm_token}").text)
+    history = re.search(r'<ol class="steps" reversed>(.*?)</ol>', page, re.S)[1]
+    words = re.sub(r"<[^>]+>", " ", history)  # what a person reads of it
+    assert "None" not in words and "seq" not in words and "(" + "'" not in words
+    first_auto = table.session.projection.undo[-3]
+    assert f"step {first_auto}" in history and "strikes" in history
+    assert f'aria-label="rewind to step {first_auto}"' in history
+    post(client, table, kind="rewind", step=str(first_auto))
+    assert table.session.projection.undo[-1] == first_auto and len(table.session.projection.redo) == 2
+    page = html.unescape(client.get(f"/gm/{table.gm_token}").text)
+    assert "redo to here" in page and "<del>" in page  # the undone steps, struck through, still there
+    newest = max(table.session.projection.redo)
+    post(client, table, kind="redo_to", step=str(newest))
+    assert table.session.projection.redo == [] and table.session.projection.undo[-1] == newest
+    kinds = [e.event.command.kind for e in envelopes(table.log) if isinstance(e.event, CommandIssued)]
+    assert kinds[-4:] == ["undo", "undo", "redo", "redo"]  # nothing erased: each undo and redo a step
+
+
+def test_the_scrubber_tells_what_changed_in_words(begun):
+    client, table = begun
+    post(client, table, kind="hurt", targets="g1", amount="2")
+    page = html.unescape(client.get(f"/gm/{table.gm_token}/at/{table.seq}").text)
+    assert re.search(r"Goblin 1: \d+/7 -> \d+/7", page)
+    assert "None" not in page and "('" not in page
