@@ -130,3 +130,47 @@ def test_the_scrubber_tells_what_changed_in_words(begun):
     page = html.unescape(client.get(f"/gm/{table.gm_token}/at/{table.seq}").text)
     assert re.search(r"Goblin 1: \d+/7 -> \d+/7", page)
     assert "None" not in page and "('" not in page
+
+
+def test_a_new_combatant_from_the_form_built_from_the_stat_schema(begun):
+    client, table = begun
+    page = client.get(f"/gm/{table.gm_token}").text
+    for stat in ("hp", "init", "attack", "defense", "damage", "ap"):  # skirmish's stats, each an input
+        assert f'name="stat.{stat}"' in page
+    form = {"kind": "new", "form": "new", "id": "g9", "name": "Goblin boss", "side": "goblins"}
+    form |= {"stat.hp": "12", "stat.attack": "3", "stat.damage": "1d8", "stat.init": "", "seq": str(table.seq)}
+    assert client.post(f"/gm/{table.gm_token}/command", data=form).status_code == 200
+    boss = table.session.state.combatants["g9"]
+    assert boss.name == "Goblin boss" and boss.stats == {"hp": 12, "attack": 3, "damage": "1d8"}  # defaults left out
+
+
+def test_each_bad_field_of_the_new_combatant_form_gets_its_own_message_and_nothing_is_added(begun):
+    client, table = begun
+    before = table.seq
+    form = {"kind": "new", "form": "new", "id": "g9", "side": "goblins", "stat.attack": "lots", "stat.init": "x"}
+    response = client.post(f"/gm/{table.gm_token}/command", data={**form, "seq": str(table.seq)})
+    text = html.unescape(response.text)
+    assert response.status_code == 422
+    assert "init: a whole number, not 'x'" in text and "attack: a whole number, not 'lots'" in text
+    assert "hp: required" in text and text.count(";") >= 2
+    assert table.seq == before and "g9" not in table.session.state.combatants
+
+
+def test_a_starflight_combatant_with_a_weapon_from_the_forms_rows(tmp_path):
+    from tests.web_support import EXAMPLES
+
+    tables = Tables.single(str(new_log(tmp_path / "patrol.db", EXAMPLES / "starflight-patrol.toml")), SECRET)
+    table = tables.all()[0]
+    with TestClient(create_app(tables)) as client:
+        page = client.get(f"/gm/{table.gm_token}").text
+        assert 'name="stat.weapons.0.name"' in page and 'name="stat.weapons.1.name"' in page
+        t1 = table.session.state.combatants["t1"].stats
+        weapon = t1["weapons"][0]
+        form = {"kind": "new", "form": "new", "id": "t9", "side": "patrol", "hidden": "true"}
+        form |= {f"stat.{k}": str(t1[k]) for k in ("hp", "initiative", "hd", "strength")}
+        form |= {f"stat.weapons.0.{k}": str(v) for k, v in weapon.items() if not isinstance(v, (list, dict, bool))}
+        response = client.post(f"/gm/{table.gm_token}/command", data={**form, "seq": str(table.seq)})
+        assert response.status_code == 200, html.unescape(response.text)[:300]
+        added = table.session.state.combatants["t9"]
+        assert added.stats["weapons"][0]["name"] == weapon["name"]
+        assert "t9" in table.session.state.players.hidden

@@ -40,7 +40,7 @@ from combatlog.replays.cursor import Cursor, envelopes
 from combatlog.replays.encounters import start
 from combatlog.replays.transcript import transcript
 from combatlog.replays.views import GM, TABLE, Seat, Viewer
-from combatlog.web import view
+from combatlog.web import statform, view
 from combatlog.web.tables import Table, Tables
 
 KEEPALIVE = 15.0  # seconds between comments on a quiet stream (proxies close silent connections)
@@ -142,6 +142,7 @@ def _gm_board(table: Table, message: str = "", error: str = "", base: str = "") 
         turns=view.turns(state),
         legal=table.session.legal(),
         lines=told[-400:],
+        stat_form=statform.form_of(table.session.rules.stats_type) if state.rules is not None else [],
         conditions=sorted({x.split(" (")[0] for r in view.screen(state, GM, table.seq).rows for x in r.conditions}),
         history=_history(table, told),
         message=message,
@@ -573,6 +574,25 @@ def _command_of(fields: dict[str, str], targets: tuple[str, ...], rules: Any, st
         return None  # the table walks the undo stack itself
     if kind in ("hurt", "condition", "copy", "remove"):
         return _hands(kind, fields, targets, state, entered, entered_for)
+    if kind == "new":
+        stats_type = rules.stats_type if rules is not None else None
+        stats, problems = statform.stats_from(fields, stats_type)
+        problems += [m for m in statform.missing(stats, stats_type) if m not in problems]
+        for name in ("id", "side"):
+            if not fields.get(name, "").strip():
+                problems.insert(0, f"{name}: required")
+        if problems:
+            raise UsageError("; ".join(problems))
+        params: dict[str, Any] = {
+            "id": fields["id"].strip(),
+            "name": fields.get("name", "").strip() or fields["id"].strip(),
+            "side": fields["side"].strip(),
+            "kind": fields.get("combatant_kind", "npc"),
+            "stats": stats,
+        }
+        if fields.get("hidden") == "true":
+            params["hidden"] = True
+        return Command(kind="add", params=params)
     if kind == "auto":
         return lambda s: s.auto(entered, entered_for, by="gm")
     if kind == "line":
