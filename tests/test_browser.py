@@ -198,3 +198,41 @@ def test_a_player_acts_from_a_phone_sized_seat_page_that_never_scrolls_sideways(
         assert blocked == []
         phone.close()
         players.close()
+
+
+@pytest.mark.parametrize("example", ["skirmish-ambush.toml", "triptycho-cistern.toml", "starflight-patrol.toml"])
+def test_axe_finds_nothing_serious_on_the_game_masters_a_seats_and_the_tables_pages(tmp_path, browser, example):
+    import httpx
+
+    axe_module = pytest.importorskip("axe_playwright_python.sync_playwright", reason="pip install -e '.[test]'")
+    from tests.web_support import EXAMPLES
+
+    tables = Tables.single(str(new_log(tmp_path / "f.db", EXAMPLES / example)), SECRET)
+    table = tables.all()[0]
+    first = next(iter(table.session.state.combatants))
+    with serving(tables) as base, httpx.Client(base_url=base) as client:
+
+        def gm(**form):
+            form.setdefault("seq", str(table.seq))
+            return client.post(f"/gm/{table.gm_token}/command", data=form)
+
+        gm(kind="seat", seat="ana", name="Ana", combatants=first)
+        gm(kind="begin")
+        gm(kind="auto")
+        table.sync()
+        axe = axe_module.Axe()
+        pages = {
+            "game master": (f"{base}/gm/{table.gm_token}", 1280),
+            "seat": (f"{base}/seat/{table.seat_token(table.seats()[0])}", 390),
+            "table": (f"{base}/play/{table.player_token}", 1100),
+        }
+        found = []
+        for name, (url, width) in pages.items():
+            page = browser.new_page(viewport={"width": width, "height": 900})
+            page.goto(url)
+            page.wait_for_selector("#board .status")
+            for v in axe.run(page).response["violations"]:
+                if v["impact"] in ("serious", "critical"):
+                    found.append(f"{name}: {v['id']} ({v['help']}) at {[n['target'] for n in v['nodes']][:3]}")
+            page.close()
+        assert found == []
