@@ -450,11 +450,12 @@ def _override(draft: Draft, command: Command) -> None:
             f"nothing to override{' with ' + ', '.join(unknown) if unknown else ''}",
             "give one of " + ", ".join(_OVERRIDES),
         )
-    if draft.state.phase in ("setup", "surprise"):
+    if draft.state.phase in ("setup", "surprise") and effects != ["move"]:
+        # placing combatants before the fight is the game master's to do; outcomes come later
         raise Refused(
             "override",
             f"there is no outcome to override before the fight begins (phase {draft.state.phase})",
-            "change the combatant's stats with remove and add, or begin first",
+            "place combatants with a move override; change stats with remove and add, or begin first",
         )
     for key in effects:  # each effect's fields by kind, before anything is decided
         for one in p[key] if isinstance(p[key], list) and p[key] else [p[key]]:

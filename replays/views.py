@@ -531,7 +531,7 @@ def seen(state: Encounter, viewer: Viewer, seq: int) -> Seen:
                 status=_status(c),
                 acting=c.id in state.acting,
                 initiative=c.initiative,
-                position=c.position,
+                position=rules.place_of(state, c) if rules is not None else c.position,
                 conditions=tuple(SeenCondition(name=x.name, rounds=x.remaining) for x in c.conditions),
                 health=health,
                 damage=c.damage if own or shown == "exact" else None,

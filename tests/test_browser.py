@@ -236,3 +236,27 @@ def test_axe_finds_nothing_serious_on_the_game_masters_a_seats_and_the_tables_pa
                     found.append(f"{name}: {v['id']} ({v['help']}) at {[n['target'] for n in v['nodes']][:3]}")
             page.close()
         assert found == []
+
+
+def test_the_game_master_drags_a_token_to_another_section_of_the_map(tmp_path, browser):
+    from tests.web_support import EXAMPLES
+
+    tables = Tables.single(str(new_log(tmp_path / "cistern.db", EXAMPLES / "triptycho-cistern.toml")), SECRET)
+    table = tables.all()[0]
+    with serving(tables) as base:
+        gm = browser.new_page(viewport={"width": 1280, "height": 900})
+        gm.goto(f"{base}/gm/{table.gm_token}")
+        gm.wait_for_selector("svg.map")
+        token = gm.locator('svg.map g.token[data-id="hound"]').first.bounding_box()
+        target = gm.locator('svg.map g.section[data-place="shrine"] rect').bounding_box()
+        before = seq_of(gm)
+        gm.mouse.move(token["x"] + token["width"] / 2, token["y"] + token["height"] / 2)
+        gm.mouse.down()
+        gm.mouse.move(target["x"] + 20, target["y"] + target["height"] - 12, steps=8)
+        gm.mouse.up()
+        wait_for_seq(gm, ">", before)
+        table.sync()
+        assert table.session.state.combatants["hound"].position == "shrine"
+        assert gm.locator('svg.map g.section[data-place="shrine"] g.token[data-id="hound"]').count() == 1
+        shot(gm, "gm-map-after-a-drag")
+        gm.close()

@@ -174,3 +174,76 @@ def test_a_starflight_combatant_with_a_weapon_from_the_forms_rows(tmp_path):
         added = table.session.state.combatants["t9"]
         assert added.stats["weapons"][0]["name"] == weapon["name"]
         assert "t9" in table.session.state.players.hidden
+
+
+# --- the map --------------------------------------------------------------------------------------
+
+
+def _cistern(tmp_path):
+    from tests.web_support import EXAMPLES
+
+    return Tables.single(str(new_log(tmp_path / "cistern.db", EXAMPLES / "triptycho-cistern.toml")), SECRET)
+
+
+def test_triptychos_map_is_drawn_with_its_sections_borders_and_tokens(tmp_path):
+    tables = _cistern(tmp_path)
+    table = tables.all()[0]
+    with TestClient(create_app(tables)) as client:
+        page = client.get(f"/gm/{table.gm_token}").text
+        svg = re.search(r'<svg class="map".*?</svg>', page, re.S)[0]
+        board = table.session.rules.board(table.session.state)
+        assert {s.id for s in board.sections} == set(re.findall(r'<g class="section" data-place="([^"]+)"', svg))
+        assert svg.count('class="border hard"') == sum(b.kind == "hard" for b in board.borders)
+        for cid in table.session.state.combatants:
+            assert f'data-id="{cid}"' in svg
+        assert "dark" in svg and "shadowy" in svg  # the light in words, not in colour alone
+
+
+def test_moving_a_token_is_a_move_override_and_the_players_map_leaves_out_the_hidden(tmp_path):
+    tables = _cistern(tmp_path)
+    table = tables.all()[0]
+    with TestClient(create_app(tables)) as client:
+        post(client, table, kind="begin")
+        post(client, table, kind="move", combatant="hound", to="shrine", form="map")
+        assert table.session.state.combatants["hound"].position == "shrine"
+        refused = client.post(
+            f"/gm/{table.gm_token}/command",
+            data={"kind": "move", "combatant": "hound", "to": "attic", "form": "map", "seq": str(table.seq)},
+        )
+        assert refused.status_code == 422 and refused.headers["hx-retarget"] == "#err-map"
+        assert "no section 'attic' on the map" in html.unescape(refused.text)
+        post(client, table, kind="view", combatant="hound", hidden="true")
+        players = client.get(f"/play/{table.player_token}").text
+        svg = re.search(r'<svg class="map".*?</svg>', players, re.S)[0]
+        assert 'data-id="hound"' not in svg and 'data-id="vela"' in svg and "data-drag" not in svg
+
+
+def test_starflight_without_a_grid_draws_its_range_bands(tmp_path):
+    from tests.web_support import EXAMPLES
+
+    tables = Tables.single(str(new_log(tmp_path / "patrol.db", EXAMPLES / "starflight-patrol.toml")), SECRET)
+    table = tables.all()[0]
+    with TestClient(create_app(tables)) as client:
+        post(client, table, kind="begin")
+        ranges = table.session.state.extra.ranges
+        page = client.get(f"/play/{table.player_token}").text
+        assert ranges and '<svg class="map bands"' in page
+        for r in set(ranges.values()):
+            assert f">range {r}<" in page
+
+
+def test_the_game_master_places_combatants_before_the_fight_but_overrides_no_outcome_then():
+    from combatlog.engine import Refused, Session
+    from combatlog.engine.encounter_file import read_encounter
+    from combatlog.events import Command
+    from combatlog.replays import MemoryLog
+    from tests.web_support import EXAMPLES
+
+    s = Session(MemoryLog())
+    for command in read_encounter(EXAMPLES / "swords-of-infinity-ambush.toml", seed=3):
+        s.execute(command)
+    assert s.state.phase == "setup"
+    s.execute(Command(kind="override", params={"reason": "the ambush", "move": {"target": "r1", "to": "3,4"}}))
+    assert s.state.combatants["r1"].position == "3,4"
+    with pytest.raises(Refused, match="no outcome to override before the fight begins"):
+        s.execute(Command(kind="override", params={"reason": "x", "damage": {"target": "r1", "amount": 2}}))

@@ -40,7 +40,7 @@ from combatlog.replays.cursor import Cursor, envelopes
 from combatlog.replays.encounters import start
 from combatlog.replays.transcript import transcript
 from combatlog.replays.views import GM, TABLE, Seat, Viewer
-from combatlog.web import statform, view
+from combatlog.web import mapview, statform, view
 from combatlog.web.tables import Table, Tables
 
 KEEPALIVE = 15.0  # seconds between comments on a quiet stream (proxies close silent connections)
@@ -142,6 +142,8 @@ def _gm_board(table: Table, message: str = "", error: str = "", base: str = "") 
         turns=view.turns(state),
         legal=table.session.legal(),
         lines=told[-400:],
+        map_svg=_map(table, GM, movable=True),
+        places=_places(table),
         stat_form=statform.form_of(table.session.rules.stats_type) if state.rules is not None else [],
         conditions=sorted({x.split(" (")[0] for r in view.screen(state, GM, table.seq).rows for x in r.conditions}),
         history=_history(table, told),
@@ -159,10 +161,29 @@ def _player_board(table: Table) -> str:
     if kept is not None and kept[0] == seq:
         return kept[1]
     page = _env.get_template("player_board.html").render(
-        t=table, screen=view.screen(table.session.state, TABLE, seq), lines=_lines(table, TABLE, last=60)
+        t=table,
+        screen=view.screen(table.session.state, TABLE, seq),
+        lines=_lines(table, TABLE, last=60),
+        map_svg=_map(table, TABLE),
     )
     table.rendered["players"] = (seq, page)
     return page
+
+
+def _map(table: Table, viewer: Viewer, movable: bool = False) -> str:
+    """The map `viewer` sees, as inline SVG (empty for a system without one)."""
+    state = table.session.state
+    if state.rules is None:
+        return ""
+    rules = table.session.rules
+    return mapview.draw(rules.board(state), views.seen(state, viewer, table.seq), movable)
+
+
+def _places(table: Table) -> list[str]:
+    """Where a combatant may be put on the map (a section's id; none for a grid: any x,y)."""
+    state = table.session.state
+    board = table.session.rules.board(state) if state.rules is not None else None
+    return [s.id for s in board.sections] if board is not None and board.kind == "sections" else []
 
 
 def _seat_board(table: Table, seat: SeatEntry, error: str = "") -> str:
@@ -182,6 +203,7 @@ def _seat_board(table: Table, seat: SeatEntry, error: str = "") -> str:
         turns=[turn for turn in view.turns(state) if turn.id in seat.combatants],
         lines=_lines(table, viewer, last=40),
         answer=table.answers.get(seat.id, ""),
+        map_svg=_map(table, Seat(combatants=frozenset(seat.combatants))),
         error=error,
         waiting=[r for r in table.queue if r.seat == seat.id],
         queued=seating is not None and seating.commands == "queue",
@@ -574,6 +596,11 @@ def _command_of(fields: dict[str, str], targets: tuple[str, ...], rules: Any, st
         return None  # the table walks the undo stack itself
     if kind in ("hurt", "condition", "copy", "remove"):
         return _hands(kind, fields, targets, state, entered, entered_for)
+    if kind == "move":
+        who, to = fields.get("combatant", ""), fields.get("to", "").strip()
+        if not who or not to:
+            raise UsageError("say who moves and where: a section, or x,y on a grid")
+        return Command(kind="override", params={"reason": "moved on the map", "move": {"target": who, "to": to}})
     if kind == "new":
         stats_type = rules.stats_type if rules is not None else None
         stats, problems = statform.stats_from(fields, stats_type)

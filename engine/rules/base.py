@@ -46,6 +46,17 @@ def level_of(left: int, most: int) -> str:
 
 
 @dataclass(frozen=True)
+class BoardView:
+    """Where a system's combatants stand, as a screen draws it: `sections` of a map (with its
+    borders), a `grid` of x,y squares, or range `bands` (a combatant's place is its band)."""
+
+    kind: str  # "sections", "grid" or "bands"
+    sections: tuple[Any, ...] = ()  # battlemap.Section, for "sections"
+    borders: tuple[Any, ...] = ()  # battlemap.Border, for "sections"
+    bands: tuple[str, ...] = ()  # the bands in order, nearest first, for "bands"
+
+
+@dataclass(frozen=True)
 class ActionSpec:
     """An action a combatant may declare: its category, cost, targets and resolution.
 
@@ -403,6 +414,15 @@ class RuleSystem:
         if isinstance(hp, int) and not isinstance(hp, bool):
             return (max(hp - c.damage, 0), hp)
         return None
+
+    def board(self, state: Encounter) -> BoardView | None:
+        """What the screens draw as the map (None: no map). Default: a grid when the system
+        reads positions as x,y squares (`place_problem` is `grid_problem`), else none."""
+        return None
+
+    def place_of(self, state: Encounter, c: Combatant) -> str | None:
+        """Where `c` stands on the board (a section, `x,y`, a band), or None. Default: its position."""
+        return c.position
 
     def health_level(self, state: Encounter, c: Combatant) -> str | None:
         """How `c`'s health reads where it is shown as a level (healthy, injured, bloodied,

@@ -47,6 +47,52 @@
     }
     document.body.dispatchEvent(new Event("audit"));
   });
+  // the map: drag a token onto a section or square (the game master's screen); the move is
+  // the engine's to check, and a refused one leaves the token where it stood
+  var dragging = null;
+  function placeAt(x, y) {
+    var el = document.elementFromPoint(x, y);
+    var spot = el && el.closest && el.closest("[data-place]");
+    return spot ? spot : null;
+  }
+  function clearDrop() {
+    document.querySelectorAll(".drop-here").forEach(function (el) { el.classList.remove("drop-here"); });
+  }
+  document.addEventListener("pointerdown", function (e) {
+    var token = e.target.closest && e.target.closest("svg.map [data-drag]");
+    if (!token) { return; }
+    var svg = token.ownerSVGElement;
+    var wrap = token.closest(".map-wrap");
+    if (!svg || !wrap || !wrap.dataset.token) { return; }
+    e.preventDefault();
+    var box = svg.getBoundingClientRect();
+    var scale = svg.viewBox.baseVal.width / box.width;
+    dragging = { token: token, wrap: wrap, x: e.clientX, y: e.clientY, scale: scale };
+    token.setPointerCapture && token.setPointerCapture(e.pointerId);
+  });
+  document.addEventListener("pointermove", function (e) {
+    if (!dragging) { return; }
+    var dx = (e.clientX - dragging.x) * dragging.scale, dy = (e.clientY - dragging.y) * dragging.scale;
+    dragging.token.setAttribute("transform", "translate(" + dx + " " + dy + ")");
+    dragging.token.style.pointerEvents = "none";
+    clearDrop();
+    var spot = placeAt(e.clientX, e.clientY);
+    if (spot) { spot.classList.add("drop-here"); }
+  });
+  document.addEventListener("pointerup", function (e) {
+    if (!dragging) { return; }
+    var d = dragging;
+    dragging = null;
+    var spot = placeAt(e.clientX, e.clientY);
+    clearDrop();
+    d.token.removeAttribute("transform");  // back where it stood until the new board says otherwise
+    d.token.style.pointerEvents = "";
+    if (!spot || !window.htmx) { return; }
+    htmx.ajax("POST", "/gm/" + d.wrap.dataset.token + "/command", {
+      target: "#board", swap: "innerHTML",
+      values: { kind: "move", form: "map", combatant: d.token.dataset.id, to: spot.dataset.place, seq: d.wrap.dataset.seq }
+    });
+  });
   document.addEventListener("htmx:sseMessage", function () {
     var board = document.getElementById("board");
     if (board) { htmx.trigger(document.body, "htmx:afterSwap", { target: board }); }

@@ -15,7 +15,7 @@ from combatlog.engine import rules as _registry
 from combatlog.engine.draft import Draft
 from combatlog.engine.errors import Refused
 from combatlog.engine.order import RankedOrder
-from combatlog.engine.rules.base import ActionSpec, RuleSystem, grid_problem
+from combatlog.engine.rules.base import ActionSpec, BoardView, RuleSystem, grid_problem
 from combatlog.engine.rules.starflight.actions import HEAL, MELEE, MOVE, SHOOT, _move_distance
 from combatlog.engine.rules.starflight.commands import _conclude, _marching_cmd, _place_cmd, _range_cmd
 from combatlog.engine.rules.starflight.events import (
@@ -151,6 +151,18 @@ class Starflight(RuleSystem):
 
     def place_problem(self, state: Encounter, to: str) -> str | None:
         return grid_problem(to)  # positions are squares of an x,y grid
+
+    def board(self, state: Encounter) -> BoardView | None:
+        if state.options.get("grid", "none") != "none":
+            return BoardView(kind="grid")
+        ranges = sorted(set(own(state).ranges.values()))
+        return BoardView(kind="bands", bands=tuple(str(r) for r in ranges)) if ranges else None
+
+    def place_of(self, state: Encounter, c: Combatant) -> str | None:
+        if state.options.get("grid", "none") != "none":
+            return c.position
+        r = own(state).ranges.get(c.id)
+        return None if r is None else str(r)  # its range band to its target
 
     def budget(self, state: Encounter, combatant: Combatant) -> dict[str, int]:
         if state.options.get("method") == "simple":

@@ -14,7 +14,7 @@ from combatlog.engine import rules as _registry
 from combatlog.engine.draft import Draft
 from combatlog.engine.errors import Refused
 from combatlog.engine.order import RankedOrder
-from combatlog.engine.rules.base import ActionSpec, RuleSystem, grid_problem
+from combatlog.engine.rules.base import ActionSpec, BoardView, RuleSystem, grid_problem
 from combatlog.engine.rules.swords_of_infinity.actions import ACTIONS, MAJOR_WHILE_PINNED
 from combatlog.engine.rules.swords_of_infinity.events import (
     EVENTS,
@@ -93,6 +93,9 @@ class SwordsOfInfinity(RuleSystem):
 
     def place_problem(self, state: Encounter, to: str) -> str | None:
         return grid_problem(to)  # positions are squares of an x,y grid
+
+    def board(self, state: Encounter) -> BoardView | None:
+        return BoardView(kind="grid")
 
     def budget(self, state: Encounter, combatant: Combatant) -> dict[str, int]:
         if not combatant.wounds:

@@ -17,7 +17,7 @@ from combatlog.engine.dicetree import excerpt
 from combatlog.engine.draft import Draft
 from combatlog.engine.errors import Refused
 from combatlog.engine.order import Order, RankedOrder
-from combatlog.engine.rules.base import ActionSpec, RuleSystem
+from combatlog.engine.rules.base import ActionSpec, BoardView, RuleSystem
 from combatlog.engine.rules.triptycho.actions import ACTIONS, SPECS, charged_play
 from combatlog.engine.rules.triptycho.events import (
     EVENTS,
@@ -302,6 +302,13 @@ class Triptycho(RuleSystem):
         piles = {cid: ("",) * len(cards) for cid, cards in mine.piles.items()}  # no one sees a pile's order
         # another's deck is in its stats, which the views give only to the game master and its seat
         return replace(state, extra=replace(mine, hands=hands, piles=piles))
+
+    def board(self, state: Encounter) -> BoardView | None:
+        spec = options_of(state).board.spec
+        return BoardView(kind="sections", sections=tuple(spec.sections), borders=tuple(spec.borders))
+
+    def place_of(self, state: Encounter, c: Combatant) -> str | None:
+        return c.position or stats_of(c).section  # where it stands, or where the file placed it
 
     def place_problem(self, state: Encounter, to: str) -> str | None:
         # a section of the map, or sections joined by '+' (a large entity's)
