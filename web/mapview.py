@@ -62,10 +62,13 @@ def draw(board: BoardView | None, view: Seen, movable: bool) -> str:
         return ""
     at = tokens_at(view)
     if board.kind == "sections":
-        return _sections(board, at, movable)
-    if board.kind == "grid":
-        return _grid(at, movable)
-    return _bands(board, at)
+        svg = _sections(board, at, movable)
+    elif board.kind == "grid":
+        svg = _grid(at, movable)
+    else:
+        svg = _bands(board, at)
+    # with tokens to move it holds controls: a group, not a picture
+    return svg.replace(' role="img" ', ' role="group" ', 1) if movable else svg
 
 
 def _layout(board: BoardView) -> dict[str, tuple[int, int]]:
