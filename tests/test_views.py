@@ -273,7 +273,9 @@ def test_the_players_stream_at_each_step_is_the_board_of_a_replay_to_that_seq_an
         assert f'data-id="{next(iter(hidden))}"' not in page if hidden else True
         # (c) the board, show --as table and transcript --viewer table agree
         shown = seen(state, TABLE, seq)
-        assert re.findall(r'data-id="([^"]+)"', page) == [c.id for c in shown.combatants]
+        assert re.findall(r'<tr class="[^"]*" data-id="([^"]+)"', page) == [c.id for c in shown.combatants]
+        on_map = set(re.findall(r'<g class="token[^"]*" data-id="([^"]+)"', page))
+        assert on_map <= {c.id for c in shown.combatants}  # the map shows no one the table can't see
         lines = [line for _, line in transcript(cut, viewer=TABLE)][-60:]
         told = re.findall(r'<li data-seq="\d+"[^>]*>(?:<del title="undone">)?(.*?)(?:</del>)?</li>', page)
         assert [html.unescape(line) for line in told] == lines
