@@ -2,7 +2,7 @@
 shows on a players' page served by another (PostgreSQL, so LISTEN/NOTIFY; a SQLite file
 when no server is reachable), and how many open players' pages one process keeps live.
 
-    python benchmarks/web.py [--steps 200] [--viewers 200] [--crowd 1100] [--postgres URL]
+    python benchmarks/web.py [--steps 200] [--viewers 200] [--seats 8] [--crowd 1100] [--postgres URL]
 
 Prints a table; needs the web and test extras (httpx comes with Litestar).
 """
@@ -163,6 +163,71 @@ async def fan_out(where: str, viewers: int, steps: int) -> list[float]:
         proc.wait(10)
 
 
+def seat_token(table: str, seat: str, generation: int = 1) -> str:
+    """A seat's link token, as the server makes it from the shared secret."""
+    return token(SECRET.encode(), "\0".join((table, seat, str(generation))), "seat")
+
+
+async def from_a_seat(where: str, seats: int, viewers: int, steps: int) -> list[float]:
+    """Seconds from a command posted by a seat's page until each other open page (the other
+    seats' and `viewers` players' pages) has the step: one process, `seats` seats."""
+    from combatlog.engine import Session
+    from combatlog.events import Command
+    from combatlog.replays.cursor import replay
+
+    log = open_log(where, create=False)
+    session = Session(log, signer=None)
+    ids = list(session.state.combatants)
+    session.execute(Command(kind="seat", params={"seat": "all", "combatants": ids}))  # the one that commands
+    for i in range(seats - 1):
+        session.execute(Command(kind="seat", params={"seat": f"s{i}", "combatants": [ids[i % len(ids)]]}))
+    session.execute(Command(kind="begin"))
+    log.close()
+    proc, base = serve(where)
+    table = table_id(where)
+    players = token(SECRET.encode(), table, "players")
+    commanding = f"{base}/seat/{seat_token(table, 'all')}"
+    watching = [f"{base}/play/{players}/stream"] * viewers + [
+        f"{base}/seat/{seat_token(table, f's{i}')}/stream" for i in range(seats - 1)
+    ]
+    limits = httpx.Limits(max_connections=len(watching) + 10, max_keepalive_connections=len(watching) + 10)
+    reader = open_log(where, create=False, read_only=True)
+    try:
+        async with httpx.AsyncClient(limits=limits, timeout=30) as client:
+            pages: list[tuple[dict[int, float], asyncio.Event]] = [({}, asyncio.Event()) for _ in watching]
+            tasks = [
+                asyncio.create_task(follow(url, seen, ready, client)) for url, (seen, ready) in zip(watching, pages)
+            ]
+            for _, ready in pages:
+                await ready.wait()
+            await asyncio.sleep(0.5)
+            out = []
+            for _ in range(steps):
+                state = replay(reader, None).state
+                if state.phase == "end" or not state.acting:
+                    break
+                seq0 = replay(reader, None).seq
+                sent = time.perf_counter()
+                r = await client.post(
+                    f"{commanding}/command", data={"kind": "end_turn", "actor": state.acting[0], "seq": str(seq0)}
+                )
+                r.raise_for_status()
+                seq = int(r.text.split('data-seq="', 1)[1].split('"', 1)[0])
+                deadline = time.monotonic() + 10
+                while not all(any(s >= seq for s in seen) for seen, _ in pages):
+                    if time.monotonic() > deadline:
+                        raise SystemExit(f"step {seq} didn't reach every page within 10 s")
+                    await asyncio.sleep(0.001)
+                out.extend(min(t for s, t in seen.items() if s >= seq) - sent for seen, _ in pages)
+            for task in tasks:
+                task.cancel()
+            return out
+    finally:
+        reader.close()
+        proc.terminate()
+        proc.wait(10)
+
+
 def under_idle_crowd(where: str, crowd: int, requests: int) -> tuple[list[float], list[float]]:
     """Seconds a players' page takes to answer while `crowd` connections that never send a
     request are open against a server limited to 1,024 open files; and while a game master
@@ -207,6 +272,7 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=200, help="steps posted (200)")
     parser.add_argument("--viewers", type=int, default=200, help="open players' pages on one process (200)")
     parser.add_argument("--crowd", type=int, default=1100, help="silent connections held open (1,100)")
+    parser.add_argument("--seats", type=int, default=8, help="players' seats open on one process (8)")
     parser.add_argument(
         "--postgres",
         default=os.environ.get("COMBATLOG_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/test"),
@@ -222,6 +288,9 @@ def main() -> None:
         fan_where = str(Path(tmp) / "fan.db")
         new_encounter(fan_where)
         fan = asyncio.run(fan_out(fan_where, args.viewers, max(20, args.steps // 4)))
+        seat_where = str(Path(tmp) / "seats.db")
+        new_encounter(seat_where)
+        seated = asyncio.run(from_a_seat(seat_where, args.seats, args.viewers, max(20, args.steps // 4)))
         crowd_where = str(Path(tmp) / "crowd.db")
         new_encounter(crowd_where)
         crowd, long_lines = under_idle_crowd(crowd_where, args.crowd, 50)
@@ -245,6 +314,13 @@ def main() -> None:
         ms(statistics.median(fan)),
         ms(percentile(fan, 99)),
         "p99 < 250 ms: " + ("met" if percentile(fan, 99) < 0.25 else "MISSED"),
+    )
+    table.add_row(
+        f"a seat's command to {args.seats - 1} other seats' and {args.viewers} players' pages "
+        f"({len(seated) // (args.seats - 1 + args.viewers)} steps)",
+        ms(statistics.median(seated)),
+        ms(percentile(seated, 99)),
+        "p99 < 100 ms: " + ("met" if percentile(seated, 99) < 0.1 else "MISSED"),
     )
     table.add_row(
         f"players' page beside {args.crowd:,} silent connections, 1,024 open files ({len(crowd)} requests)",

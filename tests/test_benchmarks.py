@@ -36,3 +36,18 @@ def test_the_long_session_is_a_real_log_and_the_floor_reads_all_of_it(tmp_path):
             check=True,
         )
         assert 5 < float(out.stdout) < 500, what  # megabytes of the child's own process
+
+
+def test_the_web_benchmark_makes_the_seat_links_the_server_makes():
+    import pytest
+
+    pytest.importorskip("litestar", reason="the web extra isn't installed")
+    from combatlog.projections import SeatEntry
+    from combatlog.web.tables import Table
+
+    web_spec = importlib.util.spec_from_file_location("combatlog_bench_web", SCRIPT.with_name("web.py"))
+    web = importlib.util.module_from_spec(web_spec)
+    web_spec.loader.exec_module(web)
+    table = Table("seats", "memory:", web.SECRET.encode())
+    for seat, generation in (("all", 1), ("s3", 1), ("s3", 2)):
+        assert web.seat_token("seats", seat, generation) == table.seat_token(SeatEntry(id=seat, generation=generation))
