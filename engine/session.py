@@ -42,6 +42,13 @@ class _NoDice(Dice):
         raise NeedDice(expr.text, purpose, expr.count, expr.sides, expr.low)
 
 
+class _Highest(Dice):
+    """Every die at its highest: the rolls a command asks for, without telling a seeded one."""
+
+    def faces(self, expr: Expr, purpose: str) -> tuple[int, ...]:
+        return (expr.high,) * expr.count
+
+
 def load(log: EventLog) -> Projection:
     """Fold a whole log into a projection, with the marks an undo at any depth folds again
     from; raises CorruptLog naming the seq that can't be read."""
@@ -197,6 +204,13 @@ class Session(Playing):
                 f"it rolled {', '.join(asked) or 'nothing'}; give each roll's dice, as '1d8: 5', to match it",
             )
         return events
+
+    def rolls_asked(self, command: Command) -> list[DiceRolled]:
+        """The rolls `command` would ask for now, in order, each die at its highest (so a hit's
+        damage shows too, and nothing of the engine's own dice is told); nothing is appended.
+        Raises Refused as `execute` would."""
+        events = self.preview(command, _Highest())
+        return [e for e in events if isinstance(e, DiceRolled)]
 
     def execute(self, command: Command, dice: Dice | None = None) -> list[Envelope[Event]]:
         """Carry out `command` as one step; returns the appended envelopes.

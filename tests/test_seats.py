@@ -241,3 +241,14 @@ def decode_qr(svg: str) -> str:
     found = zxingcpp.read_barcodes(memoryview(image).cast("B", (size, size)))
     assert found, "no QR code found in the SVG"
     return str(found[0].text)
+
+
+def test_a_seats_actions_say_first_which_dice_they_roll_without_telling_the_engines(ford):
+    client, table = ford
+    until_acting(client, table, "ayla")
+    before = table.log.head()[0]
+    page = html.unescape(client.get(link(table, "ana")).text)
+    assert table.log.head()[0] == before  # asking which dice rolled none and appended nothing
+    asked = re.findall(r'<span class="help dice-asked">roll ([^<]+)</span>', page)
+    attack = table.session.state.combatants["ayla"].stats["attack"]
+    assert any(a.startswith(f"1d20+{attack} (") and ", then 1d8 (" in a for a in asked), asked

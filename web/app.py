@@ -200,7 +200,7 @@ def _seat_board(table: Table, seat: SeatEntry, error: str = "") -> str:
         token=table.seat_token(seat),
         screen=screen,
         mine=mine,
-        turns=[turn for turn in view.turns(state) if turn.id in seat.combatants],
+        turns=[view.with_dice(table.session, turn) for turn in view.turns(state) if turn.id in seat.combatants],
         lines=_lines(table, viewer, last=40),
         answer=table.answers.get(seat.id, ""),
         map_svg=_map(table, Seat(combatants=frozenset(seat.combatants))),

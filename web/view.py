@@ -7,9 +7,11 @@ tracks, the order as tiers of names. Nothing here redacts.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from combatlog.engine import RuleSystem, get_rules
 from combatlog.engine.rules.base import ActionSpec, level_of
+from combatlog.events import Command
 from combatlog.projections import Combatant, Encounter
 from combatlog.replays.views import UNSEEN_NAME, Seen, Viewer, seen
 
@@ -144,6 +146,20 @@ class Choice:
     targets: list[tuple[str, str]]  # (id, name)
     min_targets: int
     max_targets: int
+    dice: list[str] = field(default_factory=list)  # the rolls it asks for ("1d20+4 to hit"), when told
+
+
+def with_dice(session: Any, turn: Turn) -> Turn:
+    """`turn` with each choice's rolls, as the engine would ask them of its first target (the
+    dice at their highest: nothing of the engine's own dice is told)."""
+    for choice in turn.choices:
+        targets = tuple(t for t, _ in choice.targets[: max(choice.min_targets, 1)]) if choice.targets else ()
+        try:
+            rolls = session.rolls_asked(Command(kind="act", actor=turn.id, action=choice.name, targets=targets))
+        except Exception:  # an action that needs parameters first: its dice are said when it is sent
+            continue
+        choice.dice = [f"{r.expression} ({r.purpose})" for r in rolls]
+    return turn
 
 
 @dataclass
