@@ -260,3 +260,107 @@ def test_the_game_master_drags_a_token_to_another_section_of_the_map(tmp_path, b
         assert gm.locator('svg.map g.section[data-place="shrine"] g.token[data-id="hound"]').count() == 1
         shot(gm, "gm-map-after-a-drag")
         gm.close()
+
+
+@pytest.mark.parametrize("example", ["starflight-patrol.toml", "triptycho-cistern.toml"])
+def test_a_game_master_and_two_phones_play_a_fight_to_its_end(tmp_path, browser, example):
+    """Two seats on phone-sized pages and the game master on a desktop one: the seats' steps
+    wait in the queue until accepted (one refused with a reason the player reads), a refused
+    form keeps what was typed, a rewind and a redo, and the fight goes on to its end."""
+    import httpx
+
+    from tests.web_support import EXAMPLES
+
+    tables = Tables.single(str(new_log(tmp_path / "f.db", EXAMPLES / example)), SECRET)
+    table = tables.all()[0]
+    state = table.session.state
+    pcs = [c.id for c in state.combatants.values() if c.kind == "pc"][:2]
+    with serving(tables) as base, httpx.Client(base_url=base) as client:
+
+        def gm_post(**form):
+            form.setdefault("seq", str(table.seq))
+            return client.post(f"/gm/{table.gm_token}/command", data=form)
+
+        for i, cid in enumerate(pcs):
+            gm_post(kind="seat", seat=f"p{i}", name=f"Player {i + 1}", combatants=cid)
+        gm_post(kind="seating", commands="queue", undo="false")
+        gm_post(kind="begin")
+        table.sync()
+        gm = browser.new_page(viewport={"width": 1280, "height": 900})
+        gm.goto(f"{base}/gm/{table.gm_token}")
+        gm.wait_for_selector("#board .status")
+        phones = []
+        for seat in table.seats():
+            phone = browser.new_page(viewport={"width": 390, "height": 844})
+            phone.goto(f"{base}/seat/{table.seat_token(seat)}")
+            phone.wait_for_selector("#board .status")
+            phones.append((seat, phone))
+
+        # a refused form keeps what was typed, and says why beside its button
+        gm.fill("#f-hurt input[name=amount]", "a lot")
+        gm.locator("#f-hurt input[name=targets]").first.check()
+        gm.locator("#f-hurt button[type=submit]").click()
+        gm.wait_for_selector("#err-hurt #refusal")
+        assert gm.input_value("#f-hurt input[name=amount]") == "a lot"
+
+        refused_once = accepted = False
+        for _ in range(200):
+            table.sync()
+            if table.session.state.phase == "end":
+                break
+            acting = set(table.session.state.acting)
+            mine = [(seat, phone) for seat, phone in phones if acting & set(seat.combatants)]
+            if mine:
+                seat, phone = mine[0]
+                phone.reload()
+                form = phone.locator("form.turn").first
+                if form.count() == 0:
+                    gm.click("#auto-button")
+                    continue
+                targets = form.locator("input[name=targets]")
+                if targets.count():
+                    targets.first.check()
+                form.locator("button.primary").click()
+                phone.wait_for_timeout(150)
+                if phone.locator("#refusal").count():  # an action that wants more: end the turn instead
+                    phone.locator("form.inline button", has_text="end").first.click()
+                    phone.wait_for_timeout(150)
+                gm.reload()
+                if gm.locator(".queue .request").count():
+                    if not refused_once:
+                        gm.fill(".queue .request input[name=reason]", "not yet")
+                        gm.locator(".queue .request button", has_text="refuse").first.click()
+                        refused_once = True
+                        phone.reload()
+                        assert "the game master refused: not yet" in phone.inner_text("#board")
+                        continue
+                    gm.locator(".queue .request button", has_text="accept").first.click()
+                    accepted = True
+                    gm.wait_for_timeout(100)
+            else:
+                gm.reload()
+                gm.click("#auto-button")
+                gm.wait_for_timeout(50)
+            if accepted and refused_once and not getattr(table, "_rewound", False):
+                table.sync()
+                gm.reload()
+                rewind = gm.locator("ol.steps button", has_text="rewind to here")
+                if rewind.count() >= 2:
+                    gm.once("dialog", lambda d: d.accept())
+                    before = seq_of(gm)
+                    rewind.nth(1).click()
+                    wait_for_seq(gm, ">", before)
+                    gm.locator("ol.steps button", has_text="redo to here").first.click()
+                    gm.wait_for_timeout(200)
+                    table._rewound = True  # type: ignore[attr-defined]
+        table.sync()
+        assert table.session.state.phase == "end", table.session.state.phase
+        assert accepted and refused_once and getattr(table, "_rewound", False)
+        name = example.split("-")[0]
+        shot(gm, f"{name}-game-master-end")
+        for i, (_, phone) in enumerate(phones):
+            phone.reload()
+            assert phone.evaluate("document.documentElement.scrollWidth") <= 390
+            shot(phone, f"{name}-seat-{i + 1}-end")
+            phone.close()
+        gm.close()
