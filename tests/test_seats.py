@@ -252,3 +252,23 @@ def test_a_seats_actions_say_first_which_dice_they_roll_without_telling_the_engi
     asked = re.findall(r'<span class="help dice-asked">roll ([^<]+)</span>', page)
     attack = table.session.state.combatants["ayla"].stats["attack"]
     assert any(a.startswith(f"1d20+{attack} (") and ", then 1d8 (" in a for a in asked), asked
+
+
+def test_a_triptycho_seat_picks_its_card_from_its_hand_not_from_memory(tmp_path):
+    tables = Tables.single(str(new_log(tmp_path / "cistern.db", EXAMPLES / "triptycho-cistern.toml")), SECRET)
+    table = tables.all()[0]
+    with TestClient(create_app(tables)) as client:
+        post(client, table, kind="seat", seat="v", name="Vee", combatants="vela")
+        post(client, table, kind="begin")
+        until_acting(client, table, "vela")
+        hand = table.session.state.extra.hands["vela"]
+        assert {"Longsword", "Javelin"} <= set(hand)  # what the example's seed deals Vela
+        page = client.get(link(table, "v")).text
+        offered = re.search(r'<select name="param\.card">(.*?)</select>', page, re.S)[1]
+        assert re.findall(r"<option>([^<]+)</option>", offered) == list(dict.fromkeys(hand))
+        # the rules read the card chosen: a melee card at range says why; a thrown one is played
+        play = {"kind": "act", "actor": "vela", "action": "play", "targets": "hound"}
+        close = seat_post(client, table, "v", **play, **{"param.card": "Longsword"})
+        assert close.status_code == 422 and "Longsword is melee" in close.text
+        thrown = seat_post(client, table, "v", **play, **{"param.card": "Javelin"})
+        assert thrown.status_code == 200 and last_command(table).params["card"] == "Javelin"

@@ -630,7 +630,10 @@ def _command_of(fields: dict[str, str], targets: tuple[str, ...], rules: Any, st
             actor=fields.get("actor", ""),
             action=fields.get("action", ""),
             targets=targets,
-            params=_params(fields.get("params", "")),
+            params={
+                **_params(fields.get("params", "")),
+                **{k[len("param.") :]: value(v) for k, v in fields.items() if k.startswith("param.") and v.strip()},
+            },
             entered=entered,
             entered_for=entered_for if entered_for and any(entered_for) else None,
         )

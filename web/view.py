@@ -147,6 +147,7 @@ class Choice:
     min_targets: int
     max_targets: int
     dice: list[str] = field(default_factory=list)  # the rolls it asks for ("1d20+4 to hit"), when told
+    params: dict[str, tuple[str, ...]] = field(default_factory=dict)  # a parameter's choices, for a list
 
 
 def with_dice(session: Any, turn: Turn) -> Turn:
@@ -206,6 +207,7 @@ def _choice(rules: RuleSystem, state: Encounter, actor: Combatant, spec: ActionS
     )
     cost = cost or "free"
     return Choice(
+        params=rules.param_choices(state, actor, spec.name),
         name=spec.name,
         cost=cost,
         help=spec.help,

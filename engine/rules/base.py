@@ -420,6 +420,18 @@ class RuleSystem:
         reads positions as x,y squares (`place_problem` is `grid_problem`), else none."""
         return None
 
+    def param_choices(self, state: Encounter, actor: Combatant, action: str) -> dict[str, tuple[str, ...]]:
+        """The parameters a form offers for `actor`'s `action`, each with its choices now (a
+        form's lists; the action's check still decides). Default: `weapon`, among the names of
+        the actor's weapons, when it has any."""
+        weapons = actor.stats.get("weapons")
+        names = (
+            tuple(str(w["name"]) for w in weapons if isinstance(w, dict) and isinstance(w.get("name"), str))
+            if isinstance(weapons, list)
+            else ()
+        )
+        return {"weapon": names} if names else {}
+
     def place_of(self, state: Encounter, c: Combatant) -> str | None:
         """Where `c` stands on the board (a section, `x,y`, a band), or None. Default: its position."""
         return c.position

@@ -307,6 +307,18 @@ class Triptycho(RuleSystem):
         spec = options_of(state).board.spec
         return BoardView(kind="sections", sections=tuple(spec.sections), borders=tuple(spec.borders))
 
+    def param_choices(self, state: Encounter, actor: Combatant, action: str) -> dict[str, tuple[str, ...]]:
+        hand = own(state).hands.get(actor.id, ())
+        sections = tuple(options_of(state).board.sections)
+        if action == "play":
+            return {"card": tuple(dict.fromkeys(hand))}
+        if action == "incant":
+            cards = stats_of(actor).cards
+            return {"card": tuple(c for c in dict.fromkeys(hand) if cards[c].incantation is not None)}
+        if action in ("move", "climb", "fall"):
+            return {"to": sections}
+        return {}
+
     def place_of(self, state: Encounter, c: Combatant) -> str | None:
         return c.position or stats_of(c).section  # where it stands, or where the file placed it
 
