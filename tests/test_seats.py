@@ -272,3 +272,22 @@ def test_a_triptycho_seat_picks_its_card_from_its_hand_not_from_memory(tmp_path)
         assert close.status_code == 422 and "Longsword is melee" in close.text
         thrown = seat_post(client, table, "v", **play, **{"param.card": "Javelin"})
         assert thrown.status_code == 200 and last_command(table).params["card"] == "Javelin"
+
+
+def test_a_seat_drags_its_own_token_on_its_turn_and_only_its_own(tmp_path):
+    tables = Tables.single(str(new_log(tmp_path / "cistern.db", EXAMPLES / "triptycho-cistern.toml")), SECRET)
+    table = tables.all()[0]
+    with TestClient(create_app(tables)) as client:
+        post(client, table, kind="seat", seat="v", name="Vee", combatants="vela")
+        post(client, table, kind="begin")
+        until_acting(client, table, "vela")
+        page = client.get(link(table, "v")).text
+        draggable = re.findall(r'<g class="token[^"]*" data-id="([^"]+)" data-drag', page)
+        assert draggable == ["vela"]
+        other = seat_post(client, table, "v", kind="move", combatant="oren", to="gallery")
+        assert other.status_code == 422 and "not one of this seat's combatants" in other.text
+        moved = seat_post(client, table, "v", kind="move", combatant="vela", to="gallery")
+        assert moved.status_code == 200, moved.text[:300]
+        command = last_command(table)
+        assert (command.action, command.params, command.by) == ("move", {"to": "gallery"}, "seat:v")
+        assert table.session.state.combatants["vela"].position == "gallery"

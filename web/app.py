@@ -170,7 +170,7 @@ def _player_board(table: Table) -> str:
     return page
 
 
-def _map(table: Table, viewer: Viewer, movable: bool = False) -> str:
+def _map(table: Table, viewer: Viewer, movable: bool | str = False) -> str:
     """The map `viewer` sees, as inline SVG (empty for a system without one)."""
     state = table.session.state
     if state.rules is None:
@@ -203,7 +203,7 @@ def _seat_board(table: Table, seat: SeatEntry, error: str = "") -> str:
         turns=[view.with_dice(table.session, turn) for turn in view.turns(state) if turn.id in seat.combatants],
         lines=_lines(table, viewer, last=40),
         answer=table.answers.get(seat.id, ""),
-        map_svg=_map(table, Seat(combatants=frozenset(seat.combatants))),
+        map_svg=_map(table, Seat(combatants=frozenset(seat.combatants)), movable="own"),
         error=error,
         waiting=[r for r in table.queue if r.seat == seat.id],
         queued=seating is not None and seating.commands == "queue",
@@ -331,10 +331,21 @@ def create_app(tables: Tables, debug: bool = False) -> Litestar:
             kind = fields.get("kind", "")
             if fields.get("roller") == "engine":  # "the engine rolls": whatever was typed in the dice box stays out
                 fields.pop("dice", None)
-            if kind not in ("act", "end_turn", "undo"):
+            if kind not in ("act", "end_turn", "undo", "move"):
                 raise UsageError(f"command {kind[:40]!r}: a seat may act, end its turn or undo its own step")
             rules = table.session.rules
-            order = await anyio.to_thread.run_sync(_command_of, fields, targets, rules)
+            if kind == "move":  # a token dragged on the seat's map: the system's own move action
+                state = table.session.state
+                actor = state.combatants.get(fields.get("combatant", ""))
+                to = fields.get("to", "")
+                try:
+                    order = rules.move_to(state, actor, to) if actor is not None else None
+                except ValueError:
+                    order = None
+                if order is None:
+                    raise UsageError(f"this map can't move {fields.get('combatant', '')[:40]!r} to {to[:40]!r}")
+            else:
+                order = await anyio.to_thread.run_sync(_command_of, fields, targets, rules)
             table.seat_execute(seat, order, seen)
         except (Refused, DiceError, UsageError, LogError, ValueError, KeyError) as exc:
             text = str(exc.args[0]) if isinstance(exc, KeyError) and exc.args else str(exc)

@@ -56,8 +56,9 @@ def tokens_at(view: Seen) -> dict[str, list[Token]]:
     return out
 
 
-def draw(board: BoardView | None, view: Seen, movable: bool) -> str:
-    """The map as an inline SVG (empty when the system has none); `movable`: tokens can be dragged."""
+def draw(board: BoardView | None, view: Seen, movable: bool | str) -> str:
+    """The map as an inline SVG (empty when the system has none); `movable`: every token can be
+    dragged (True), none (False), or "own": a seat's own tokens while they act."""
     if board is None:
         return ""
     at = tokens_at(view)
@@ -68,7 +69,7 @@ def draw(board: BoardView | None, view: Seen, movable: bool) -> str:
     else:
         svg = _bands(board, at)
     # with tokens to move it holds controls: a group, not a picture
-    return svg.replace(' role="img" ', ' role="group" ', 1) if movable else svg
+    return svg.replace(' role="img" ', ' role="group" ', 1) if "data-drag" in svg else svg
 
 
 def _layout(board: BoardView) -> dict[str, tuple[int, int]]:
@@ -100,11 +101,12 @@ def _layout(board: BoardView) -> dict[str, tuple[int, int]]:
     return out
 
 
-def _token(t: Token, x: float, y: float, movable: bool, r: int = 15) -> str:
+def _token(t: Token, x: float, y: float, movable: bool | str, r: int = 15) -> str:
     classes = ["token", f"side-{_e(t.side)}"] + (["own"] if t.own else []) + (["acting"] if t.acting else [])
     if t.status not in ("active",):
         classes.append("down")
-    drag = ' data-drag="true" tabindex="0" role="button"' if movable else ""
+    can = movable is True or (movable == "own" and t.own and t.acting)
+    drag = ' data-drag="true" tabindex="0" role="button"' if can else ""
     label = f"{t.name}{' (acting)' if t.acting else ''}{'' if t.status == 'active' else f', {t.status}'}"
     return (
         f'<g class="{" ".join(classes)}" data-id="{_e(t.id)}"{drag} aria-label="{_e(label)}">'
@@ -114,7 +116,7 @@ def _token(t: Token, x: float, y: float, movable: bool, r: int = 15) -> str:
     )
 
 
-def _sections(board: BoardView, at: dict[str, list[Token]], movable: bool) -> str:
+def _sections(board: BoardView, at: dict[str, list[Token]], movable: bool | str) -> str:
     place = _layout(board)
     cols = max((c for c, _ in place.values()), default=0) + 1
     rows = max((r for _, r in place.values()), default=0) + 1
@@ -171,7 +173,7 @@ def _square(place: str) -> tuple[int, int] | None:
         return None
 
 
-def _grid(at: dict[str, list[Token]], movable: bool) -> str:
+def _grid(at: dict[str, list[Token]], movable: bool | str) -> str:
     squares = {sq: ts for place, ts in at.items() if (sq := _square(place)) is not None}
     if squares:
         xs = [x for x, _ in squares]

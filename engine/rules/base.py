@@ -436,6 +436,11 @@ class RuleSystem:
         """Where `c` stands on the board (a section, `x,y`, a band), or None. Default: its position."""
         return c.position
 
+    def move_to(self, state: Encounter, actor: Combatant, place: str) -> Command | None:
+        """The action that takes `actor` to `place` on the board (a token dragged on a player's
+        map), or None when the system has no such single action. Default: None."""
+        return None
+
     def health_level(self, state: Encounter, c: Combatant) -> str | None:
         """How `c`'s health reads where it is shown as a level (healthy, injured, bloodied,
         critical, down; a system may name its own); None when it has no track to read.

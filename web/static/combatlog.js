@@ -63,7 +63,7 @@
     if (!token) { return; }
     var svg = token.ownerSVGElement;
     var wrap = token.closest(".map-wrap");
-    if (!svg || !wrap || !wrap.dataset.token) { return; }
+    if (!svg || !wrap || !(wrap.dataset.token || wrap.dataset.seat)) { return; }
     e.preventDefault();
     var box = svg.getBoundingClientRect();
     var scale = svg.viewBox.baseVal.width / box.width;
@@ -88,7 +88,8 @@
     d.token.removeAttribute("transform");  // back where it stood until the new board says otherwise
     d.token.style.pointerEvents = "";
     if (!spot || !window.htmx) { return; }
-    htmx.ajax("POST", "/gm/" + d.wrap.dataset.token + "/command", {
+    var url = d.wrap.dataset.seat ? "/seat/" + d.wrap.dataset.seat + "/command" : "/gm/" + d.wrap.dataset.token + "/command";
+    htmx.ajax("POST", url, {
       target: "#board", swap: "innerHTML",
       values: { kind: "move", form: "map", combatant: d.token.dataset.id, to: spot.dataset.place, seq: d.wrap.dataset.seq }
     });

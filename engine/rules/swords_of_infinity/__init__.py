@@ -97,6 +97,10 @@ class SwordsOfInfinity(RuleSystem):
     def board(self, state: Encounter) -> BoardView | None:
         return BoardView(kind="grid")
 
+    def move_to(self, state: Encounter, actor: Combatant, place: str) -> Command | None:
+        x, _, y = place.partition(",")
+        return Command(kind="act", actor=actor.id, action="move", params={"x": int(x), "y": int(y)})
+
     def budget(self, state: Encounter, combatant: Combatant) -> dict[str, int]:
         if not combatant.wounds:
             return {"actions": 2, "minor": 1}  # nothing Disabled: asked at every turn's start

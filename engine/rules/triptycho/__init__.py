@@ -319,6 +319,9 @@ class Triptycho(RuleSystem):
             return {"to": sections}
         return {}
 
+    def move_to(self, state: Encounter, actor: Combatant, place: str) -> Command | None:
+        return Command(kind="act", actor=actor.id, action="move", params={"to": place})
+
     def place_of(self, state: Encounter, c: Combatant) -> str | None:
         return c.position or stats_of(c).section  # where it stands, or where the file placed it
 
