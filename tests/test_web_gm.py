@@ -247,3 +247,21 @@ def test_the_game_master_places_combatants_before_the_fight_but_overrides_no_out
     assert s.state.combatants["r1"].position == "3,4"
     with pytest.raises(Refused, match="no outcome to override before the fight begins"):
         s.execute(Command(kind="override", params={"reason": "x", "damage": {"target": "r1", "amount": 2}}))
+
+
+def test_a_systems_own_commands_are_forms_of_their_words(tmp_path):
+    from tests.web_support import EXAMPLES
+
+    tables = Tables.single(str(new_log(tmp_path / "road.db", EXAMPLES / "infinite-realms-road.toml")), SECRET)
+    table = tables.all()[0]
+    with TestClient(create_app(tables)) as client:
+        page = client.get(f"/gm/{table.gm_token}").text
+        for kind in table.session.rules.commands:
+            assert f'name="command" value="{kind}"' in page
+        form = {"kind": "rules", "command": "distance", "w.a": "aldric", "w.b": "b1", "w.yards": "30"}
+        response = client.post(f"/gm/{table.gm_token}/command", data={**form, "seq": str(table.seq)})
+        assert response.status_code == 200, html.unescape(response.text)[:300]
+        assert table.session.state.extra.distance.get("aldric|b1") == 30
+        engage = {"kind": "rules", "command": "engage", "targets": ["aldric", "b1"], "seq": str(table.seq)}
+        assert client.post(f"/gm/{table.gm_token}/command", data=engage).status_code == 200
+        assert "b1" in table.session.state.extra.engaged.get("aldric", ())

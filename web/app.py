@@ -31,7 +31,7 @@ from litestar.response.sse import ServerSentEventMessage
 from combatlog.engine import Refused
 from combatlog.engine.dice import DiceError
 from combatlog.engine.encounter_file import EncounterFileError, encounter_commands
-from combatlog.engine.grammar import MAX_LINE, UsageError, parse_line, split_words, typed_rolls, value
+from combatlog.engine.grammar import MAX_LINE, UsageError, build_command, parse_line, split_words, typed_rolls, value
 from combatlog.events import Command, LogError, StepRedone, StepUndone
 from combatlog.projections import PlayerView, SeatEntry
 from combatlog.replays import open_log, views
@@ -144,6 +144,7 @@ def _gm_board(table: Table, message: str = "", error: str = "", base: str = "") 
         lines=told[-400:],
         map_svg=_map(table, GM, movable=True),
         places=_places(table),
+        own_commands=_own_commands(table) if state.rules is not None else [],
         stat_form=statform.form_of(table.session.rules.stats_type) if state.rules is not None else [],
         conditions=sorted({x.split(" (")[0] for r in view.screen(state, GM, table.seq).rows for x in r.conditions}),
         history=_history(table, told),
@@ -177,6 +178,25 @@ def _map(table: Table, viewer: Viewer, movable: bool | str = False) -> str:
         return ""
     rules = table.session.rules
     return mapview.draw(rules.board(state), views.seen(state, viewer, table.seq), movable)
+
+
+def _own_commands(table: Table) -> list[tuple[str, str, list[tuple[str, str]]]]:
+    """The rule system's own commands as forms: (kind, help, [(word, how it is asked)])."""
+    rules = table.session.rules
+    out = []
+    for kind, help_ in rules.commands.items():
+        words = []
+        for name in rules.command_words.get(kind, ()):
+            if name == "actor":
+                words.append(("actor", "combatant"))
+            elif name == "*combatants":
+                words.append(("combatants", "combatants"))
+            elif name.startswith(("*", "...")):
+                words.append((name.lstrip("*."), "words"))
+            else:
+                words.append((name, "word"))
+        out.append((kind, help_, words))
+    return out
 
 
 def _places(table: Table) -> list[str]:
@@ -607,6 +627,24 @@ def _command_of(fields: dict[str, str], targets: tuple[str, ...], rules: Any, st
         return None  # the table walks the undo stack itself
     if kind in ("hurt", "condition", "copy", "remove"):
         return _hands(kind, fields, targets, state, entered, entered_for)
+    if kind == "rules":  # a rule system's own command, its words from the form's inputs
+        own = fields.get("command", "")
+        if rules is None or own not in rules.commands:
+            raise UsageError(f"command {own[:40]!r}: not one of this system's own commands")
+        words: list[str] = []
+        for name in rules.command_words.get(own, ()):
+            key = name.lstrip("*.")
+            if name == "*combatants":
+                words.extend(targets)
+            elif name.startswith(("*", "...")):
+                words.extend(split_words(fields.get(f"w.{key}", ""), key))
+            elif fields.get(f"w.{key}", "").strip():
+                words.append(fields[f"w.{key}"].strip())
+            else:
+                break  # a word left empty ends them: what follows is the command's to default
+        return build_command(
+            own, tuple(words), (), entered, "gm", rules, entered_for if entered_for and any(entered_for) else None
+        )
     if kind == "move":
         who, to = fields.get("combatant", ""), fields.get("to", "").strip()
         if not who or not to:
