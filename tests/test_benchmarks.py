@@ -36,3 +36,16 @@ def test_the_long_session_is_a_real_log_and_the_floor_reads_all_of_it(tmp_path):
             check=True,
         )
         assert 5 < float(out.stdout) < 500, what  # megabytes of the child's own process
+
+
+def test_the_checkpoints_benchmark_opens_a_stored_log_to_append_in_a_process_of_its_own(tmp_path):
+    spec = importlib.util.spec_from_file_location("combatlog_bench_cp", SCRIPT.parent / "checkpoints.py")
+    cp = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(cp)
+    where = cp.store(bench.build(300), str(tmp_path / "open.db"))
+    for what in ("open-full", "open", "open"):  # a full load, then writing the checkpoint, then from it
+        wall, inner, mb = cp.in_child(what, where)
+        assert 0 < inner < wall and 5 < mb < 500
+    from combatlog.replays import SqliteLog
+
+    assert SqliteLog(where).read_checkpoint() is None  # 300 events: shorter than a checkpoint's interval
