@@ -31,7 +31,7 @@ from combatlog.events import (
     line_decoder,
     seal,
 )
-from combatlog.projections import Encounter, Projection, replay
+from combatlog.projections import Encounter, Projection, checkpoint, replay
 from combatlog.projections.replay import apply_from
 
 
@@ -157,22 +157,56 @@ FROM_ENVIRONMENT = EnvironmentKey()
 
 
 class Session(Playing):
-    """One encounter being played: execute commands, read the state, undo and redo."""
+    """One encounter being played: execute commands, read the state, undo and redo.
+
+    A session opens its log from the log's checkpoint when the store keeps one and it is good
+    (`combatlog.projections.checkpoint`), else by folding the whole log; every
+    `checkpoint_every` events it appends (and after a full load of a log that long) it keeps a
+    new checkpoint beside the log. `checkpoint_every=0`: none read, none written."""
+
+    # Marks (`Projection.marks`) kept below the newest checkpoint, in steps: deeper undos fold
+    # again from the checkpoints' far marks, so a long-running writer's memory stays flat.
+    MARKS_KEPT = 512
 
     def __init__(
         self,
         log: EventLog,
         clock: Callable[[], str] | None = None,
         signer: Callable[[str], tuple[str, str]] | None | EnvironmentKey = FROM_ENVIRONMENT,
+        checkpoint_every: int = checkpoint.EVERY,
     ) -> None:
         """`signer(digest) -> (public key hex, signature hex)`: every step ends with a `StepSigned`
         of the digest before it. By default, the key COMBATLOG_SIGNING_KEY names, when it names
         one (so every path that appends signs alike); None: no signature. Raises LogError for a
-        key file that can't be read."""
+        key file that can't be read, CorruptLog naming the seq of a line that can't be folded."""
         self.log = log
         self.clock = clock
         self.signer = from_environment() if isinstance(signer, EnvironmentKey) else signer
-        self.projection = load(log)
+        self.checkpoint_every = checkpoint_every
+        self.checkpointed = 0  # the seq of the checkpoint last read or written (0: none)
+        self._open()
+
+    def _open(self) -> None:
+        """Fold the log into the projection, from its checkpoint if a good one is kept; after a
+        full load of a log longer than `checkpoint_every`, keep one."""
+        if not self.checkpoint_every:
+            self.projection = load(self.log)
+            return
+        self.projection, self.checkpointed = checkpoint.open_projection(self.log, load)
+        projection = self.projection
+        if not self.checkpointed and projection.seq >= self.checkpoint_every and hasattr(self.log, "write_checkpoint"):
+            projection.far_marks = checkpoint.far_marks_of(projection, self.checkpoint_every)
+            head = self.log.head()
+            if head[0] == projection.seq and head[1] is not None and getattr(self.log, "torn", None) is None:
+                self._keep_checkpoint(head[1])
+
+    def _keep_checkpoint(self, line: bytes) -> None:
+        """Keep the projection (standing just after `line`) as the log's checkpoint; the marks of
+        steps well below it are dropped (its far marks serve an undo that deep)."""
+        projection = self.projection
+        if checkpoint.write(self.log, projection, line):
+            self.checkpointed = projection.seq
+            projection.forget_marks_below(projection.step + 1 - self.MARKS_KEPT)
 
     @property
     def state(self) -> Encounter:
@@ -261,8 +295,10 @@ class Session(Playing):
                 apply_from(self.log, view, envelope)
             self.log.append(lines, expected_seq=envelopes[0].seq)
         except BaseException:
-            self.projection = load(self.log)
+            self._open()
             raise
+        if self.checkpoint_every and view.seq - self.checkpointed >= self.checkpoint_every:
+            self._keep_checkpoint(lines[-1])
         return envelopes
 
     def do(

@@ -452,6 +452,7 @@ class Projection:
         "marks",
         "mark_every",
         "_mark_weight",
+        "far_marks",
     )
 
     # Steps whose before/after states are kept for undo and redo; older ones are dropped and,
@@ -505,6 +506,9 @@ class Projection:
         self.marks: dict[int, tuple[int, Encounter]] = {}  # step -> (seq of its first line, state it opened on)
         self.mark_every = self.MARK_EVERY if marks else 0
         self._mark_weight = 0
+        # marks far apart, from the log's checkpoints (`projections.checkpoint`): step -> (seq of
+        # its first line, state it opened on); an undo past the marks above folds from the nearest
+        self.far_marks: dict[int, tuple[int, Encounter]] = {}
         # the undo stack's lowest length since a reader last set it (an undo pops it): a reader
         # keeping many snapshots (the replay cursor) shares the stack's part below it between them
         self.low = len(self.undo)
@@ -615,6 +619,13 @@ class Projection:
         if self._mark_weight > self.MARK_BUDGET:
             every = self.mark_every = self.mark_every * 2
             self.marks = {s: m for s, m in self.marks.items() if s % every == 0}
+            self._mark_weight = sum(len(m[1].combatants) + 1 for m in self.marks.values())
+
+    def forget_marks_below(self, step: int) -> None:
+        """Drop the marks of steps below `step` (a writer whose checkpoints keep far marks: an undo
+        that deep folds again from one of those, so its memory stays flat however long it runs)."""
+        if self.marks and min(self.marks) < step:
+            self.marks = {s: m for s, m in self.marks.items() if s >= step}
             self._mark_weight = sum(len(m[1].combatants) + 1 for m in self.marks.values())
 
     def window(self) -> int:

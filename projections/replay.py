@@ -88,26 +88,52 @@ class _Refold(Projection):
         self.state = before_after[1] if type(event) is StepRedone else before_after[0]
 
 
-def states_from_mark(log: EventLog, projection: Projection, step: int) -> dict[int, list[Encounter]] | None:
-    """{step: [state before it, state after it]} for `step` and the steps after the nearest mark
-    below it, folded again from that mark (a few times `mark_every` steps at most); None if no
-    mark serves (then the caller folds from the log's start)."""
+def _mark_at_or_below(projection: Projection, below: int) -> tuple[int, tuple[int, Encounter]] | None:
+    """The nearest mark at or below step `below`: of the marks every `mark_every` steps (looked for
+    a few places down), or of the far marks of the log's checkpoints; None if neither has one."""
     every, marks = projection.mark_every, projection.marks
-    if not every:
-        return None
-    below = step  # the mark must be at or below this step
-    for _ in range(4):
+    found = None
+    if every:
         mark = below - below % every
         while mark > 0 and mark not in marks and below - mark < 4 * every:
             mark -= every  # that step was an undo or redo, which opens no mark: the one before
-        if mark not in marks:
-            return None
-        seq, state = marks[mark]
+        if mark in marks:
+            found = mark
+    far = [s for s in projection.far_marks if s <= below and (found is None or s > found)]
+    if far:
+        step = max(far)
+        return step, projection.far_marks[step]
+    return None if found is None else (found, marks[found])
+
+
+def _stop_after(projection: Projection, step: int) -> int | None:
+    """The last line of `step` or a little past it: the line before the nearest mark above it
+    (None: no mark above, the log's last steps)."""
+    every, marks = projection.mark_every, projection.marks
+    stops = []
+    if every:
         # folded up to the next mark past `step` (the lines of a step end where the next opens)
         after = step - step % every + every
         while after not in marks and after - step <= 4 * every:
             after += every  # (a step opened by an undo or redo has no mark)
-        stop = marks[after][0] - 1 if after in marks else None  # None: no mark after it, the log's last steps
+        if after in marks:
+            stops.append(marks[after][0] - 1)
+    stops.extend(seq - 1 for s, (seq, _) in projection.far_marks.items() if s > step)
+    return min(stops) if stops else None
+
+
+def states_from_mark(log: EventLog, projection: Projection, step: int) -> dict[int, list[Encounter]] | None:
+    """{step: [state before it, state after it]} for `step` and the steps after the nearest mark
+    below it, folded again from that mark (a few times `mark_every` steps at most, or from a far
+    mark of the log's checkpoints, a few hundred); None if no mark serves (then the caller folds
+    from the log's start)."""
+    below = step  # the mark must be at or below this step
+    for _ in range(4):
+        found = _mark_at_or_below(projection, below)
+        if found is None:
+            return None
+        mark, (seq, state) = found
+        stop = _stop_after(projection, step)
         refold = _Refold(seq, mark, state)
         try:
             fold_lines(refold, decodable_lines(log)(seq, stop), line_decoder())

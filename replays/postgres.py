@@ -87,6 +87,16 @@ CREATE TABLE IF NOT EXISTS {META} (
 );
 INSERT INTO {META} (version) VALUES ({VERSION}) ON CONFLICT (singleton) DO NOTHING"""
 
+# The projection's checkpoint of each encounter, beside its lines (`read_checkpoint`); created
+# by the first writer that keeps one.
+CHECKPOINTS = "combatlog_checkpoints"
+CHECKPOINTS_SCHEMA = f"""
+CREATE TABLE IF NOT EXISTS {CHECKPOINTS} (
+    encounter TEXT PRIMARY KEY,
+    seq BIGINT NOT NULL,
+    data BYTEA NOT NULL
+)"""
+
 # Serializes table creation between processes opening a fresh database at once.
 _SCHEMA_LOCK = 0x636C6F67  # "clog"
 
@@ -285,8 +295,36 @@ class PostgresLog:
         finally:
             self._batching = False
 
+    def read_checkpoint(self) -> tuple[int, bytes] | None:
+        """(seq, bytes) of the checkpoint kept beside this encounter's lines, None if there is none."""
+        try:
+            with self.db.transaction():
+                if not self.db.execute("SELECT to_regclass(%s) IS NOT NULL", (CHECKPOINTS,)).fetchone()[0]:  # type: ignore[index]
+                    return None
+                row = self.db.execute(
+                    f"SELECT seq, data FROM {CHECKPOINTS} WHERE encounter = %s", (self.encounter,)
+                ).fetchone()
+        except psycopg.Error:
+            return None
+        return None if row is None else (int(row[0]), bytes(row[1]))
+
+    def write_checkpoint(self, seq: int, data: bytes) -> None:
+        """Keep `data` as this encounter's checkpoint at `seq`, replacing the one kept before."""
+        try:
+            with self.db.transaction():
+                if not self.db.execute("SELECT to_regclass(%s) IS NOT NULL", (CHECKPOINTS,)).fetchone()[0]:  # type: ignore[index]
+                    self.db.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
+                    self.db.execute(CHECKPOINTS_SCHEMA)
+                self.db.execute(
+                    f"INSERT INTO {CHECKPOINTS} (encounter, seq, data) VALUES (%s, %s, %s) "
+                    "ON CONFLICT (encounter) DO UPDATE SET seq = excluded.seq, data = excluded.data",
+                    (self.encounter, seq, data),
+                )
+        except psycopg.Error as exc:
+            raise LogError(f"{self.where}: can't keep the checkpoint ({_one_line(exc)})") from None
+
     def clear(self) -> None:
-        """Delete every line of this encounter (and only this one's).
+        """Delete every line of this encounter (and only this one's), and its checkpoint.
 
         For replacing a whole log on purpose (`combatlog demo --force`) and for taking back
         a failed export's half copy; a session never calls it.
@@ -294,6 +332,8 @@ class PostgresLog:
         try:
             with self.db.transaction():
                 self.db.execute(f"DELETE FROM {TABLE} WHERE encounter = %s", (self.encounter,))
+                if self.db.execute("SELECT to_regclass(%s) IS NOT NULL", (CHECKPOINTS,)).fetchone()[0]:  # type: ignore[index]
+                    self.db.execute(f"DELETE FROM {CHECKPOINTS} WHERE encounter = %s", (self.encounter,))
         except psycopg.Error as exc:
             raise LogError(f"{self.where}: can't clear the log ({_one_line(exc)})") from None
 

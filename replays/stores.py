@@ -118,6 +118,9 @@ class JsonlLog:
         self._count = 0
         self._last: bytes | None = None
         self._seen: tuple[int, int, int] | None = None  # (inode, size, mtime) of the file as last scanned
+        # (seq, byte offset just past that line), from the checkpoint's side file once its line is
+        # found there: reading from the line after it seeks there instead of counting lines
+        self._hint: tuple[int, int] | None = None
         try:
             self._scan()
         except OSError as exc:
@@ -133,6 +136,7 @@ class JsonlLog:
             st = os.fstat(fh.fileno())
             if self._seen is not None and not self._same_prefix(fh, st.st_size):
                 self._index = []  # another file now, or this one cut back: the old offsets mean nothing
+                self._hint = None
             elif self._seen is not None and st.st_ino == self._seen[0]:
                 # the same file, grown: only what was appended since is read (a follower's refresh)
                 count, end, size = self._count, self._good_bytes, self._good_bytes
@@ -265,6 +269,9 @@ class JsonlLog:
         last = self._count if stop is None else min(stop, self._count)
         if max(start, 1) > last:
             return iter(())
+        hint = self._hint
+        if hint is not None and base * every < hint[0] < start and hint[0] <= self._count:
+            return itertools.chain.from_iterable(self._blocks(hint[0], hint[1], start, last, strip))
         return itertools.chain.from_iterable(
             self._blocks(base * every, index[base] if index else 0, start, last, strip)
         )
@@ -329,8 +336,67 @@ class JsonlLog:
         self.torn = None
         return torn
 
+    @property
+    def checkpoint_path(self) -> Path:
+        """The side file holding the log's checkpoint (`<file>.checkpoint`)."""
+        return Path(str(self.path) + ".checkpoint")
+
+    def read_checkpoint(self) -> tuple[int, bytes] | None:
+        """(seq, bytes) of the checkpoint kept beside the log, None if there is none or it isn't one.
+
+        The side file says where its line ends in the log; when the log holds that line there,
+        reading the lines after it starts there (a long log's lines aren't counted again)."""
+        try:
+            with open(self.checkpoint_path, "rb") as fh:
+                side = _side_decoder.decode(fh.read())
+        except (OSError, msgspec.DecodeError, msgspec.ValidationError):
+            return None
+        seq, offset, line = side.seq, side.offset, side.line
+        if 0 < seq <= self._count and len(line) < offset <= self._good_bytes:
+            try:
+                with open(self.path, "rb") as fh:
+                    fh.seek(offset - len(line) - 1)
+                    if fh.read(len(line) + 1) == line + b"\n":
+                        self._hint = (seq, offset)
+            except OSError:
+                pass
+        return seq, side.data
+
+    def write_checkpoint(self, seq: int, data: bytes) -> None:
+        """Keep `data` as the checkpoint at `seq` (the log's last line, as this log last wrote or
+        read it), replacing the side file atomically: a new file, fsynced, renamed over the old."""
+        if seq != self._count or self._last is None:
+            return  # another process appended since: the next checkpoint is taken then
+        side = _Side(seq=seq, offset=self._good_bytes, line=self._last, data=data)
+        target = self.checkpoint_path
+        temporary = target.with_name(target.name + ".new")
+        flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0)
+        try:
+            fd = os.open(temporary, flags, 0o600)
+            try:
+                os.write(fd, _side_encoder.encode(side))
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+            os.replace(temporary, target)
+        except OSError as exc:
+            raise LogError(f"{target}: can't keep the checkpoint ({exc.strerror})") from None
+
     def close(self) -> None:
         pass
+
+
+class _Side(msgspec.Struct, array_like=True):
+    """A JSON-lines log's checkpoint file: the seq and the end of its line in the log, the line, the checkpoint."""
+
+    seq: int
+    offset: int
+    line: bytes
+    data: bytes
+
+
+_side_encoder = msgspec.msgpack.Encoder()
+_side_decoder = msgspec.msgpack.Decoder(_Side)
 
 
 class SqliteLog:
@@ -408,6 +474,43 @@ class SqliteLog:
         return db
 
     COLUMNS = (("seq", "INTEGER", 1), ("step", "INTEGER", 0), ("line", "BLOB", 0))  # name, declared type, pk
+
+    # the projection's checkpoint, one row beside the log (`read_checkpoint`, `write_checkpoint`)
+    CHECKPOINTS = "combatlog_checkpoints"
+    CHECKPOINTS_SCHEMA = f"""
+    CREATE TABLE IF NOT EXISTS {CHECKPOINTS} (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        seq INTEGER NOT NULL,
+        data BLOB NOT NULL
+    )"""
+
+    def read_checkpoint(self) -> tuple[int, bytes] | None:
+        """(seq, bytes) of the checkpoint kept beside the log, None if there is none."""
+        try:
+            row = self.db.execute(f"SELECT seq, data FROM {self.CHECKPOINTS} WHERE id = 1").fetchone()
+        except sqlite3.Error:  # no table yet (or not ours to read): no checkpoint
+            return None
+        if row is None or not isinstance(row[0], int) or not isinstance(row[1], bytes):
+            return None
+        return row[0], row[1]
+
+    def write_checkpoint(self, seq: int, data: bytes) -> None:
+        """Keep `data` as the checkpoint at `seq`, in the same database, in one transaction."""
+        if self.read_only:
+            raise LogError(f"{self.path}: opened to read; nothing is written")
+        try:
+            self.db.execute("BEGIN IMMEDIATE")
+            try:
+                self.db.execute(self.CHECKPOINTS_SCHEMA)
+                self.db.execute(
+                    f"INSERT OR REPLACE INTO {self.CHECKPOINTS} (id, seq, data) VALUES (1, ?, ?)", (seq, data)
+                )
+                self.db.execute("COMMIT")
+            except BaseException:
+                self.db.execute("ROLLBACK")
+                raise
+        except sqlite3.Error as exc:
+            raise LogError(f"{self.path}: can't keep the checkpoint ({exc})") from None
 
     def _table(self) -> str | None:
         """The events table this file holds (None: none yet); refuses another program's database.

@@ -51,3 +51,16 @@ def test_the_web_benchmark_makes_the_seat_links_the_server_makes():
     table = Table("seats", "memory:", web.SECRET.encode())
     for seat, generation in (("all", 1), ("s3", 1), ("s3", 2)):
         assert web.seat_token("seats", seat, generation) == table.seat_token(SeatEntry(id=seat, generation=generation))
+
+
+def test_the_checkpoints_benchmark_opens_a_stored_log_to_append_in_a_process_of_its_own(tmp_path):
+    spec = importlib.util.spec_from_file_location("combatlog_bench_cp", SCRIPT.parent / "checkpoints.py")
+    cp = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(cp)
+    where = cp.store(bench.build(300), str(tmp_path / "open.db"))
+    for what in ("open-full", "open", "open"):  # a full load, then writing the checkpoint, then from it
+        wall, inner, mb = cp.in_child(what, where)
+        assert 0 < inner < wall and 5 < mb < 500
+    from combatlog.replays import SqliteLog
+
+    assert SqliteLog(where).read_checkpoint() is None  # 300 events: shorter than a checkpoint's interval

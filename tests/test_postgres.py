@@ -501,3 +501,18 @@ def test_a_conflicting_writers_second_error_from_psycopg_is_not_printed(caplog):
         logging.getLogger("psycopg").warning("error ignored terminating %r: %s", "<psycopg.Pipeline>", "aborted")
         logging.getLogger("psycopg").warning("a warning of another kind")
     assert [r.getMessage() for r in caplog.records] == ["a warning of another kind"]
+
+
+def test_a_checkpoint_kept_beside_an_encounter_opens_the_next_session_and_clear_drops_it(url, opened):
+    first = Session(opened(url), signer=None, checkpoint_every=10)
+    first.do("create", rules="skirmish", options={}, seed=1)
+    for i in range(12):
+        first.do("note", text=f"n{i}")
+    log = opened(url)
+    seq, _ = log.read_checkpoint()
+    assert seq == first.checkpointed > 0
+    again = Session(log, signer=None, checkpoint_every=10)
+    assert again.checkpointed == seq
+    assert again.state == replay(opened(url)).state and again.projection.digest == first.projection.digest
+    log.clear()
+    assert log.read_checkpoint() is None
