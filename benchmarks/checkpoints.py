@@ -14,7 +14,7 @@ SQLite and, when a server answers, PostgreSQL. Then, for each, in a fresh proces
   The row gives the second run's wall time (the process, start to exit), the time of the open
   and the append alone (imports left out), and its peak RSS (VmHWM), then the first run's;
 - `combatlog do LOG note x`, the whole command (it opens as above, then tells the step
-  through the transcript, which reads the log from its start), after the runs above;
+  through the transcript, on from the projection before it), after the runs above;
 - a writer's memory: one session on a JSON-lines log taking 100k steps (10k with --quick)
   of the same fight, its RSS every tenth of the way (VmRSS), then its peak.
 

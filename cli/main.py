@@ -23,7 +23,7 @@ from combatlog.engine.dice import DiceError
 from combatlog.engine.encounter_file import EncounterFileError, read_encounter
 from combatlog.engine.grammar import UsageError, build_command, typed_roll
 from combatlog.events import Command, LogError, json_schema
-from combatlog.projections import Projection
+from combatlog.projections import Projection, Snapshot
 from combatlog.replays import JsonlLog, copy_log, open_log
 from combatlog.replays.cursor import envelopes
 from combatlog.replays.cursor import replay as fold_log
@@ -116,9 +116,13 @@ def write_session(path: str, clock: bool = False) -> Session:
         fail(str(exc.args[0] if isinstance(exc, KeyError) else exc))
 
 
-def told_since(session: Session, seq: int) -> list[str]:
-    """The transcript's lines for what the log holds after `seq` (the steps just taken)."""
-    return [line for at, line in transcript(session.log) if at > seq]
+def told_since(session: Session, before: int | Snapshot) -> list[str]:
+    """The transcript's lines for what the log holds after `before` (the steps just taken):
+    told on from the projection as it stood (a Snapshot taken before them), or, given only a
+    seq, from the log's first line."""
+    if isinstance(before, int):
+        return [line for at, line in transcript(session.log) if at > before]
+    return [line for _, line in tell(envelopes(session.log, before.seq + 1), log=session.log, start=Projection(before))]
 
 
 def told_of_step(session: Session, step: int) -> list[str]:
@@ -134,7 +138,7 @@ def status_line(session: Session) -> str:
     return f"seq {session.projection.seq}: {state.phase}, round {state.round}; acting: {who}"
 
 
-def tell_step(session: Session, before: int) -> None:
+def tell_step(session: Session, before: int | Snapshot) -> None:
     """Print what the step(s) after seq `before` did, then the status line."""
     for line in told_since(session, before):
         click.echo(line)
@@ -299,7 +303,7 @@ def do_command(
       override --param reason=... --param damage='{"target":"g1","amount":3}'
     """
     session = write_session(log_path)
-    before = session.projection.seq
+    before = session.projection.snapshot()  # what the step is told on from, not the log's first line
     entered, entered_for = _dice(dice)
     if kind == "auto":
         try:

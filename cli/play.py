@@ -241,7 +241,7 @@ def play(log_path: str, by: str) -> None:
             for seq, text in list(transcript(session.log))[-n:]:
                 click.echo(f"{seq:>6}  {text}")
             continue
-        before = session.projection.seq
+        before = session.projection.snapshot()  # told on from here, not from the log's first line
         try:
             if kind == "auto":  # queued dice go to the automatic combatant's rolls too
                 envelopes_ = session.auto(tuple(queued) or None, tuple(queued_for) or None, by=by)

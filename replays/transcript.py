@@ -11,6 +11,7 @@ from combatlog.engine import get_rules
 from combatlog.events import Envelope, EventLog
 from combatlog.events import catalogue as ev
 from combatlog.events.privacy import GM, Viewer
+from combatlog.projections import Projection
 from combatlog.replays.cursor import envelopes
 from combatlog.replays.views import UNSEEN, UNSEEN_NAME, Judge, folded_steps, hidden_at, told_state
 
@@ -52,16 +53,24 @@ def tell(
     log: EventLog | None = None,
     viewer: Viewer = GM,
     hidden: frozenset[str] | None = None,
+    start: Projection | None = None,
 ) -> Iterator[tuple[int, str]]:
     """The transcript of envelopes from seq 1 on, as they come: a live stream is told step by step.
     Every line is printable: a name's control characters never reach a terminal. `hidden`: the
     combatants absent for `viewer` throughout (None: each step as it stood when it ended, as a
-    live stream must, since a line once printed can't be taken back)."""
-    return ((seq, printable(line)) for seq, line in _tell(stream, dice, log, viewer, hidden))
+    live stream must, since a line once printed can't be taken back). `start`: the fight as it
+    stood before the stream's first envelope (a step just taken, told without reading the log
+    from its start); it is folded on."""
+    return ((seq, printable(line)) for seq, line in _tell(stream, dice, log, viewer, hidden, start))
 
 
 def _tell(
-    stream: Iterable[Envelope[Any]], dice: bool, log: EventLog | None, viewer: Viewer, hidden: frozenset[str] | None
+    stream: Iterable[Envelope[Any]],
+    dice: bool,
+    log: EventLog | None,
+    viewer: Viewer,
+    hidden: frozenset[str] | None,
+    start: Projection | None = None,
 ) -> Iterator[tuple[int, str]]:
     """The lines of `tell`, as the events give them.
 
@@ -76,7 +85,11 @@ def _tell(
     deferred: list[tuple[int, str]] = []  # what happened while an action resolved, told after it
     resolving = False
     judge = Judge(viewer, hidden=hidden)
-    for items in folded_steps(stream, log):
+    if start is not None and start.state.rules is not None:  # what the start was waiting to resolve
+        rules = get_rules(start.state.rules)
+        told = told_state(start.state, hidden or frozenset())
+        declared = {p.id: rules.describe(told, p) for p in start.state.pending}
+    for items in folded_steps(stream, log, projection=start):
         judged, hidden = judge.step(items)
         for i, ((envelope, whole), e) in enumerate(zip(items, judged)):
             t = type(envelope.event)
