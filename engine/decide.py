@@ -16,8 +16,11 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+import msgspec
+
 from combatlog.engine import rules as registry
 from combatlog.engine.dice import Dice, DiceError, DiceMismatch, parse
+from combatlog.engine.dicetree import MAX_DIGITS
 from combatlog.engine.draft import Draft
 from combatlog.engine.errors import Refused
 from combatlog.engine.rules.base import ActionSpec, RuleSystem
@@ -182,6 +185,14 @@ def _add(draft: Draft, command: Command) -> None:
     raw = p.get("stats", {})
     if not isinstance(raw, dict):
         raise Refused(f"add {cid}", f"stats must be a table of names and values, not {type(raw).__name__}")
+    too_big = _unusable_number(raw, "stats")
+    if too_big is not None:  # a stat a roll can never take: refused here, not at the first roll
+        where, number = too_big
+        raise Refused(
+            f"combatant {cid}: {where}",
+            f"{number} is past {_MOST_A_STAT:,}, the most a number in a roll can be",
+            "give a smaller number",
+        )
     try:
         stats = draft.rules.check_combatant(dict(raw), cid)
     except Refused as exc:
@@ -201,6 +212,29 @@ def _add(draft: Draft, command: Command) -> None:
     )
     if hidden:  # in the same step: no viewer is ever told it joined
         draft.emit(ViewSet(combatant=cid, hidden=True, reveal="act" if p.get("reveal") == "act" else None))
+
+
+MAX_PARAMS = 4096  # bytes of an action's parameters, as JSON
+_MOST_A_STAT = 10**MAX_DIGITS - 1  # a roll's numbers have at most MAX_DIGITS digits
+
+
+def _unusable_number(value: Any, where: str) -> tuple[str, int] | None:
+    """The first whole number in `value` (a stats table, nested) too big for a roll, with its path."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return (where, value) if abs(value) > _MOST_A_STAT else None
+    if isinstance(value, dict):
+        for k, v in value.items():
+            found = _unusable_number(v, f"{where}.{k}")
+            if found is not None:
+                return found
+    if isinstance(value, list):
+        for i, v in enumerate(value):
+            found = _unusable_number(v, f"{where}[{i}]")
+            if found is not None:
+                return found
+    return None
 
 
 def _remove(draft: Draft, command: Command) -> None:
@@ -250,6 +284,13 @@ def _act(draft: Draft, command: Command) -> None:
     spec = rules.action(state, actor, command.action or "")
     targets = _targets(state, actor, spec, command.targets)
     params = dict(command.params)
+    size = len(msgspec.json.encode(params))
+    if size > MAX_PARAMS:  # an action's parameters are a few words: nothing the size of a file is kept
+        raise Refused(
+            f"{actor.name}: {spec.name}",
+            f"{size:,} bytes of parameters; an action takes at most {MAX_PARAMS:,}",
+            "give the action's own parameters (weapon=axe, to=gallery)",
+        )
     if spec.check is not None:
         why = spec.check(state, actor, targets, params)
         if why:

@@ -67,6 +67,7 @@ CASES = {
         'defeat={"target":{"id":"g1"}}',
     ],
     "a view setting that doesn't exist": ["view", "--param", "combatant=g1", "--param", "colour=red"],
+    "act with 200 KB of parameters": ["act", "bo", "strike", "g1", "--param", "junk=" + '"' + "x" * 200_000 + '"'],
     "reveal=act without hiding": [
         "view",
         "--param",
@@ -126,6 +127,8 @@ def test_a_bad_path_is_one_line(tmp_path, args, says):
         ("hp = nan", "Expected int"),
         ("hp = -3", ">= 1"),
         ("hp = true", "Expected int"),
+        ("hp = 9223372036854775807", "stats.hp: 9223372036854775807 is past 9,999,999"),
+        ("hp = 14\nap = 10000000", "stats.ap: 10000000 is past 9,999,999, the most a number in a roll can be"),
     ],
 )
 def test_a_bad_stat_is_refused_when_the_combatant_is_added(tmp_path, stat, says):
@@ -210,3 +213,22 @@ def test_show_of_a_log_recorded_under_newer_rules_warns_in_one_line(tmp_path):
     assert result.exit_code == 0
     warnings = [line for line in result.stderr.splitlines() if "warning" in line]
     assert len(warnings) == 1 and f"skirmish {later}, newer than the skirmish {int(later) - 1} installed" in warnings[0]
+
+
+def test_an_action_with_a_files_worth_of_parameters_is_refused_and_nothing_is_kept():
+    from combatlog.engine import Refused, Session
+    from combatlog.engine.encounter_file import read_encounter
+    from combatlog.events import Command
+    from combatlog.replays import MemoryLog
+
+    s = Session(MemoryLog(), signer=None)
+    for command in read_encounter(EXAMPLE, seed=1):
+        s.execute(command)
+    s.do("begin")
+    actor = s.state.acting[0]
+    target = next(c for c in s.state.combatants.values() if c.side != s.state.combatants[actor].side).id
+    before = s.log.head()[0]
+    junk = {"junk": [{"deeper": "x" * 1000}] * 200}
+    with pytest.raises(Refused, match=r"bytes of parameters; an action takes at most 4,096"):
+        s.execute(Command(kind="act", actor=actor, action="strike", targets=(target,), params=junk))
+    assert s.log.head()[0] == before
