@@ -36,3 +36,17 @@ def test_the_long_session_is_a_real_log_and_the_floor_reads_all_of_it(tmp_path):
             check=True,
         )
         assert 5 < float(out.stdout) < 500, what  # megabytes of the child's own process
+
+
+def test_the_odds_benchmark_continues_each_example_from_a_step_end_in_its_middle(tmp_path):
+    script = Path(__file__).resolve().parents[1] / "benchmarks" / "odds.py"
+    spec = importlib.util.spec_from_file_location("combatlog_bench_odds", script)
+    odds = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(odds)
+    example = Path(__file__).resolve().parents[1] / "examples" / "skirmish-ambush.toml"
+    rules, path, at, head = odds.logged(example, tmp_path)
+    assert rules == "skirmish" and head / 3 < at < 2 * head / 3
+    read, rate, steps = odds.one_core(path, at, 10)
+    assert read > 0 and rate > 0 and steps >= 1
+    wall, cpu = odds.timed(path, at, 20, 1)  # a fresh process, as the table's row is taken
+    assert wall > 0 and cpu > 0
