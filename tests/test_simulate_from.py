@@ -213,3 +213,10 @@ def test_at_with_an_encounter_file_is_one_line():
 def test_the_run_seeds_are_the_documented_hash_of_the_study_seed_and_the_run():
     # docs/simulation.md: run i of a study seeded S rolls from the first 8 bytes of SHA-256("S/i")
     assert run_seed(5, 17) == int.from_bytes(hashlib.sha256(b"5/17").digest()[:8], "big")
+
+
+def test_a_log_recorded_under_other_rules_is_refused_in_one_line():
+    old = Path(__file__).parent / "fixtures" / "before-rule-packages" / "skirmish.jsonl"
+    result = run("simulate", str(old), "--runs", "5")
+    assert result.exit_code == 1 and result.output.count("\n") == 1
+    assert "recorded under skirmish 1, and this combatlog plays skirmish 2" in result.output
