@@ -1,4 +1,5 @@
-"""`combatlog simulate`: the odds of an encounter from many seeded fights, on the terminal."""
+"""`combatlog simulate`: the odds of an encounter (or of a logged fight from one of its moments)
+from many seeded fights, on the terminal."""
 
 from __future__ import annotations
 
@@ -12,16 +13,46 @@ import click
 import msgspec
 from rich.markup import escape as escape_markup
 
-from combatlog.cli.main import app, fail
+from combatlog.cli.main import _is_url, _shown, app, fail, read_log
 from combatlog.engine import Refused
 from combatlog.engine.dice import DiceError
 from combatlog.engine.encounter_file import EncounterFileError, read_encounter
 from combatlog.engine.grammar import value
+from combatlog.events import LogError
+from combatlog.replays.stores import SQLITE_SUFFIXES
 from combatlog.replays.transcript import printable
 
 
+def is_log(path: str) -> bool:
+    """True for a log (JSON lines, SQLite, a PostgreSQL URL), False for an encounter file."""
+    return _is_url(path) or Path(path).suffix in (".jsonl", *SQLITE_SUFFIXES)
+
+
+def _moment(path: str, at: int | None) -> tuple[Any, str]:
+    """The moment of the log at `path` just after seq `at` (None: its last), and the log's name as
+    it may be shown (a URL's password masked); or a one-line failure."""
+    from combatlog.simulate.run import moment
+
+    log = read_log(path)
+    try:
+        return moment(log, at), _shown(log, path)
+    except LogError as exc:
+        fail(f"{_shown(log, path)}: {'' if at is None else f'--at {at}: '}{exc}")
+    except Refused as exc:
+        fail(f"{_shown(log, path)}: {exc}")
+    finally:
+        log.close()
+
+
 @app.command()
-@click.argument("encounter", type=click.Path(dir_okay=False))
+@click.argument("encounter", metavar="ENCOUNTER|LOG", type=click.Path(dir_okay=False))
+@click.option(
+    "--at",
+    "at",
+    type=int,
+    default=None,
+    help="A log only: continue from just after this seq, where a step ends (default: the log's last).",
+)
 @click.option("--runs", type=int, default=10_000, show_default=True, help="How many fights.")
 @click.option(
     "--seed", type=int, default=0, show_default=True, help="The study's seed (run i is seeded from it and i)."
@@ -38,6 +69,7 @@ from combatlog.replays.transcript import printable
 )
 def simulate(
     encounter: str,
+    at: int | None,
     runs: int,
     seed: int,
     workers: int | None,
@@ -47,12 +79,24 @@ def simulate(
     other: str | None,
     html_out: str | None,
 ) -> None:
-    """Play an encounter many times with the automatic policy; print the odds."""
-    from combatlog.simulate import keep
+    """Play an encounter many times with the automatic policy, or continue a logged fight from one
+    of its moments (LOG, --at SEQ) many times; print the odds."""
+    from combatlog.simulate import keep, simulate_moment
     from combatlog.simulate import simulate as run_study
 
     if runs < 1:
         fail(f"--runs {runs}: give at least 1 run", 2)
+    from_log = is_log(encounter)
+    if at is not None and not from_log:
+        fail(f"--at {at}: continues a log (.jsonl, .db, postgresql://); {encounter} is an encounter file", 2)
+    if from_log:
+        for flag, given in (("--option", options), ("--keep", keep_dir)):
+            if given:
+                fail(f"{flag}: works with an encounter file; a logged fight goes on under its own options", 2)
+        if other is not None and not is_log(other):
+            fail(f"--compare {other}: compare a log with another log (a fork, say), continued from its last seq", 2)
+    elif other is not None and is_log(other):
+        fail(f"--compare {other}: compare an encounter file with another encounter file", 2)
     if html_out:
         try:
             import plotly  # noqa: F401 - checked before the fights, not after
@@ -78,6 +122,16 @@ def simulate(
         changed[key] = value(text)
     studies = []
     for path in (encounter, other) if other else (encounter,):
+        if from_log:
+            start, shown = _moment(path, at if path is encounter else None)
+            try:
+                report = _with_progress(
+                    runs, lambda tick, start=start: simulate_moment(start, runs, seed, workers=workers, progress=tick)
+                )
+            except (Refused, DiceError, RuntimeError) as exc:
+                fail(f"{shown}: {exc}")
+            studies.append((shown, [], report))
+            continue
         try:
             commands = read_encounter(path)
         except EncounterFileError as exc:
@@ -106,12 +160,18 @@ def simulate(
     if html_out:
         from combatlog.simulate.html import render
 
-        Path(html_out).write_text(render([(path, report) for path, _, report in studies]), encoding="utf-8")
+        pages = [(_label(path, report), report) for path, _, report in studies]
+        Path(html_out).write_text(render(pages), encoding="utf-8")
         click.echo(f"the charts: {html_out}")
     if json_out:
-        data = [msgspec.to_builtins(report) | {"encounter": path} for path, _, report in studies]
+        data = [
+            msgspec.to_builtins(report) | ({"encounter": path} if report.at is None else {"log": path})
+            for path, _, report in studies
+        ]
         for item in data:
             del item["winners"]  # run by run: for comparing, not for reading
+            if item["at"] is None:
+                del item["at"]  # an encounter's study: it starts at the beginning
         Path(json_out).write_text(json.dumps(data[0] if len(data) == 1 else data, indent=2, sort_keys=True) + "\n")
 
 
@@ -145,12 +205,21 @@ def _ends(c: Any) -> str:
     return ", ".join(f"{_safe(end)} {share:.0%}" for end, share in c.ends.items())
 
 
+def _label(path: str, report: Any) -> str:
+    """What a study is of: the encounter file, or the log and the seq it continued from."""
+    return path if report.at is None else f"{path} from seq {report.at}"
+
+
 def _print_report(path: str, report: Any) -> None:
     from rich.console import Console
     from rich.table import Table
 
     console = Console(highlight=False)
-    console.print(f"{_safe(path)}: {report.runs:,} fights, seed {report.seed}; the party is {_safe(report.party)}")
+    fights = "fights" if report.at is None else "fights continued"
+    console.print(
+        f"{_safe(_label(path, report))}: {report.runs:,} {fights}, seed {report.seed}; "
+        f"the party is {_safe(report.party)}"
+    )
     for side, s in report.sides.items():
         console.print(f"  {_safe(side)} wins {_pct(s.win)}")
     console.print(f"  draw      {_pct(report.draw)}")

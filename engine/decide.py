@@ -37,6 +37,7 @@ from combatlog.events import (
     EncounterCreated,
     EncounterEnded,
     Event,
+    Forked,
     GmOverride,
     GmRuling,
     Moved,
@@ -72,12 +73,15 @@ CORE_COMMANDS = {
     "seat": "a player's seat: the combatants its own link commands (params: seat, combatants, name, renew, revoke)",
     "seating": "how the seats' commands are taken (params: commands = now|queue, undo = true|false)",
     "end": "end the encounter (params: outcome, winner)",
+    "fork": "record that this log is a fork of another (params: at, parent_seq, parent_digest); "
+    "`combatlog fork` writes it",
     "undo": "undo the last step",
     "redo": "redo the last undone step",
 }
 
 
 _AFTER_END = ("note", "ruling", "view", "seat", "seating")  # what the game master may still do when it's over
+_DIGEST = re.compile(r"^[0-9a-f]{64}$")
 
 
 def rules_of(state: Encounter) -> RuleSystem:
@@ -110,6 +114,8 @@ def decided_step(
         return _undo(view)
     if kind == "redo":
         return _redo(view)
+    if kind == "fork":  # the record of where the log's lines came from: in any phase, the end included
+        return _fork(view, command)
     if rules is None:
         rules = rules_of(state)
     if (
@@ -639,6 +645,31 @@ def _redo(view: Projection) -> list[Event]:
     if not view.redo:
         raise Refused("redo", "there is nothing to redo", "redo works right after an undo, before a new command")
     return [StepRedone(step=view.redo[-1])]
+
+
+# --- forks ----------------------------------------------------------------------------
+
+_FORK_USAGE = "give params at, parent_seq and parent_digest (64 hex digits); `combatlog fork` writes them"
+
+
+def _fork(view: Projection, command: Command) -> list[Event]:
+    """A fork's record: right after the lines it copied (seq `at`, this log's last line so far),
+    naming its parent's head."""
+    p = command.params
+    at, parent_seq, digest = p.get("at"), p.get("parent_seq"), p.get("parent_digest")
+    for name, x in (("at", at), ("parent_seq", parent_seq)):
+        if isinstance(x, bool) or not isinstance(x, int):
+            raise Refused("fork", f"{name} is a seq, a whole number, not {str(x)[:20]!r}", _FORK_USAGE)
+    assert isinstance(at, int) and isinstance(parent_seq, int)  # for the type checker: checked just above
+    if not isinstance(digest, str) or not _DIGEST.match(digest):
+        raise Refused("fork", f"parent_digest {str(digest)[:20]!r} is not 64 lowercase hex digits", _FORK_USAGE)
+    if at != view.seq:
+        raise Refused(
+            "fork", f"the record of a fork at seq {at} comes right after it, and this log ends at seq {view.seq}"
+        )
+    if parent_seq < at:
+        raise Refused("fork", f"the parent's head (seq {parent_seq}) is before the fork's seq {at}", _FORK_USAGE)
+    return [Forked(at=at, parent_seq=parent_seq, parent_digest=digest)]
 
 
 # --- helpers --------------------------------------------------------------------------

@@ -322,6 +322,16 @@ class Note(Event, frozen=True):
     by: str = "gm"
 
 
+class Forked(Event, frozen=True):
+    """This log is a fork: its lines up to seq `at` are its parent's, byte for byte (digests
+    intact), and what follows is played beside the parent. `parent_seq` and `parent_digest`:
+    the parent's head (its last seq and digest) when it was forked."""
+
+    at: int
+    parent_seq: int
+    parent_digest: str
+
+
 class StepSigned(Event, frozen=True):
     """The step's last event: the game master's Ed25519 signature of the digest of the line
     before it (which seals the whole log up to there). `key`: the public key, hex."""
@@ -399,6 +409,7 @@ _CORE: tuple[type[Event], ...] = (
     StepSigned,
     SeatSet,
     SeatingSet,
+    Forked,
 )
 
 _registered: list[type[Event]] = list(_CORE)

@@ -139,7 +139,16 @@ def _noop(state: Encounter, event: Any) -> Encounter:
     return state
 
 
-for _t in (ev.CommandIssued, ev.DiceRolled, ev.GmRuling, ev.GmOverride, ev.Note, ev.ResolutionStarted, ev.StepSigned):
+for _t in (
+    ev.CommandIssued,
+    ev.DiceRolled,
+    ev.GmRuling,
+    ev.GmOverride,
+    ev.Note,
+    ev.ResolutionStarted,
+    ev.StepSigned,
+    ev.Forked,
+):
     HANDLERS[_t] = _noop
 
 

@@ -73,6 +73,7 @@ TRANSITIONS: list[dict[str, Any]] = [
     {"trigger": "SeatSet", "source": "*", "dest": None},
     {"trigger": "SeatingSet", "source": "*", "dest": None},
     {"trigger": "StepSigned", "source": "*", "dest": None},
+    {"trigger": "Forked", "source": "*", "dest": None},
 ]
 
 MACHINE = Machine(

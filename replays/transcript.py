@@ -214,6 +214,11 @@ def _tell(
                     + ("wait for the game master" if e.commands == "queue" else "apply at once")
                     + ("; a seat may undo its own latest step." if e.undo else ".")
                 )
+            elif t is ev.Forked:
+                line = (
+                    f"A fork of another log at seq {e.at} (whose head was then seq {e.parent_seq}, "
+                    f"digest {e.parent_digest[:12]}...): a fight of its own from here."
+                )
             elif t is ev.StepUndone:
                 line = f"Undone: step {e.step}."
             elif t is ev.StepRedone:

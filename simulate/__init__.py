@@ -2,12 +2,18 @@
 
     report = simulate(read_encounter("patrol.toml"), runs=1000, seed=1)
     report.sides["party"].win        # the probability of a win, with its 95% Wilson interval
+    report = simulate_from("fight.db", at=412, runs=1000, seed=1)   # the odds from this moment
 
 Run i of a study seeded S plays the encounter with the seed `run_seed(S, i)`, so any run can
 be rebuilt exactly: the representative fights (the runs at the 5th, 25th, 50th, 75th and
 95th percentile of the party's losses) are written as real logs with `keep`, without the
 bulk of the runs ever being stored. The report is the same for any executor and any
 number of workers: runs are handed out in chunks and put back in run order.
+
+`simulate_from` continues a log instead, from the state just after one of its seqs where a
+step ends: run i of a study seeded S plays on from there with the engine's dice of step k
+seeded from `run_seed(S, i)` and k (whatever the log's own seed, or none), so it too is the
+same for any number of workers, and it never writes to the log it reads.
 """
 
 from __future__ import annotations
@@ -21,9 +27,10 @@ from typing import Any
 import msgspec
 
 from combatlog.engine import Refused, get_rules
-from combatlog.events import Command
+from combatlog.events import Command, EventLog
+from combatlog.projections import Encounter
 from combatlog.replays import open_log
-from combatlog.simulate.run import FightSummary, fights, play, run_seed
+from combatlog.simulate.run import FightSummary, Moment, continuations, fights, moment, play, run_seed
 from combatlog.simulate.stats import Z95, nearest_run, percentile, wilson
 
 PERCENTILES = (5, 25, 50, 75, 95)
@@ -88,6 +95,7 @@ class Report(msgspec.Struct):
     representative: list[Representative]
     options: dict[str, Any] = {}
     winners: list[str | None] = []  # run by run, for comparing two studies on the same seeds
+    at: int | None = None  # a study continuing a log: the seq it continued from (None: an encounter's)
 
 
 def _odds(k: int, n: int) -> Odds:
@@ -133,6 +141,16 @@ def setup(commands: Sequence[Command]) -> tuple[list[str], dict[str, tuple[str, 
     return sides, roster, party or sides[0]
 
 
+def setup_of(state: Encounter) -> tuple[list[str], dict[str, tuple[str, str]], str]:
+    """`setup` of an encounter as it stands (every combatant it has had, in the order added)."""
+    roster = {cid: (c.name, c.side) for cid, c in state.combatants.items()}
+    sides = list(dict.fromkeys(side for _, side in roster.values()))
+    if not sides:
+        raise Refused("simulate", "the encounter has no combatants")
+    party = next((c.side for c in state.combatants.values() if c.kind == "pc"), sides[0])
+    return sides, roster, party
+
+
 def check(commands: Sequence[Command], options: dict[str, Any]) -> None:
     """Refuse, in one line, an encounter that can't be played (a bad option, a bad combatant)."""
     create = next((c for c in commands if c.kind == "create"), None)
@@ -164,26 +182,93 @@ def simulate(
     commands = list(commands)
     check(commands, options)
     sides, roster, party = setup(commands)
+    summaries = _in_chunks(runs, lambda chunk: (fights, commands, seed, chunk, options), executor, workers, progress)
+    return report(summaries, seed, sides, roster, party, options)
+
+
+def simulate_from(
+    log: EventLog | str | Path,
+    at: int | None = None,
+    runs: int = 10_000,
+    seed: int = 0,
+    *,
+    executor: Executor | None = None,
+    workers: int | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> Report:
+    """Continue the fight of `log` from just after seq `at` (None: its last) `runs` times with the
+    automatic policy and report the odds from that moment, as `simulate` reports an encounter's.
+
+    `log`: an EventLog, or where one is (a path, a `postgresql://` URL), opened to read only and
+    closed once its moment is read: nothing is written to it. Run i's dice are seeded from
+    `run_seed(seed, i)` (step k's from that and k). The numbers count the whole fight: its rounds,
+    each combatant's damage taken and dealt, who is defeated, so a finished fight's report has
+    every run decided alike. Raises Refused for fewer than 1 run, a log with no combatants at
+    `at` or recorded under another version of its rules; LogError for `at` outside the log or
+    inside a step (the message names the range), or a log that can't be read.
+    """
+    if runs < 1:
+        raise Refused("simulate", f"{runs} runs", "give at least 1 run")
+    if isinstance(log, (str, Path)):
+        opened = open_log(log, create=False, read_only=True)
+        try:
+            start = moment(opened, at)
+        finally:
+            opened.close()
+    else:
+        start = moment(log, at)
+    return simulate_moment(start, runs, seed, executor=executor, workers=workers, progress=progress)
+
+
+def simulate_moment(
+    start: Moment,
+    runs: int = 10_000,
+    seed: int = 0,
+    *,
+    executor: Executor | None = None,
+    workers: int | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> Report:
+    """`simulate_from` of a moment already read (`combatlog.simulate.run.moment`)."""
+    if runs < 1:
+        raise Refused("simulate", f"{runs} runs", "give at least 1 run")
+    sides, roster, party = setup_of(start.state)
+    summaries = _in_chunks(runs, lambda chunk: (continuations, start, seed, chunk), executor, workers, progress)
+    rep = report(summaries, seed, sides, roster, party, {})
+    rep.at = start.at
+    return rep
+
+
+def _in_chunks(
+    runs: int,
+    task: Callable[[range], tuple[Any, ...]],
+    executor: Executor | None,
+    workers: int | None,
+    progress: Callable[[int], None] | None,
+) -> list[FightSummary]:
+    """The summaries of runs 0 to `runs` - 1, in run order: `task(chunk)` is (a function, its
+    arguments) playing one chunk of runs, played here, in a process pool or on `executor`."""
     chunks = [range(i, min(i + CHUNK, runs)) for i in range(0, runs, CHUNK)]
     summaries: list[FightSummary] = []
     if executor is None and (workers or _cores()) <= 1:
         for chunk in chunks:
-            summaries.extend(fights(commands, seed, chunk, options))
+            fn, *args = task(chunk)
+            summaries.extend(fn(*args))
             if progress is not None:
                 progress(len(summaries))
-    else:
-        own = executor is None
-        pool = executor if executor is not None else ProcessPoolExecutor(max_workers=workers or _cores())
-        try:
-            futures = [pool.submit(fights, commands, seed, chunk, options) for chunk in chunks]
-            for future in futures:  # in run order, whatever order they finish in
-                summaries.extend(future.result())
-                if progress is not None:
-                    progress(len(summaries))
-        finally:
-            if own:
-                pool.shutdown(cancel_futures=True)
-    return report(summaries, seed, sides, roster, party, options)
+        return summaries
+    own = executor is None
+    pool = executor if executor is not None else ProcessPoolExecutor(max_workers=workers or _cores())
+    try:
+        futures = [pool.submit(*task(chunk)) for chunk in chunks]
+        for future in futures:  # in run order, whatever order they finish in
+            summaries.extend(future.result())
+            if progress is not None:
+                progress(len(summaries))
+    finally:
+        if own:
+            pool.shutdown(cancel_futures=True)
+    return summaries
 
 
 def _cores() -> int:
@@ -282,4 +367,4 @@ def keep(commands: Sequence[Command], rep: Report, folder: str | Path) -> list[R
     return kept
 
 
-__all__ = ["Report", "compare", "keep", "report", "simulate"]
+__all__ = ["Report", "compare", "keep", "report", "simulate", "simulate_from", "simulate_moment"]

@@ -28,7 +28,8 @@ def render(studies: list[tuple[str, Report]]) -> str:
 
     for path, report in studies:
         parts.append(f"<h2>{_text(path)}</h2>")
-        parts.append(f"<p>{report.runs:,} fights, seed {report.seed}; the party is <b>{_text(report.party)}</b>.</p>")
+        fights = "fights" if report.at is None else f"fights continued from seq {report.at}"
+        parts.append(f"<p>{report.runs:,} {fights}, seed {report.seed}; the party is <b>{_text(report.party)}</b>.</p>")
         outcomes = [*(printable(side) for side in report.sides), "draw"]
         odds = [*(s.win for s in report.sides.values()), report.draw]
         chart(

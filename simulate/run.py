@@ -10,11 +10,13 @@ import msgspec
 from msgspec.structs import replace
 
 from combatlog.engine import Refused, RuleSystem, Session, get_rules
+from combatlog.engine.dice import Dice, SeededDice
 from combatlog.engine.lean import LeanSession
 from combatlog.engine.rules.base import level_of
-from combatlog.events import Command, DamageApplied, DiceRolled, Event, EventLog
-from combatlog.projections import Combatant, Encounter
+from combatlog.events import Command, DamageApplied, DiceRolled, Event, EventLog, StepRedone, StepUndone
+from combatlog.projections import Combatant, Encounter, envelopes, replay
 from combatlog.replays import MemoryLog
+from combatlog.replays.forks import step_end
 
 MAX_STEPS = 20_000
 
@@ -177,8 +179,111 @@ def fights(commands: Sequence[Command], seed: int, runs: range, options: dict[st
     return [fight(commands, seed, i, options, prepared) for i in runs]
 
 
+# --- fights continued from a log's moment ----------------------------------------------
+
+
+class Moment(msgspec.Struct, frozen=True):
+    """A log's state where one of its steps ends, for fights to continue from: the state and
+    the steps taken as the log's projection holds them just after seq `at`, and the damage each
+    combatant has dealt so far (in the steps that count: an undone step's damage doesn't)."""
+
+    at: int
+    step: int
+    state: Encounter
+    dealt: dict[str, int]
+
+
+def moment(log: EventLog, at: int | None = None) -> Moment:
+    """The moment just after seq `at` of `log` (None: its last seq), read only.
+
+    Raises LogError (`step_end`'s: an empty log, a seq outside it or inside a step; a line
+    that can't be read) or Refused, one line, when the log has no combatants there or was
+    recorded under another version of its rules than the one installed.
+    """
+    at = step_end(log, at)
+    projection = replay(log, at)
+    state = projection.state
+    if state.rules is None:
+        raise Refused("simulate", f"there is no encounter at seq {at}")
+    installed = get_rules(state.rules).version
+    if (state.rules_version or "1") != installed:
+        raise Refused(
+            "simulate",
+            f"the log was recorded under {state.rules} {state.rules_version}, and this combatlog plays "
+            f"{state.rules} {installed}",
+            "simulate its encounter file instead",
+        )
+    if not state.combatants:
+        raise Refused("simulate", f"the encounter has no combatants at seq {at}")
+    return Moment(at=at, step=projection.step, state=state, dealt=_dealt_so_far(log, at, list(state.combatants)))
+
+
+def _dealt_so_far(log: EventLog, at: int, ids: list[str]) -> dict[str, int]:
+    """Damage dealt by each of `ids` up to seq `at`, counting only steps not undone there."""
+    by_step: dict[int, list[DamageApplied]] = {}
+    undone: set[int] = set()
+    for envelope in envelopes(log, 1, at):
+        event = envelope.event
+        t = type(event)
+        if t is DamageApplied:
+            by_step.setdefault(envelope.step, []).append(event)
+        elif t is StepUndone:
+            undone.add(event.step)
+        elif t is StepRedone:
+            undone.discard(event.step)
+    dealt = dict.fromkeys(ids, 0)
+    for step, events in by_step.items():
+        if step not in undone:
+            for event in events:
+                _deal(dealt, event)
+    return dealt
+
+
+class Continuation(LeanSession):
+    """A fight continued from a `Moment` (nothing logged): its state is the moment's, seed and
+    all, and the engine's dice of step k are seeded from `seed` and k, as an encounter's own
+    dice are from its seed, whatever the log's seed (None in a log of dice typed at the table)."""
+
+    def __init__(self, start: Moment, seed: int, on_events: Any = None) -> None:
+        super().__init__(start.state, start.step, on_events)
+        self.seed = seed
+
+    def execute(self, command: Command, dice: Dice | None = None) -> list[Event]:
+        if dice is None and command.entered is None:
+            dice = SeededDice(self.seed, self.view.step + 1)
+        return super().execute(command, dice)
+
+
+def continued(start: Moment, seed: int, run: int) -> FightSummary:
+    """Run `run` of a study seeded `seed` from `start`, summed up: the fight continued with the
+    dice seed `run_seed(seed, run)` to its end by the automatic policy, its damage dealt counted
+    from the whole fight (the moment's so far, then the continuation's)."""
+    dealt = dict(start.dealt)
+
+    def count(events: list[Event]) -> None:
+        for event in events:
+            if type(event) is DamageApplied:
+                _deal(dealt, event)
+
+    session = Continuation(start, run_seed(seed, run), count)
+    if session.state.phase in ("setup", "surprise"):
+        session.execute(Command(kind="begin"))
+    session.play_out(max_steps=MAX_STEPS)
+    return summary(session.state, dealt, run)
+
+
+def continuations(start: Moment, seed: int, runs: range) -> list[FightSummary]:
+    """Runs `runs` of a study from `start` (one executor task)."""
+    return [continued(start, seed, i) for i in runs]
+
+
 __all__ = [
+    "Continuation",
     "FightSummary",
+    "Moment",
+    "continued",
+    "continuations",
+    "moment",
     "Refused",
     "ending",
     "SetUp",

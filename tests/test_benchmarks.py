@@ -64,3 +64,17 @@ def test_the_checkpoints_benchmark_opens_a_stored_log_to_append_in_a_process_of_
     from combatlog.replays import SqliteLog
 
     assert SqliteLog(where).read_checkpoint() is None  # 300 events: shorter than a checkpoint's interval
+
+
+def test_the_odds_benchmark_continues_each_example_from_a_step_end_in_its_middle(tmp_path):
+    script = Path(__file__).resolve().parents[1] / "benchmarks" / "odds.py"
+    spec = importlib.util.spec_from_file_location("combatlog_bench_odds", script)
+    odds = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(odds)
+    example = Path(__file__).resolve().parents[1] / "examples" / "skirmish-ambush.toml"
+    rules, path, at, head = odds.logged(example, tmp_path)
+    assert rules == "skirmish" and head / 3 < at < 2 * head / 3
+    read, rate, steps = odds.one_core(path, at, 10)
+    assert read > 0 and rate > 0 and steps >= 1
+    wall, cpu = odds.timed(path, at, 20, 1)  # a fresh process, as the table's row is taken
+    assert wall > 0 and cpu > 0

@@ -516,3 +516,25 @@ def test_a_checkpoint_kept_beside_an_encounter_opens_the_next_session_and_clear_
     assert again.state == replay(opened(url)).state and again.projection.digest == first.projection.digest
     log.clear()
     assert log.read_checkpoint() is None
+
+
+def test_fork_writes_to_a_postgres_url_and_from_one(url, opened, tmp_path):
+    from click.testing import CliRunner
+
+    from combatlog.cli.main import app
+
+    def run(*args: str):
+        return CliRunner().invoke(app, list(args), catch_exceptions=False)
+
+    parent = tmp_path / "fight.jsonl"
+    assert run("demo", "--rules", "skirmish", "--log", str(parent)).exit_code == 0
+    lines = parent.read_bytes().splitlines()
+    assert run("fork", str(parent), "--at", "45", url).exit_code == 0
+    assert list(opened(url).lines(1, 45)) == lines[:45]
+    assert run("audit", url).exit_code == 0
+    refused = run("fork", str(parent), url)
+    assert refused.exit_code == 1 and "holds events; fork writes only to a new log" in refused.output
+    back = tmp_path / "back.db"
+    assert run("fork", url, str(back)).exit_code == 0  # a fork of the fork, at its last seq
+    assert run("audit", str(back)).exit_code == 0
+    assert list(open_log(back, create=False).lines(1, 45)) == lines[:45]

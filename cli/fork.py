@@ -1,0 +1,53 @@
+"""`combatlog fork`: a new log from another's first steps, recorded as a fork, to play a "what if" beside it."""
+
+from __future__ import annotations
+
+import contextlib
+from pathlib import Path
+
+import click
+
+from combatlog.cli.main import _is_url, _open_or_fail, _shown, app, fail, read_log, signing
+from combatlog.engine import Refused
+from combatlog.events import LogError
+
+
+@app.command()
+@click.argument("log_path", metavar="LOG")
+@click.argument("new_path", metavar="NEW")
+@click.option("--at", "at", type=int, default=None, help="The seq to fork at, where a step ends (default: the last).")
+def fork(log_path: str, new_path: str, at: int | None) -> None:
+    """Write a new log NEW from LOG's lines up to seq --at, byte for byte, then record that it is
+    a fork (the seq, and LOG's head); play NEW as a "what if" beside the real fight."""
+    from combatlog.replays.forks import fork as fork_log
+    from combatlog.replays.forks import step_end
+
+    source = read_log(log_path)
+    try:
+        at = step_end(source, at)
+    except LogError as exc:
+        fail(f"{_shown(source, log_path)}: --at {at}: {exc}")
+    if not _is_url(new_path) and Path(new_path).exists():
+        fail(f"{new_path} exists; fork writes only to a new log")
+    signer = signing()
+    target = _open_or_fail(new_path)
+    if target.head()[0] > 0:  # a database URL names an encounter that may already hold events
+        target.close()
+        fail(f"{_shown(target, new_path)} holds events; fork writes only to a new log")
+    # a half fork is no fork: a database takes it in one transaction; a file left half written is removed
+    batch = getattr(target, "batch", contextlib.nullcontext)
+    try:
+        with batch():
+            forked = fork_log(source, target, at, signer=signer)
+    except (LogError, Refused) as exc:  # a database's transaction is rolled back: nothing is left there
+        target.close()
+        if not _is_url(new_path):
+            for leftover in (Path(new_path), Path(f"{new_path}-wal"), Path(f"{new_path}-shm")):
+                leftover.unlink(missing_ok=True)
+        fail(f"{exc}; nothing forked")
+    shown = _shown(target, new_path)
+    target.close()
+    click.echo(
+        f"{shown}: a fork of {_shown(source, log_path)} at seq {forked.at} (its head then "
+        f"{forked.parent_seq}:{forked.parent_digest}); `combatlog play {shown}` plays it on"
+    )
