@@ -31,7 +31,13 @@ def _secret_path(where: str | None, given: str | None) -> Path:
 @click.option("--host", default="127.0.0.1", show_default=True, help="The address (0.0.0.0: the whole network).")
 @click.option("--port", default=8000, show_default=True, type=click.IntRange(1, 65535), help="The port.")
 @click.option("--secret-file", default=None, help="Where the links' secret is kept (made if missing).")
-def serve(log_path: str | None, host: str, port: int, secret_file: str | None) -> None:
+@click.option(
+    "--odds/--no-odds",
+    default=True,
+    show_default=True,
+    help="Work out the odds from each step in a process of its own, for the game master's screen.",
+)
+def serve(log_path: str | None, host: str, port: int, secret_file: str | None, odds: bool) -> None:
     """Serve the web tracker: prints the game master's link and the players' link.
 
     \b
@@ -49,13 +55,13 @@ def serve(log_path: str | None, host: str, port: int, secret_file: str | None) -
     secret = load_secret(_secret_path(where, secret_file))
     try:
         if not _is_url(where) and Path(where).is_dir():
-            tables = Tables(secret, directory=Path(where))
+            tables = Tables(secret, directory=Path(where), odds=odds)
             tables.all()
         else:
             if not _is_url(where) and not Path(where).exists():
                 fail(f"{where}: no such log; start one with `combatlog new` or serve a directory")
             open_log(where, create=False).close()  # a bad path or URL fails here, in one line
-            tables = Tables.single(where, secret)
+            tables = Tables.single(where, secret, odds=odds)
     except LogError as exc:
         fail(str(exc))
     everywhere = host in ("0.0.0.0", "::", "")

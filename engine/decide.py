@@ -386,7 +386,7 @@ def _note(draft: Draft, command: Command) -> None:
 
 _VIEW_USAGE = (
     "give side=SIDE hp=exact|level|hidden, combatant=ID hp=exact|level|hidden, "
-    "or combatant=ID hidden=true|false (with reveal=act: its own next action shows it)"
+    "combatant=ID hidden=true|false (with reveal=act: its own next action shows it), or odds=true|false"
 )
 _HP_ALIASES = {"levels": "level", "none": "hidden"}
 
@@ -395,9 +395,14 @@ def _view(draft: Draft, command: Command) -> None:
     p = command.params
     state = draft.state
     side, hp, who, hidden, reveal = p.get("side"), p.get("hp"), p.get("combatant"), p.get("hidden"), p.get("reveal")
-    unknown = sorted(k for k in p if k not in ("side", "hp", "combatant", "hidden", "reveal"))
+    unknown = sorted(k for k in p if k not in ("side", "hp", "combatant", "hidden", "reveal", "odds"))
     if unknown:
         raise Refused(f"view {unknown[0]}=", "not a setting of the players' view", _VIEW_USAGE)
+    if "odds" in p:
+        if len(p) != 1 or not isinstance(p["odds"], bool):
+            raise Refused("view odds=", "odds is true or false, set on its own", "give odds=true|false")
+        draft.emit(ViewSet(odds=p["odds"]))
+        return
     if (
         (side is None) == (who is None)
         or (side is not None and (hp is None or hidden is not None))

@@ -351,6 +351,7 @@ class ViewSet(Event, frozen=True):
     combatant: str | None = None
     hidden: bool | None = None
     reveal: str | None = None  # added later: "act" (revealed by its own action), or None (by the game master)
+    odds: bool | None = None  # added later: the players see the odds from this moment (True) or not
 
 
 class SeatSet(Event, frozen=True):

@@ -178,6 +178,8 @@ def _view(state: Encounter, e: ev.ViewSet) -> Encounter:
             view = replace(view, reveal_on_act=(*others, e.combatant) if e.hidden and e.reveal == "act" else others)
     if e.combatant is not None and e.hp is not None:
         view = replace(view, hp_of_combatant={**view.hp_of_combatant, e.combatant: e.hp})
+    if e.odds is not None:
+        view = replace(view, odds=e.odds)
     return replace(state, players=view)
 
 

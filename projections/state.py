@@ -93,6 +93,7 @@ class PlayerView(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, 
     hidden: tuple[str, ...] = ()
     hp_of_combatant: dict[str, str] = {}
     reveal_on_act: tuple[str, ...] = ()
+    odds: bool = False  # the players see the odds from this moment
 
     def hp_of(self, state: Encounter, side: str) -> str:
         """How `side`'s health shows to the players."""

@@ -190,7 +190,11 @@ def _tell(
                 line = f"{_name(state, e.id)} leaves the fight" + (f" ({e.reason})." if e.reason else ".")
             elif t is ev.ViewSet:
                 how = "as levels" if e.hp == "level" else e.hp
-                if e.side is not None:
+                if e.odds is not None:
+                    line = "Players' view: the odds from this moment " + (
+                        "shown." if e.odds else "kept to the game master."
+                    )
+                elif e.side is not None:
                     line = f"Players' view: {e.side}'s health shown {how}."
                 elif e.hp is not None:
                     line = f"Players' view: {_name(state, e.combatant)}'s health shown {how}."

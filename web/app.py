@@ -13,7 +13,7 @@ import asyncio
 import functools
 import re
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -143,6 +143,7 @@ def _gm_board(table: Table, message: str = "", error: str = "", base: str = "") 
         legal=table.session.legal(),
         lines=told[-400:],
         map_svg=_map(table, GM, movable=True),
+        odds=_odds(table, GM),
         places=_places(table),
         own_commands=_own_commands(table) if state.rules is not None else [],
         stat_form=statform.form_of(table.session.rules.stats_type) if state.rules is not None else [],
@@ -166,9 +167,34 @@ def _player_board(table: Table) -> str:
         screen=view.screen(table.session.state, TABLE, seq),
         lines=_lines(table, TABLE, last=60),
         map_svg=_map(table, TABLE),
+        odds=_odds(table, TABLE),
     )
     table.rendered["players"] = (seq, page)
     return page
+
+
+def _odds(table: Table, viewer: Viewer) -> dict[str, Any] | None:
+    """The odds from this moment as `viewer`'s screen shows them (None: not shown there): the
+    game master's always, once a study has said them (and a study of the latest step started);
+    the players' only when the game master chose so, the sides and player characters they can
+    see."""
+    state = table.session.state
+    keeper = table.odds()
+    if keeper is None or state.rules is None or not state.combatants:
+        return None
+    players = state.players
+    if not viewer.gm and (players is None or not players.odds):
+        return None
+    if state.phase != "end":
+        keeper.want(table.seq)
+    now = keeper.latest
+    working = keeper.running()
+    if not viewer.gm and now is not None:
+        seen = views.seen(state, viewer, table.seq)
+        sides = {c.side for c in seen.combatants}
+        names = {c.name for c in seen.combatants}
+        now = replace(now, sides=[s for s in now.sides if s[0] in sides], down=[d for d in now.down if d[0] in names])
+    return {"now": now, "working": working}
 
 
 def _map(table: Table, viewer: Viewer, movable: bool | str = False) -> str:
@@ -786,7 +812,7 @@ def _base(request: Request[Any, Any, Any]) -> str:
     return str(request.base_url).rstrip("/")
 
 
-_VIEW_FIELDS = ("side", "hp", "combatant", "hidden", "reveal")
+_VIEW_FIELDS = ("side", "hp", "combatant", "hidden", "reveal", "odds")
 
 
 def _params(text: str) -> dict[str, Any]:

@@ -36,6 +36,7 @@ from combatlog.events import Command, CommandIssued, ConcurrencyError, Envelope,
 from combatlog.projections import SeatEntry
 from combatlog.replays import open_log
 from combatlog.replays.follow import follow_lines
+from combatlog.web.odds import OddsKeeper
 
 LOG_SUFFIXES = (".db", ".sqlite", ".jsonl")
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
@@ -67,7 +68,7 @@ def token(secret: bytes, encounter: str, role: str) -> str:
 class Table:
     """One encounter being served."""
 
-    def __init__(self, id: str, where: str, secret: bytes, log: EventLog | None = None) -> None:
+    def __init__(self, id: str, where: str, secret: bytes, log: EventLog | None = None, odds: bool = False) -> None:
         self.id = id
         self.where = where
         self._log = log  # opened on first use, on the thread that serves (an SQLite connection stays on its thread)
@@ -79,6 +80,8 @@ class Table:
         self.answers: dict[str, str] = {}  # a seat's last refused request, by seat id, until its next step
         self._asked = 0
         self.revision = 0  # counts changes a page shows that are not steps (the queue, an answer)
+        self._odds: OddsKeeper | None = None
+        self.studies = odds  # work out the odds from each step in a process of its own
         self._waiters: set[asyncio.Future[None]] = set()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._stop = threading.Event()
@@ -155,6 +158,22 @@ class Table:
         self._stop.set()
 
     # --- waiting for the next step -----------------------------------------------------
+
+    def odds(self) -> OddsKeeper | None:
+        """This table's odds from the latest step (None for a log in memory: a study's process
+        reads the log from where it is stored)."""
+        if self.where == "memory:" or not self.studies:
+            return None
+        if self._odds is None:
+            self._odds = OddsKeeper(self.where, self._odds_done)
+        return self._odds
+
+    def _odds_done(self) -> None:
+        loop = self._loop
+        if loop is not None and not loop.is_closed():
+            loop.call_soon_threadsafe(self.touch)
+        else:
+            self.revision += 1
 
     def touch(self) -> None:
         """Something a page shows changed without a step (the queue): wake the pages."""
@@ -307,6 +326,8 @@ class Table:
     def close(self) -> None:
         """Stop following and close the log (it opens again on the next use)."""
         self.stop()
+        if self._odds is not None:
+            self._odds.close()
         if self._log is not None and self.where != "memory:":
             with contextlib.suppress(Exception):
                 self._log.close()
@@ -318,17 +339,18 @@ class Table:
 class Tables:
     """The encounters served: one log (`single`), or the logs in a directory."""
 
-    def __init__(self, secret: bytes, directory: Path | None = None) -> None:
+    def __init__(self, secret: bytes, directory: Path | None = None, odds: bool = False) -> None:
         self.secret = secret
+        self.odds = odds  # the tables work out the odds from each step (`serve` does)
         self.directory = directory
         self.home_token = token(secret, "", "home")
         self._tables: dict[str, Table] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
 
     @classmethod
-    def single(cls, where: str, secret: bytes, log: EventLog | None = None) -> Tables:
-        tables = cls(secret)
-        table = Table(table_id(where), where, secret, log=log)
+    def single(cls, where: str, secret: bytes, log: EventLog | None = None, odds: bool = False) -> Tables:
+        tables = cls(secret, odds=odds)
+        table = Table(table_id(where), where, secret, log=log, odds=odds)
         tables._tables[table.id] = table
         return tables
 
@@ -356,7 +378,7 @@ class Tables:
         for suffix in LOG_SUFFIXES:
             path = self.directory / f"{id}{suffix}"
             if path.exists() and path.stat().st_size > 0:
-                table = Table(id, str(path), self.secret)
+                table = Table(id, str(path), self.secret, odds=self.odds)
                 self._tables[id] = table
                 if self._loop is not None:
                     table.watch(self._loop)
