@@ -364,3 +364,16 @@ def test_a_game_master_and_two_phones_play_a_fight_to_its_end(tmp_path, browser,
             shot(phone, f"{name}-seat-{i + 1}-end")
             phone.close()
         gm.close()
+
+
+def test_the_game_masters_screen_fits_a_phone_too(tmp_path, browser):
+    from tests.web_support import EXAMPLES
+
+    tables = Tables.single(str(new_log(tmp_path / "cistern.db", EXAMPLES / "triptycho-cistern.toml")), SECRET)
+    table = tables.all()[0]
+    with serving(tables) as base:
+        page = browser.new_page(viewport={"width": 390, "height": 844})
+        page.goto(f"{base}/gm/{table.gm_token}")
+        page.wait_for_selector("#board .status")
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390  # the map scrolls in its own box
+        page.close()
