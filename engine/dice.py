@@ -496,7 +496,10 @@ class MixedDice(EnteredDice):
 
 class DiceMismatch(DiceError):
     """A log's die that isn't what it claims: a face its die can't show, or an engine roll the
-    encounter's seed doesn't give (an audit's finding, never a refusal to a person)."""
+    encounter's seed doesn't give (an audit's finding, never a refusal to a person). `index`:
+    which of the step's recorded rolls it is (0 for the first), so the finding names its seq."""
+
+    index: int | None = None
 
 
 class RecordedDice(Dice):
@@ -520,6 +523,13 @@ class RecordedDice(Dice):
         return self._seeded
 
     def roll(self, expression: str, purpose: str = "", by: str | None = None) -> DiceRolled:
+        try:
+            return self._replayed(expression, purpose, by)
+        except DiceMismatch as exc:
+            exc.index = self.used - 1  # the roll just taken from the log
+            raise
+
+    def _replayed(self, expression: str, purpose: str, by: str | None) -> DiceRolled:
         expr = parse(expression)
         if self.used >= len(self.rolled):
             raise DiceError(f"the step asks for {expr.text} ({purpose}) but the log recorded no more rolls")

@@ -335,8 +335,10 @@ def _redecide(
     seeded = (lambda: SeededDice(seed, step_number)) if seed is not None else None
     try:
         expected = decide(projection, head.command, RecordedDice(rolled, seeded))
-    except DiceMismatch as exc:
-        report.findings.append(Finding(step[0][0].seq, "dice", str(exc)))
+    except DiceMismatch as exc:  # named at the forged roll's own seq
+        rolls = [env.seq for env, _ in step if type(env.event) is DiceRolled]
+        at = rolls[exc.index] if exc.index is not None and 0 <= exc.index < len(rolls) else step[0][0].seq
+        report.findings.append(Finding(at, "dice", str(exc)))
         return
     except (Refused, DiceError, KeyError) as exc:
         msg = exc.args[0] if isinstance(exc, KeyError) else str(exc)

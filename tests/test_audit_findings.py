@@ -148,7 +148,7 @@ def test_a_command_refused_when_re_decided_is_a_finding_at_the_command():
     assert "refused when re-decided" in findings[0].message
 
 
-def test_a_face_its_die_cant_show_is_a_dice_finding_at_the_steps_command():
+def test_a_face_its_die_cant_show_is_a_dice_finding_at_the_forged_rolls_own_seq():
     raw = played()
     i, end = first_act(raw)
     roll = next(n for n in range(i, end) if b'"DiceRolled"' in raw[n])
@@ -157,7 +157,7 @@ def test_a_face_its_die_cant_show_is_a_dice_finding_at_the_steps_command():
         return msgspec.structs.replace(e, faces=(70,) + tuple(e.faces[1:]), total=70) if n == roll else e
 
     findings = audit(log_of(rechained(raw, impossible))).findings
-    assert findings[0].kind == "dice" and findings[0].seq == i + 1
+    assert findings[0].kind == "dice" and findings[0].seq == roll + 1 and roll + 1 != i + 1  # not the command's
 
 
 def test_an_event_past_the_end_of_a_re_decided_step_is_a_finding_at_that_event():
@@ -440,3 +440,24 @@ def test_a_log_whose_last_line_cant_be_read_is_audited_up_to_it():
     log._lines = list(raw[:-1]) + [12345]
     findings = audit(log, workers=1).findings
     assert [(f.seq, f.kind) for f in findings] == [(len(raw), "tampered")]
+
+
+def test_a_forged_engine_die_later_in_a_step_is_found_at_its_own_seq():
+    # the step's second roll (the damage, after a hit) is changed to another face its die shows
+    raw = played()
+    for start, end in zip(step_starts(raw), step_starts(raw)[1:] + [len(raw)]):
+        rolls = [n for n in range(start, end) if b'"DiceRolled"' in raw[n]]
+        if len(rolls) >= 2:
+            break
+    else:
+        raise AssertionError("no step of the played fight rolls twice")
+    second = rolls[1]
+
+    def forged(n, e):
+        if n != second:
+            return e
+        face = e.faces[0] % 6 + 1 if e.faces[0] != (e.faces[0] % 6 + 1) else e.faces[0] % 6 + 2
+        return msgspec.structs.replace(e, faces=(face,) + tuple(e.faces[1:]), total=e.total - e.faces[0] + face)
+
+    findings = audit(log_of(rechained(raw, forged))).findings
+    assert findings[0].kind == "dice" and findings[0].seq == second + 1 and "seed gives" in findings[0].message
