@@ -397,7 +397,7 @@ def show(log_path: str, at: int | None, as_json: bool, viewer_name: str) -> None
     console = Console(no_color=not sys.stdout.isatty())  # the terminal's own width
     console.print(
         f"seq {view.seq}: {view.phase}, round {view.round}"
-        + (f"; {view.outcome} ({view.winner})" if view.outcome else "")
+        + (f"; {view.outcome}" + (f" ({view.winner} win)" if view.winner else "") if view.outcome else "")
         + ("" if viewer.gm else f" (as {viewer.name})"),
         markup=False,
         highlight=False,

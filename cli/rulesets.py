@@ -109,7 +109,8 @@ def _ruleset(name: str) -> None:
             if spec.name in seen:
                 continue
             seen.add(spec.name)
-            cost = ", ".join(f"{v} {k}" for k, v in sorted(spec.cost.items())) or "free"
+            cost = ", ".join(f"{v} {k[:-1] if v == 1 and k.endswith('s') else k}" for k, v in sorted(spec.cost.items()))
+            cost = cost or "free"
             targets = spec.targets if spec.max_targets else "no target"
             click.echo(f"  action {spec.name} [{cost}; {targets}]" + (f": {spec.help}" if spec.help else ""))
 
@@ -176,4 +177,5 @@ def init(rules_name: str, path: str | None) -> None:
         f"# stats and actions). Play it: combatlog new {target} && combatlog play {target.with_suffix('.db')}\n"
     )
     target.write_text(header + source.read_text(encoding="utf-8"), encoding="utf-8")
-    click.echo(f"{target}: a {rules_name} encounter; `combatlog new {target}` starts it.")
+    article = "an" if rules_name[:1].lower() in "aeiou" else "a"
+    click.echo(f"{target}: {article} {rules_name} encounter; `combatlog new {target}` starts it.")

@@ -658,3 +658,20 @@ def test_play_queues_a_typed_formula_too(tmp_path):
     result = CliRunner().invoke(app, ["play", str(log)], input=script, catch_exceptions=False)
     assert "dice queued: 1 roll(s)" in result.output and "dice queued: 2 roll(s)" in result.output
     assert "refused: " in result.output and "3 number(s)" in result.output  # 1d8+2d6 rolls three dice
+
+
+def test_what_a_person_reads_holds_no_python(tmp_path):
+    # "ended by the game master (None)", "1 actions", "a infinite-realms encounter",
+    # "use one of False, True", "1 dice; give 1 faces" were each printed once
+    encounter = tmp_path / "road.toml"
+    assert "an infinite-realms encounter" in run("init", "--rules", "infinite-realms", str(encounter)).output
+    assert "[1 action;" in run("rulesets", "skirmish").output
+    bad = run("simulate", str(EXAMPLES / "skirmish-ambush.toml"), "--runs", "2", "--option", "group_initiative=nope")
+    assert "use one of false, true" in bad.output, bad.output
+    log = tmp_path / "f.db"
+    assert run("new", str(EXAMPLES / "skirmish-ambush.toml"), "--log", str(log)).exit_code == 0
+    assert run("do", str(log), "end").exit_code == 0
+    shown = run("show", str(log)).output
+    assert "ended by the game master" in shown and "None" not in shown
+    typed = run("do", str(log), "note", "x", "--dice", "1d6: 3 4")
+    assert "1d6 is a die; give one face" in typed.output

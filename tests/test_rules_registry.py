@@ -69,7 +69,7 @@ def test_options_are_checked_against_what_the_system_accepts():
 
     with pytest.raises(Refused, match="option 'speed'.*known options: group_initiative"):
         s.do("create", rules="skirmish", options={"speed": 3})
-    with pytest.raises(Refused, match="option timing='sometimes'.*use one of 'turn'"):
+    with pytest.raises(Refused, match="option timing='sometimes'.*use one of turn, simultaneous, mixed"):
         s.do("create", rules="skirmish", options={"timing": "sometimes"})
     assert s.log.head()[0] == 0
 

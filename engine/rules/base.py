@@ -31,6 +31,13 @@ if TYPE_CHECKING:
 LEVELS = ("healthy", "injured", "bloodied", "critical", "down")
 
 
+def _word(value: Any) -> str:
+    """A value as a person types it in an encounter file or an --option: true, 3, ranked."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
 def level_of(left: int, most: int) -> str:
     """The descriptive level of `left` of `most`: healthy (untouched), injured (over half),
     bloodied (over a quarter), critical (anything left), down."""
@@ -178,7 +185,7 @@ class RuleSystem:
                     raise Refused(
                         f"option {key}={value!r}",
                         "not an accepted value",
-                        "use one of " + ", ".join(repr(c) for c in spec.choices),
+                        "use one of " + ", ".join(_word(c) for c in spec.choices),
                     )
             try:
                 model = msgspec.convert(given, self.options_type, strict=True)
@@ -199,7 +206,7 @@ class RuleSystem:
                 raise Refused(
                     f"option {key}={value!r}",
                     "not an accepted value",
-                    "use one of " + ", ".join(repr(c) for c in spec.choices),
+                    "use one of " + ", ".join(_word(c) for c in spec.choices),
                 )
             out[key] = value
         return out
