@@ -60,8 +60,8 @@ def typed_faces(entry: str) -> tuple[int, ...]:
                 raise ValueError(f"{shown!r}: {exc}") from None
             return faces
         if len(faces) != expr.count:
-            dice, faces = ("a die", "one face") if expr.count == 1 else (f"{expr.count} dice", f"{expr.count} faces")
-            raise ValueError(f"{shown!r}: {expr.text} is {dice}; give {faces}")
+            many, asked = ("a die", "one face") if expr.count == 1 else (f"{expr.count} dice", f"{expr.count} faces")
+            raise ValueError(f"{shown!r}: {expr.text} is {many}; give {asked}")
         wrong = [f for f in faces if not expr.low <= f <= expr.high]
         if wrong:
             raise ValueError(
