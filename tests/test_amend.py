@@ -7,15 +7,17 @@ from pathlib import Path
 
 import msgspec
 import pytest
+from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from combatlog.cli.main import app
 from combatlog.engine import Refused, Session
 from combatlog.engine.dice import SeededDice, parse
 from combatlog.engine.encounter_file import read_encounter
 from combatlog.events import Command, CommandIssued, DiceRolled, StepAmended
 from combatlog.projections import envelopes
-from combatlog.replays import MemoryLog
+from combatlog.replays import MemoryLog, open_log
 from combatlog.replays.amend import amend, said, steps
 from combatlog.replays.audit import Amended, audit
 from tests.builders import PARTY, new_session
@@ -268,3 +270,29 @@ def test_amending_a_step_with_its_own_command_and_dice_changes_nothing_of_the_fi
     assert not any(r.changed for r in (report.corrected, *report.redecided))
     assert msgspec.to_builtins(Session(log).state) == final
     assert audit(log, workers=1).clean
+
+
+def run(*args: str):
+    return CliRunner().invoke(app, list(args), catch_exceptions=False)
+
+
+def test_the_command_line_amends_prints_what_changed_and_refuses_in_one_line(tmp_path):
+    path = str(tmp_path / "fight.jsonl")
+    s, typed = typed_seven_three_rounds_ago()
+    log = open_log(path)
+    log.append(list(s.log.lines()), 1)
+    log.close()
+    listed = run("amend", path)
+    assert f"step {typed:>5}" in listed.output and "act ayla strike g1 (dice 1d20: 7)" in listed.output
+    done = run("amend", path, str(typed), "--dice", "1d20: 17")
+    assert done.exit_code == 0, done.output
+    assert f"step {typed} amended by step " in done.output and "what changed: Goblin 1: " in done.output
+    audited = run("audit", path)
+    assert audited.exit_code == 0 and f"amended: decided in place of step {typed}" in audited.output
+    assert run("audit", path, "--strict").exit_code == 1
+    size = Path(path).stat().st_size
+    refused = run("amend", path, str(typed), "--dice", "1d20: 17")
+    assert refused.exit_code == 1
+    assert refused.output.count("\n") == 1 and "it was undone" in refused.output
+    assert run("amend", path, str(typed)).exit_code == 2
+    assert Path(path).stat().st_size == size
