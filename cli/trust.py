@@ -21,7 +21,7 @@ from combatlog.replays.transcript import printable
 @app.command()
 @click.argument("log_path", metavar="LOG")
 @click.option("--json", "as_json", is_flag=True, help="The report as one JSON object.")
-@click.option("--strict", is_flag=True, help="Fail too when any override or typed-in die is in the log.")
+@click.option("--strict", is_flag=True, help="Fail too when any override, typed-in die or amended step is in the log.")
 @click.option("--expect-head", default=None, metavar="SEQ:DIGEST", help="Fail unless the log still holds this.")
 @click.option("--key", default=None, metavar="PUBLIC", help="Check every step is signed by this Ed25519 key (hex).")
 @click.option(
@@ -36,7 +36,8 @@ def audit(
 ) -> None:
     """Check the digest chain and re-decide every step; exit 1 with one finding per line.
 
-    Overrides and dice typed in at the table are listed (on stderr); --strict fails on them too.
+    Overrides, dice typed in at the table and amended steps are listed (on stderr); --strict
+    fails on them too.
     """
     log = read_log(log_path)
     if expect_head is not None:
@@ -88,11 +89,20 @@ def audit(
                 f"seq {e.seq}: step {e.step}: {e.expression} [{faces}] typed in{typed} ({printable(e.purpose)}{roll})",
                 err=True,
             )
+        for a in report.amended:
+            draws = "" if a.draws == a.amends else f", with the draws of step {a.draws}"
+            click.echo(
+                f"seq {a.seq}: step {a.step}: amended: decided in place of step {a.amends}{draws} "
+                f"(given by {printable(a.by) or 'the game master'})",
+                err=True,
+            )
         if report.clean:
             click.echo(f"clean: {report.events} events in {report.steps} steps", err=True)
-    if strict and report.clean and (report.overrides or report.entered):
+    if strict and report.clean and (report.overrides or report.entered or report.amended):
+        amended = f", {len(report.amended)} step(s) amended" if report.amended else ""
         click.echo(
-            f"strict: {len(report.overrides)} override(s) and {len(report.entered)} die/dice not rolled by the engine",
+            f"strict: {len(report.overrides)} override(s) and {len(report.entered)} die/dice not rolled by the engine"
+            + amended,
             err=True,
         )
         sys.exit(1)

@@ -47,6 +47,7 @@ from combatlog.events import (
     ResourcesSet,
     SeatingSet,
     SeatSet,
+    StepAmended,
     StepRedone,
     StepUndone,
     SurpriseDetermined,
@@ -110,6 +111,8 @@ def decided_step(
         return _create(view, command)
     if state.rules is None:
         raise Refused(f"{kind}", "there is no encounter yet", "create one first")
+    if command.amends is not None or command.draws is not None:
+        _check_amends(view, command)
     if kind == "undo":
         return _undo(view)
     if kind == "redo":
@@ -126,6 +129,8 @@ def decided_step(
         extra = ", or " + ", ".join(rules.after_end) if rules.after_end else ""
         raise Refused(kind, f"the encounter is over ({state.outcome})", f"you can undo, add a note or a ruling{extra}")
     draft = Draft(state, dice, rules, step)
+    if command.amends is not None:
+        draft.emit(StepAmended(step=command.amends))
     handler = _COMMANDS.get(kind)
     try:
         if handler is not None:
@@ -650,6 +655,29 @@ def _redo(view: Projection) -> list[Event]:
     if not view.redo:
         raise Refused("redo", "there is nothing to redo", "redo works right after an undo, before a new command")
     return [StepRedone(step=view.redo[-1])]
+
+
+# --- amendments ----------------------------------------------------------------------
+
+
+def _check_amends(view: Projection, command: Command) -> None:
+    """Refuse a command of an amendment (`Command.amends`, `Command.draws`) that can't stand where
+    it is: both are past steps that don't count now (undone), and the draws are the amended
+    step's or an earlier step's, never a later one's. `combatlog.replays.amend` writes them."""
+    what = f"{command.kind} in place of step {command.amends}"
+    if command.kind in ("create", "undo", "redo", "fork"):
+        raise Refused(what, f"a {command.kind} step is never decided in place of another")
+    amends, draws = command.amends, command.draws
+    if not isinstance(amends, int) or not isinstance(draws, int) or isinstance(amends, bool) or isinstance(draws, bool):
+        raise Refused(what, "an amendment's step names both the step it amends and the step whose draws it takes")
+    if not 2 <= draws <= amends <= view.step:
+        raise Refused(
+            what,
+            f"takes the draws of step {draws}: a step from 2 up to the one amended, and that step before this one",
+        )
+    for number, role in ((amends, "amended"), (draws, "whose draws it takes")):
+        if number in view.undo:
+            raise Refused(what, f"step {number} ({role}) still counts", "undo it first: `combatlog amend` does")
 
 
 # --- forks ----------------------------------------------------------------------------

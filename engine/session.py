@@ -56,7 +56,10 @@ def load(log: EventLog) -> Projection:
 
 
 def dice_for(state: Encounter, command: Command, step: int) -> Dice:
-    """The dice a command uses: its entered faces, else the encounter's seeded generator for the step."""
+    """The dice a command uses: its entered faces, else the encounter's seeded generator for the
+    step (an amendment's step: for the step whose draws it takes, `Command.draws`)."""
+    if command.draws is not None:
+        step = command.draws
     if command.entered is not None:
         if state.seed is not None:  # typed rolls where they match; the engine rolls the rest
             return MixedDice(command.entered, command.entered_for, SeededDice(state.seed, step))

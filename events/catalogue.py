@@ -36,6 +36,11 @@ class Command(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, gc=
     engine asks for them; `None` means the engine's own seeded dice are used. `entered_for`
     names the expression each entered roll is for (`1d8`; "" for bare faces): in a seeded
     encounter, typed rolls go to the rolls they match, in order, and the engine rolls the rest.
+
+    `amends` and `draws` are set only on the steps of an amendment (`combatlog amend`): the
+    step this command is decided in place of (undone just before), and the step whose seeded
+    draws the engine's dice take, the superseded step's own, so a step decided again rolls
+    what it rolled in the first place wherever the rolls before it are the same.
     """
 
     kind: str
@@ -46,6 +51,8 @@ class Command(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, gc=
     by: str = "gm"
     entered: tuple[tuple[int, ...], ...] | None = None
     entered_for: tuple[str, ...] | None = None
+    amends: int | None = None
+    draws: int | None = None
 
 
 # --- the step and its command ---------------------------------------------------------
@@ -74,6 +81,15 @@ class StepRedone(Event, frozen=True):
 
     step: int
     by: str = "gm"
+
+
+class StepAmended(Event, frozen=True):
+    """This step is decided in place of step `step`, which stays in the log, undone: an
+    amendment's correction (new dice or a new command), or a later step decided again after it
+    with its own recorded command and dice. The step's command names the superseded step too
+    (`Command.amends`), and the step whose seeded draws it takes (`Command.draws`)."""
+
+    step: int
 
 
 # --- set-up ---------------------------------------------------------------------------
@@ -411,6 +427,7 @@ _CORE: tuple[type[Event], ...] = (
     SeatSet,
     SeatingSet,
     Forked,
+    StepAmended,
 )
 
 _registered: list[type[Event]] = list(_CORE)

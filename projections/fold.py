@@ -148,6 +148,7 @@ for _t in (
     ev.ResolutionStarted,
     ev.StepSigned,
     ev.Forked,
+    ev.StepAmended,  # the record of an amendment; the superseded step's undo already folded
 ):
     HANDLERS[_t] = _noop
 

@@ -74,6 +74,7 @@ TRANSITIONS: list[dict[str, Any]] = [
     {"trigger": "SeatingSet", "source": "*", "dest": None},
     {"trigger": "StepSigned", "source": "*", "dest": None},
     {"trigger": "Forked", "source": "*", "dest": None},
+    {"trigger": "StepAmended", "source": "*", "dest": None},  # a step after the end may be decided again
 ]
 
 MACHINE = Machine(

@@ -77,6 +77,17 @@ class Entered(msgspec.Struct, frozen=True):
     typed_by: str = ""  # who gave the command the dice came with (its `by`)
 
 
+class Amended(msgspec.Struct, frozen=True):
+    """A step an amendment decided in place of an earlier one (`combatlog amend`): the audit
+    re-decides it with the seeded draws it names, and lists it for a reviewer."""
+
+    seq: int
+    step: int
+    amends: int  # the step it was decided in place of (still in the log, undone)
+    draws: int  # the step whose seeded draws its engine dice are
+    by: str = ""  # who gave the command (its `by`)
+
+
 class Report(msgspec.Struct):
     """The result of an audit."""
 
@@ -85,6 +96,7 @@ class Report(msgspec.Struct):
     findings: list[Finding] = []
     overrides: list[Override] = []
     entered: list[Entered] = []  # every die the engine did not roll, for a reviewer (`audit --strict`)
+    amended: list[Amended] = []  # every step decided in place of another, for a reviewer (`audit --strict`)
     notes: list[str] = []
 
     @property
@@ -237,6 +249,7 @@ def audit(log: EventLog, progress: Callable[[int], None] | None = None, workers:
                 del report.findings[1 if torn is not None else 0 :]
                 report.overrides.clear()
                 report.entered.clear()
+                report.amended.clear()
                 report.notes.clear()
                 report.events = report.steps = 0
         _audit_range(log, report, progress, Projection(), 1, last)
@@ -289,6 +302,12 @@ def _audit_range(
                 _check_version(projection, report, first.seq)
             _redecide(projection, head, step, report)
         given_by = head.command.by if type(head) is CommandIssued else ""
+        amends = head.command.amends if type(head) is CommandIssued else None
+        if amends is not None:
+            draws = head.command.draws
+            report.amended.append(
+                Amended(first.seq, first.step, amends, first.step if draws is None else draws, given_by)
+            )
         for env, _ in step:
             kind = type(env.event)
             if kind is GmOverride:
@@ -331,7 +350,8 @@ def _redecide(
 ) -> None:
     rolled = [env.event for env, _ in step if type(env.event) is DiceRolled]
     seed = projection.state.seed
-    step_number = projection.step + 1
+    # an amendment's step takes the seeded draws of the step it names (`Command.draws`)
+    step_number = head.command.draws if head.command.draws is not None else projection.step + 1
     seeded = (lambda: SeededDice(seed, step_number)) if seed is not None else None
     try:
         expected = decide(projection, head.command, RecordedDice(rolled, seeded))

@@ -223,6 +223,7 @@ def run(
             report.findings.extend(part.findings)
             report.overrides.extend(part.overrides)
             report.entered.extend(part.entered)
+            report.amended.extend(part.amended)
             report.steps += part.steps
             report.events = part.events
             if not report.notes:
