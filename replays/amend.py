@@ -337,7 +337,7 @@ def _told(
     out: dict[tuple[str, int], list[str]] = {}
     for seq, line in tell(envelopes(log, first), log=log, start=start):
         key = where.get(seq)
-        if key is None:
+        if key is None or line.startswith("Amended: "):  # the record of the amendment, not its outcome
             continue
         told = out.setdefault(key, [])
         if not told or line[:1].isspace():  # its outcome line and the details under it, not a heading

@@ -223,6 +223,8 @@ def _tell(
                     f"A fork of another log at seq {e.at} (whose head was then seq {e.parent_seq}, "
                     f"digest {e.parent_digest[:12]}...): a fight of its own from here."
                 )
+            elif t is ev.StepAmended:
+                line = f"Amended: step {e.step}, decided again in its place."
             elif t is ev.StepUndone:
                 line = f"Undone: step {e.step}."
             elif t is ev.StepRedone:

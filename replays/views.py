@@ -251,7 +251,7 @@ class Judge:
                 return None
             if cmd.kind == "add" and "stats" in cmd.params and not self._owns(str(cmd.params.get("id")), state):
                 e = msgspec.structs.replace(e, command=msgspec.structs.replace(cmd, params={**cmd.params, "stats": {}}))
-        elif t is ev.StepUndone or t is ev.StepRedone:
+        elif t is ev.StepUndone or t is ev.StepRedone or t is ev.StepAmended:
             return e if e.step in self.shown_steps else None
         elif t is ev.SeatSet or t is ev.SeatingSet:
             return None  # the seats at the table are the game master's to see

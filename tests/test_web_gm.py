@@ -265,3 +265,35 @@ def test_a_systems_own_commands_are_forms_of_their_words(tmp_path):
         engage = {"kind": "rules", "command": "engage", "targets": ["aldric", "b1"], "seq": str(table.seq)}
         assert client.post(f"/gm/{table.gm_token}/command", data=engage).status_code == 200
         assert "b1" in table.session.state.extra.engaged.get("aldric", ())
+
+
+def test_correcting_a_step_in_the_history_decides_the_later_ones_again_and_says_what_changed(begun):
+    client, table = begun
+    for _ in range(4):
+        post(client, table, kind="auto")
+    first = table.session.projection.undo[-4]  # the first automatic step: an action with its dice
+    page = client.get(f"/gm/{table.gm_token}").text
+    assert f'id="f-amend-{first}"' in page
+    rolled = [e.event for e in envelopes(table.log) if e.step == first and isinstance(e.event, DiceRolled)]
+    die = rolled[0]
+    other = 1 if die.faces[0] != 1 else 20
+    response = client.post(
+        f"/gm/{table.gm_token}/command",
+        data={
+            "kind": "amend",
+            "step": str(first),
+            "dice": f"{die.expression.split('+')[0]}: {other}",
+            "seq": str(table.seq),
+        },
+    )
+    text = html.unescape(response.text)
+    assert response.status_code == 200, text[:400]
+    assert f"step {first} amended by step" in text and "was:" in text and "now:" in text
+    assert any(type(e.event).__name__ == "StepAmended" for e in envelopes(table.log))
+    from combatlog.replays.audit import audit
+
+    assert audit(table.log).clean
+    stale = client.post(
+        f"/gm/{table.gm_token}/command", data={"kind": "amend", "step": str(first), "dice": "1d20: 5", "seq": "3"}
+    )
+    assert stale.status_code == 422 and "moved on" in html.unescape(stale.text)

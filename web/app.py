@@ -95,6 +95,7 @@ class Step:
     undone: bool
     rewind: bool  # later steps can be undone back to this one
     redo: bool  # undone, and redo can bring it back now
+    correct: bool = False  # it counts, and an amendment can correct it
 
 
 _ROUND = re.compile(r"^Round (\d+)\.")
@@ -120,6 +121,7 @@ def _history(table: Table, lines: list[Line], last: int = 25) -> list[Step]:
                 undone=line.undone,
                 rewind=line.step in undo and line.step < newest_undoable,
                 redo=line.step in redo,
+                correct=line.step in undo,
             )
         entry.lines.append(line.text.strip())
     return list(reversed(list(steps.values())[-last:]))
@@ -416,6 +418,15 @@ def create_app(tables: Tables, debug: bool = False) -> Litestar:
             # no page waits on it (each field is capped, and read in linear time)
             state = table.session.state
             order = await anyio.to_thread.run_sync(_command_of, fields, targets, rules, state)
+            if fields.get("kind") == "amend":
+                report = table.amend(
+                    int(fields.get("step", "0") or 0),
+                    dice=fields.get("dice", "").strip() or None,
+                    command=fields.get("line", "").strip() or None,
+                    seen=seen,
+                )
+                text = "\n".join(report.lines())
+                return Response(_gm_board(table, message=text, base=_base(request)), media_type="text/html")
             if fields.get("kind") == "rewind":
                 table.rewind(int(fields.get("step", "0") or 0), seen)
             elif fields.get("kind") == "redo_to":
@@ -649,8 +660,8 @@ def _command_of(fields: dict[str, str], targets: tuple[str, ...], rules: Any, st
             raise UsageError(f"{name}: at most {MAX_LINE:,} characters; this one has {len(text):,}")
     kind = fields.get("kind", "").strip()
     entered, entered_for = typed_rolls(fields.get("dice", ""))
-    if kind in ("rewind", "redo_to"):
-        return None  # the table walks the undo stack itself
+    if kind in ("rewind", "redo_to", "amend"):
+        return None  # the table walks the undo stack itself, or amends through replays.amend
     if kind in ("hurt", "condition", "copy", "remove"):
         return _hands(kind, fields, targets, state, entered, entered_for)
     if kind == "rules":  # a rule system's own command, its words from the form's inputs

@@ -35,6 +35,8 @@ from combatlog.engine.seating import seat_command
 from combatlog.events import Command, CommandIssued, ConcurrencyError, Envelope, Event, EventLog
 from combatlog.projections import SeatEntry
 from combatlog.replays import open_log
+from combatlog.replays.amend import AmendReport
+from combatlog.replays.amend import amend as amend_step
 from combatlog.replays.follow import follow_lines
 from combatlog.web.odds import OddsKeeper
 
@@ -247,6 +249,27 @@ class Table:
         while self.session.projection.undo and self.session.projection.undo[-1] > step:
             self.execute(Command(kind="undo"), seen)
             seen = self.seq
+
+    def amend(self, step: int, dice: str | None, command: str | None, seen: int | None) -> AmendReport:
+        """Correct past step `step` (its dice, or its command in the play grammar) and decide the
+        later steps again (`combatlog.replays.amend`); returns what changed, in words. Raises
+        Refused (nothing appended) or LogError."""
+        self.sync()
+        if seen is not None and seen != self.seq:
+            raise Refused(
+                "stale page",
+                f"the fight moved on since this page was drawn (seq {seen}, now {self.seq})",
+                "look at the new state and try again",
+            )
+        if dice is None and command is None:
+            raise Refused(f"correct step {step}", "say what it should have been", "give its dice, or its command")
+        try:
+            report = amend_step(self.log, step, dice=dice, command=command, by="gm")
+        finally:
+            self.session = Session(self.log)  # the amendment wrote past the served session
+            self._cursor = None
+        self.notify()
+        return report
 
     def redo_to(self, step: int, seen: int | None) -> None:
         """Redo the undone steps up to and including `step`, the earliest first."""
