@@ -74,6 +74,9 @@ TRANSITIONS: list[dict[str, Any]] = [
     {"trigger": "SeatingSet", "source": "*", "dest": None},
     {"trigger": "StepSigned", "source": "*", "dest": None},
     {"trigger": "Forked", "source": "*", "dest": None},
+    # fair dice: the players' contributions come before the fight begins; the reveal, when it comes
+    {"trigger": "Contributed", "source": [SETUP, SURPRISE], "dest": None},
+    {"trigger": "SeedRevealed", "source": "*", "dest": None},
 ]
 
 MACHINE = Machine(
