@@ -242,26 +242,46 @@ def demo(rules_name: str, seed: int, log_path: str, timing: str | None, clock: b
 @click.argument("log_arg", metavar="[LOG]", required=False)
 @click.option("--log", "log_path", default=None, help="The new log (.jsonl, .db or a postgresql:// URL).")
 @click.option("--seed", type=int, default=None, help="The dice seed (overrides the file's).")
-def new(encounter: str, log_arg: str | None, log_path: str | None, seed: int | None) -> None:
+@click.option(
+    "--fair",
+    is_flag=True,
+    help="Fair dice: the log records a commitment; the seed and nonce are kept in LOG.secret "
+    "(readable by you only) until `combatlog reveal`. See docs/fair-dice.md.",
+)
+@click.option("--reveal-at-end", is_flag=True, help="Fair dice, revealed as soon as the fight ends.")
+def new(
+    encounter: str, log_arg: str | None, log_path: str | None, seed: int | None, fair: bool, reveal_at_end: bool
+) -> None:
     """Start an encounter from a TOML file, on LOG (default: ENCOUNTER's name with .db, beside it)."""
     if log_arg is not None and log_path is not None and log_arg != log_path:
         fail(f"two logs given ({log_arg} and --log {log_path}); give one", 2)
     log_path = log_arg or log_path or str(Path(encounter).with_suffix(".db"))
+    if seed is not None and (fair or reveal_at_end):
+        fail("--seed with --fair: a fair encounter's seed is drawn at random and kept secret; drop --seed", 2)
     try:
         commands = read_encounter(encounter, seed=seed)
     except EncounterFileError as exc:
         fail(str(exc))
+    if fair or reveal_at_end:
+        params = {k: v for k, v in commands[0].params.items() if k != "seed"}
+        params["fair"] = "end" if reveal_at_end or params.get("fair") == "end" else True
+        commands[0] = msgspec.structs.replace(commands[0], params=params)
     if Path(log_path).exists() and Path(log_path).stat().st_size > 0:
         fail(f"{log_path} exists; choose a new --log")
     try:
         check_commands(commands, encounter)  # in memory first, so a bad file leaves no log behind
     except EncounterFileError as exc:
         fail(str(exc))
+    secret, secret_file = None, None
+    if commands[0].params.get("fair"):
+        secret, secret_file = _new_secret(log_path)
     log = _open_or_fail(log_path)
     if log.head()[0] > 0:  # a database URL names an encounter that may already hold events
         log.close()
+        if secret_file is not None:
+            secret_file.unlink(missing_ok=True)
         fail(f"{_shown(log, log_path)} holds events; choose a new --log")
-    session = Session(log, signer=signing())
+    session = Session(log, signer=signing(), secret=secret)
     for command in commands:
         execute(session, command)
     shown = _shown(log, log_path)
@@ -269,6 +289,34 @@ def new(encounter: str, log_arg: str | None, log_path: str | None, seed: int | N
         f"{shown}: {len(session.state.combatants)} combatants under {session.state.rules}; "
         f"`combatlog do {shown} begin` starts the fight."
     )
+    fair_state = session.state.fair
+    if fair_state is not None:
+        when = "as the fight ends" if fair_state.reveal_at_end else f"by `combatlog reveal {shown}`"
+        click.echo(
+            f"fair dice: commitment {fair_state.commitment}; the seed and nonce are in {secret_file} "
+            f"(yours alone) until revealed {when}; players add theirs with "
+            f"`combatlog do {shown} contribute TEXT --by seat:ID` before the fight begins."
+        )
+
+
+def _new_secret(log_path: str) -> tuple[Any, Path]:
+    """A fair encounter's new secret, kept in its file (`<LOG>.secret`, or COMBATLOG_FAIR_SECRET)
+    before the log is made; fails in one line if the file exists or there is none to keep it in."""
+    from combatlog.engine.fair import SECRET_SUFFIX, SECRET_VARIABLE, Secret, write_secret
+    from combatlog.engine.fair import secret_path as path_of
+
+    if _is_url(log_path):
+        where = path_of(None)
+        if where is None:
+            fail(f"{log_path}: a database log's secret needs a file: set {SECRET_VARIABLE}=FILE", 2)
+    else:
+        where = path_of(None) or Path(f"{log_path}{SECRET_SUFFIX}")
+    secret = Secret.new()
+    try:
+        write_secret(where, secret)
+    except LogError as exc:
+        fail(str(exc))
+    return secret, where
 
 
 def _dice(entries: tuple[str, ...]) -> tuple[tuple[tuple[int, ...], ...] | None, tuple[str, ...] | None]:

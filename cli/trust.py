@@ -25,6 +25,12 @@ from combatlog.replays.transcript import printable
 @click.option("--expect-head", default=None, metavar="SEQ:DIGEST", help="Fail unless the log still holds this.")
 @click.option("--key", default=None, metavar="PUBLIC", help="Check every step is signed by this Ed25519 key (hex).")
 @click.option(
+    "--fair",
+    is_flag=True,
+    help="Check the fair dice too: the reveal against the commitment, every engine die against the seed and "
+    "the contributions, the contributions before the first die. LOG may be a players' export (export --viewer).",
+)
+@click.option(
     "--workers",
     type=click.IntRange(min=1),
     default=None,
@@ -32,13 +38,24 @@ from combatlog.replays.transcript import printable
     help="Processes sharing the audit (default: one per core, up to 8, for logs of 50,000 events or more).",
 )
 def audit(
-    log_path: str, as_json: bool, workers: int | None, strict: bool, expect_head: str | None, key: str | None
+    log_path: str,
+    as_json: bool,
+    workers: int | None,
+    strict: bool,
+    expect_head: str | None,
+    key: str | None,
+    fair: bool,
 ) -> None:
     """Check the digest chain and re-decide every step; exit 1 with one finding per line.
 
     Overrides, dice typed in at the table and amended steps are listed (on stderr); --strict
     fails on them too.
     """
+    from combatlog.replays import fair as fair_dice
+
+    if fair and fair_dice.is_export(log_path):
+        _audit_export(log_path, as_json)
+        return
     log = read_log(log_path)
     if expect_head is not None:
         _check_head(log, log_path, expect_head)
@@ -67,6 +84,12 @@ def audit(
             report.findings.extend(signatures(log, key.strip()))
         except LogError as exc:
             fail(str(exc), 2)
+    if fair:
+        try:
+            checked = fair_dice.check(envelopes(log))
+        except LogError as exc:
+            fail(str(exc))
+        _merge_fair(report, checked)
     if as_json:
         click.echo(json.dumps(msgspec.to_builtins(report) | {"clean": report.clean}, sort_keys=True))
     else:
@@ -107,6 +130,74 @@ def audit(
         )
         sys.exit(1)
     sys.exit(0 if report.clean else 1)
+
+
+def _merge_fair(report: Any, checked: Any) -> None:
+    """The fair check's findings added to an audit's (one per seq: the audit's own first), its notes
+    in place of the audit's note on unrevealed dice, and what it checked as a note."""
+    from combatlog.replays.audit import UNREVEALED
+
+    seqs = {f.seq for f in report.findings}
+    report.findings.extend(f for f in checked.findings if f.seq not in seqs)
+    report.findings.sort(key=lambda f: f.seq)
+    report.notes[:] = [n for n in report.notes if n != UNREVEALED] + checked.notes
+    report.notes.append(_fair_summary(checked))
+
+
+def _fair_summary(checked: Any) -> str:
+    if checked.commitment is None:
+        return "fair dice: not a fair encounter"
+    what = f"commitment {checked.commitment[:16]}..., {checked.contributions} contribution(s)"
+    if not checked.revealed:
+        return f"fair dice: {what}, not revealed yet"
+    return f"fair dice: {what}, revealed; {checked.checked} engine roll(s) follow from them"
+
+
+def _audit_export(path: str, as_json: bool) -> None:
+    """`audit --fair` of a viewer's export: its fair dice alone (an export has no digests, and its
+    redacted events can't be re-decided)."""
+    from combatlog.replays import fair as fair_dice
+
+    try:
+        checked = fair_dice.check(fair_dice.read_export(path))
+    except LogError as exc:
+        fail(str(exc))
+    checked.notes.insert(0, "a viewer's export: its fair dice are checked; its digests and rules can't be")
+    if as_json:
+        click.echo(json.dumps(msgspec.to_builtins(checked) | {"clean": checked.clean}, sort_keys=True))
+        sys.exit(0 if checked.clean else 1)
+    for finding in checked.findings:
+        click.echo(str(finding))
+    for note in checked.notes:
+        click.echo(f"note: {printable(note)}", err=True)
+    if checked.clean:
+        click.echo(f"clean: {_fair_summary(checked)}", err=True)
+    sys.exit(0 if checked.clean else 1)
+
+
+@app.command()
+@click.argument("log_path", metavar="LOG")
+@click.option("--early", is_flag=True, help="Reveal while the fight goes on (anyone can then foretell its dice).")
+def reveal(log_path: str, early: bool) -> None:
+    """Reveal a fair encounter's seed and nonce (kept in LOG.secret) in the log, once the fight is over."""
+    from combatlog.cli.main import execute, tell_step, write_session
+    from combatlog.events import Command
+
+    session = write_session(log_path)
+    fair = session.state.fair
+    if fair is None:
+        fail(f"{log_path}: not a fair encounter (its dice aren't committed): nothing to reveal")
+    if fair.seed is None and session.secret is None:
+        fail(f"{log_path}: {session.fair_secret()}")
+    before = session.projection.snapshot()
+    execute(session, Command(kind="reveal", params={"early": True} if early else {}))
+    tell_step(session, before)
+    revealed = session.state.fair
+    assert revealed is not None
+    click.echo(
+        f"revealed: seed {revealed.seed}, nonce {revealed.nonce}; `combatlog audit --fair {log_path}` checks "
+        "every engine die, and so does it on the players' export"
+    )
 
 
 def _check_head(log: Any, log_path: str, expected: str) -> None:

@@ -23,6 +23,7 @@ from combatlog.engine.dice import Dice, DiceError, DiceMismatch, parse
 from combatlog.engine.dicetree import MAX_DIGITS
 from combatlog.engine.draft import Draft
 from combatlog.engine.errors import Refused
+from combatlog.engine.fair import commitment, contribution_problem, is_commitment
 from combatlog.engine.rules.base import ActionSpec, RuleSystem
 from combatlog.engine.turns import advance, resolve, start_round
 from combatlog.events import (
@@ -33,6 +34,7 @@ from combatlog.events import (
     Command,
     ConditionApplied,
     ConditionRemoved,
+    Contributed,
     DamageApplied,
     EncounterCreated,
     EncounterEnded,
@@ -47,6 +49,7 @@ from combatlog.events import (
     ResourcesSet,
     SeatingSet,
     SeatSet,
+    SeedRevealed,
     StepAmended,
     StepRedone,
     StepUndone,
@@ -59,7 +62,8 @@ from combatlog.projections import HP_SHOWN, Combatant, Encounter, Projection
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
 CORE_COMMANDS = {
-    "create": "create the encounter (params: rules, options, seed, title)",
+    "create": "create the encounter (params: rules, options, seed, title; or commitment, reveal_at_end: "
+    "fair dice, which a session makes of fair=true|end)",
     "add": "add a combatant (params: id, name, side, kind, group, stats; hidden=true: hidden from the players)",
     "remove": "take a combatant out of the encounter (actor)",
     "surprise": "the game master's surprise ruling (params: sides = the sides surprised)",
@@ -74,6 +78,10 @@ CORE_COMMANDS = {
     "seat": "a player's seat: the combatants its own link commands (params: seat, combatants, name, renew, revoke)",
     "seating": "how the seats' commands are taken (params: commands = now|queue, undo = true|false)",
     "end": "end the encounter (params: outcome, winner)",
+    "contribute": "a player's own random contribution to a fair encounter's dice, before it begins "
+    "(params: value; by: the player's seat)",
+    "reveal": "reveal a fair encounter's seed and nonce, once it is over (params: seed, nonce, which the "
+    "game master's session fills in; early=true: before the end)",
     "fork": "record that this log is a fork of another (params: at, parent_seq, parent_digest); "
     "`combatlog fork` writes it",
     "undo": "undo the last step",
@@ -81,7 +89,7 @@ CORE_COMMANDS = {
 }
 
 
-_AFTER_END = ("note", "ruling", "view", "seat", "seating")  # what the game master may still do when it's over
+_AFTER_END = ("note", "ruling", "view", "seat", "seating", "reveal")  # what may still be done when it's over
 _DIGEST = re.compile(r"^[0-9a-f]{64}$")
 
 
@@ -121,11 +129,7 @@ def decided_step(
         return _fork(view, command)
     if rules is None:
         rules = rules_of(state)
-    if (
-        state.phase == "end"
-        and kind not in ("note", "ruling", "view", "seat", "seating")
-        and kind not in rules.after_end
-    ):
+    if state.phase == "end" and kind not in _AFTER_END and kind not in rules.after_end:
         extra = ", or " + ", ".join(rules.after_end) if rules.after_end else ""
         raise Refused(kind, f"the encounter is over ({state.outcome})", f"you can undo, add a note or a ruling{extra}")
     draft = Draft(state, dice, rules, step)
@@ -162,6 +166,19 @@ def _create(view: Projection, command: Command) -> list[Event]:
     seed = p.get("seed")
     if seed is not None and not isinstance(seed, int):
         raise Refused("create", f"seed {seed!r} is not a whole number", "give an integer seed")
+    if "fair" in p:  # a Session turns it into a commitment to the secret it draws and keeps
+        raise Refused(
+            "create", "fair dice are committed by a session, which keeps their secret", "create it on a Session"
+        )
+    committed = p.get("commitment")
+    if committed is not None:
+        if not is_commitment(committed):
+            raise Refused("create", f"commitment {str(committed)[:20]!r} is not 64 lowercase hex digits")
+        if seed is not None:
+            raise Refused("create", "a fair encounter records a commitment, never its seed", "give one of them")
+    reveal_at_end = p.get("reveal_at_end", False)
+    if not isinstance(reveal_at_end, bool) or (reveal_at_end and committed is None):
+        raise Refused("create", "reveal_at_end is true or false, and only with a commitment")
     return [
         EncounterCreated(
             rules=rules.name,
@@ -170,6 +187,8 @@ def _create(view: Projection, command: Command) -> list[Event]:
             seed=seed,
             title=str(p.get("title", "")),
             package=registry.package_of(rules.name),
+            commitment=committed,
+            reveal_at_end=reveal_at_end,
         )
     ]
 
@@ -483,6 +502,52 @@ def _seating(draft: Draft, command: Command) -> None:
     draft.emit(SeatingSet(commands=str(commands), undo=undo))
 
 
+def _contribute(draft: Draft, command: Command) -> None:
+    state = draft.state
+    fair = state.fair
+    if fair is None:
+        raise Refused("contribute", "this encounter's dice aren't committed", "contributions are for a fair encounter")
+    if fair.seed is not None:
+        raise Refused("contribute", "the seed is revealed already")
+    if state.phase not in ("setup", "surprise"):
+        raise Refused("contribute", f"the fight has begun (phase {state.phase})", "contributions come before `begin`")
+    if command.by in ("gm", "policy", ""):
+        raise Refused(
+            "contribute", "a contribution is a player's, and gives nothing if the game master makes it", "give by=SEAT"
+        )
+    value = command.params.get("value")
+    why = contribution_problem(value)
+    if why is not None:
+        raise Refused("contribute", why, "give value=TEXT")
+    if any(c.by == command.by for c in fair.contributions):
+        raise Refused("contribute", f"{command.by} has contributed already", "one contribution each")
+    draft.emit(Contributed(by=command.by, value=str(value)))
+
+
+def _reveal(draft: Draft, command: Command) -> None:
+    state = draft.state
+    fair = state.fair
+    if fair is None:
+        raise Refused("reveal", "this encounter's dice aren't committed: there is nothing to reveal")
+    if fair.seed is not None:
+        raise Refused("reveal", "the seed is revealed already")
+    p = command.params
+    if state.phase != "end" and p.get("early") is not True:
+        raise Refused(
+            "reveal",
+            "the fight goes on, and once the seed is out anyone can foretell the engine's dice",
+            "end the fight first, or give early=true",
+        )
+    seed, nonce = p.get("seed"), p.get("nonce")
+    if isinstance(seed, bool) or not isinstance(seed, int) or not isinstance(nonce, str):
+        raise Refused(
+            "reveal", "give the seed (a whole number) and the nonce", "the game master's secret file holds them"
+        )
+    if commitment(seed, nonce) != fair.commitment:
+        raise Refused("reveal", "that seed and nonce don't match the commitment", "give the ones the secret file holds")
+    draft.emit(SeedRevealed(seed=seed, nonce=nonce))
+
+
 def _end(draft: Draft, command: Command) -> None:
     p = command.params
     winner = p.get("winner")
@@ -783,6 +848,8 @@ _COMMANDS: dict[str, Callable[[Draft, Command], None]] = {
     "seat": _seat,
     "seating": _seating,
     "end": _end,
+    "contribute": _contribute,
+    "reveal": _reveal,
 }
 
 
@@ -798,8 +865,12 @@ def legal_commands(view: Projection) -> list[str]:
         out = ["add", "remove", "begin", "note", "ruling", "view", "override", "end"]
         if state.phase == "setup":
             out.insert(2, "surprise")
+        if state.fair is not None and state.fair.seed is None:
+            out.append("contribute")
     else:
         out = ["act", "end_turn", "add", "remove", "note", "ruling", "view", "override", "end"]
+    if state.fair is not None and state.fair.seed is None and (state.phase == "end"):
+        out.append("reveal")
     if view.undo:
         try:
             _undo(view)

@@ -3,6 +3,8 @@
     title = "A patrol on Arth"
     rules = "starflight"
     seed = 7                      # optional: without one, every die is entered by hand
+    fair = true                   # optional: fair dice (a commitment in the log, the seed kept
+                                  # secret; "end": revealed as the fight ends); a seed is then unused
 
     [options]                     # the rule system's options (see `combatlog rulesets`)
     timing = "turn"
@@ -35,7 +37,7 @@ from typing import Any
 
 from combatlog.events import Command
 
-_TOP = {"title", "rules", "seed", "options", "map", "surprise", "combatants", "commands"}
+_TOP = {"title", "rules", "seed", "fair", "options", "map", "surprise", "combatants", "commands"}
 _STEP = {"kind", "actor", "action", "targets", "params"}
 _COMBATANT = {"id", "name", "side", "kind", "group", "stats", "hidden", "reveal"}
 
@@ -92,7 +94,14 @@ def encounter_commands(data: dict[str, Any], name: str = "<encounter>", seed: in
         options = {**options, "map": battle_map}
     params: dict[str, Any] = {"rules": rules, "options": options, "title": str(data.get("title", ""))}
     chosen = seed if seed is not None else file_seed
-    if chosen is not None:
+    fair = data.get("fair", False)
+    if not isinstance(fair, bool) and fair != "end":
+        raise bad(
+            "fair", f'{fair!r}: true (fair dice, revealed by `combatlog reveal`), "end" (revealed as it ends) or false'
+        )
+    if fair is not False:  # the seed is the session's secret: the file's (or --seed's) is left out
+        params["fair"] = fair
+    elif chosen is not None:
         params["seed"] = chosen
     commands = [Command(kind="create", params=params)]
     combatants = data.get("combatants")

@@ -108,6 +108,9 @@ def build_command(
         p.setdefault("sides", list(words))
     elif kind == "note":
         p.setdefault("text", " ".join(words))
+    elif kind == "contribute":
+        if words:
+            p.setdefault("value", " ".join(words))
     elif kind == "ruling":
         if words:
             p.setdefault("topic", words[0])

@@ -12,7 +12,7 @@ from combatlog.engine.errors import Refused
 from combatlog.events import Command
 from combatlog.projections import Encounter, SeatEntry
 
-SEAT_COMMANDS = ("act", "end_turn", "undo")
+SEAT_COMMANDS = ("act", "end_turn", "undo", "contribute")
 
 
 def by_seat(seat: SeatEntry) -> str:
@@ -25,7 +25,9 @@ def seat_command(state: Encounter, seat: SeatEntry, command: Command, latest_by:
     not give it; `latest_by`: who gave the step an undo would undo now (None: nothing to undo)."""
     yours = ", ".join(state.combatants[c].name for c in seat.combatants if c in state.combatants) or "none"
     if command.kind not in SEAT_COMMANDS:
-        raise Refused(f"{command.kind}", "a player's seat may act, end its turn or undo its own step", "")
+        raise Refused(
+            f"{command.kind}", "a player's seat may act, end its turn, undo its own step or contribute to fair dice", ""
+        )
     if command.kind == "undo":
         seating = state.seating
         if seating is None or not seating.undo:
@@ -33,6 +35,8 @@ def seat_command(state: Encounter, seat: SeatEntry, command: Command, latest_by:
         if latest_by != by_seat(seat):
             raise Refused("undo", "the latest step isn't this seat's", "a seat undoes only its own latest step")
         return Command(kind="undo", by=by_seat(seat))
+    if command.kind == "contribute":  # its own randomness in a fair encounter's dice, before the fight begins
+        return Command(kind="contribute", params={"value": command.params.get("value")}, by=by_seat(seat))
     actor = command.actor
     if actor is None or actor not in seat.combatants:
         who = state.combatants[actor].name if actor in state.combatants else (actor or "no one")

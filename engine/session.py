@@ -15,6 +15,7 @@ import msgspec
 from combatlog.engine.decide import decide, legal_commands, rules_of
 from combatlog.engine.dice import Dice, DiceError, EnteredDice, Expr, MixedDice, NeedDice, SeededDice
 from combatlog.engine.errors import Refused
+from combatlog.engine.fair import Secret, effective_seed, read_secret, secret_path
 from combatlog.engine.rules.base import RuleSystem
 from combatlog.engine.signing import from_environment
 from combatlog.engine.turns import STALL_ROUNDS, stall_outcome
@@ -27,6 +28,7 @@ from combatlog.events import (
     Envelope,
     Event,
     EventLog,
+    LogError,
     StepSigned,
     line_decoder,
     seal,
@@ -55,18 +57,59 @@ def load(log: EventLog) -> Projection:
     return replay(log, None, Projection())
 
 
-def dice_for(state: Encounter, command: Command, step: int) -> Dice:
+class _Sealed(Dice):
+    """The engine's dice of a fair encounter whose secret this session doesn't hold: a roll is
+    refused, saying why (typed-in rolls still go where they match)."""
+
+    def __init__(self, why: str) -> None:
+        self.why = why
+
+    def faces(self, expr: Expr, purpose: str) -> tuple[int, ...]:
+        raise DiceError(
+            f"{expr.text} ({purpose}) is the engine's to roll, and this fair encounter's dice need the "
+            f"game master's secret: {self.why}; or type the roll in"
+        )
+
+
+def seed_of(state: Encounter, secret: Secret | None = None) -> int | None:
+    """The seed the engine's dice are drawn from: an ordinary encounter's own seed; a fair
+    encounter's effective seed (`combatlog.engine.fair`) from its revealed seed, else from
+    `secret`, and its contributions; None when there is none to draw from."""
+    fair = state.fair
+    if fair is None:
+        return state.seed
+    values = [c.value for c in fair.contributions]
+    if fair.seed is not None and fair.nonce is not None:
+        return effective_seed(fair.seed, fair.nonce, values)
+    if secret is not None:
+        return effective_seed(secret.seed, secret.nonce, values)
+    return None
+
+
+def dice_for(state: Encounter, command: Command, step: int, secret: Secret | str | None = None) -> Dice:
     """The dice a command uses: its entered faces, else the encounter's seeded generator for the
-    step (an amendment's step: for the step whose draws it takes, `Command.draws`)."""
+    step. A fair encounter's generator is seeded from its effective seed, with the game master's
+    `secret` until the reveal; a text in place of the secret says why there is none (its engine
+    dice are then refused, saying so). An amendment's step draws as the step it names does
+    (`Command.draws`)."""
     if command.draws is not None:
         step = command.draws
+    if state.fair is None:
+        seed = state.seed
+    else:
+        seed = seed_of(state, secret if isinstance(secret, Secret) else None)
+        if seed is None:
+            sealed = _Sealed(secret if isinstance(secret, str) else "no secret was given")
+            if command.entered is not None:
+                return MixedDice(command.entered, command.entered_for, sealed)
+            return sealed
     if command.entered is not None:
-        if state.seed is not None:  # typed rolls where they match; the engine rolls the rest
-            return MixedDice(command.entered, command.entered_for, SeededDice(state.seed, step))
+        if seed is not None:  # typed rolls where they match; the engine rolls the rest
+            return MixedDice(command.entered, command.entered_for, SeededDice(seed, step))
         return EnteredDice(command.entered)
-    if state.seed is None:
+    if seed is None:
         return _NoDice()
-    return SeededDice(state.seed, step)
+    return SeededDice(seed, step)
 
 
 class Playing:
@@ -159,6 +202,27 @@ class EnvironmentKey:
 FROM_ENVIRONMENT = EnvironmentKey()
 
 
+class SecretFile:
+    """The default secret of a fair encounter: read when its dice need it, from the file
+    `combatlog.engine.fair.secret_path` names (`<log file>.secret`, or COMBATLOG_FAIR_SECRET)."""
+
+
+FROM_FILE = SecretFile()
+
+
+def _fair_record(log: EventLog) -> tuple[int | None, set[int]]:
+    """(the seq of the log's first engine die, undone or not, or None; the steps holding a
+    contribution), read from the stored lines (a fair encounter's set-up, before it begins)."""
+    first: int | None = None
+    steps: set[int] = set()
+    for seq, line in enumerate(log.lines(1, None), start=1):
+        if first is None and b'"type":"DiceRolled"' in line and b'"source":"entered"' not in line:
+            first = seq
+        elif b'"type":"Contributed"' in line:
+            steps.add(msgspec.json.decode(line)["step"])
+    return first, steps
+
+
 class Session(Playing):
     """One encounter being played: execute commands, read the state, undo and redo.
 
@@ -177,16 +241,24 @@ class Session(Playing):
         clock: Callable[[], str] | None = None,
         signer: Callable[[str], tuple[str, str]] | None | EnvironmentKey = FROM_ENVIRONMENT,
         checkpoint_every: int = checkpoint.EVERY,
+        secret: Secret | None | SecretFile = FROM_FILE,
     ) -> None:
         """`signer(digest) -> (public key hex, signature hex)`: every step ends with a `StepSigned`
         of the digest before it. By default, the key COMBATLOG_SIGNING_KEY names, when it names
         one (so every path that appends signs alike); None: no signature. Raises LogError for a
-        key file that can't be read, CorruptLog naming the seq of a line that can't be folded."""
+        key file that can't be read, CorruptLog naming the seq of a line that can't be folded.
+
+        `secret`: a fair encounter's seed and nonce (`combatlog.engine.fair`), which its engine
+        dice are drawn from until the reveal. By default, read when first needed from the file
+        beside the log (`fair.secret_path`); None: none (the engine's rolls are refused, typed
+        ones taken). A `create` with `fair=true` commits to this secret, or to a new one."""
         self.log = log
         self.clock = clock
         self.signer = from_environment() if isinstance(signer, EnvironmentKey) else signer
         self.checkpoint_every = checkpoint_every
         self.checkpointed = 0  # the seq of the checkpoint last read or written (0: none)
+        self._secret_given = secret
+        self._secret_read: Secret | None = None  # the secret read from its file (a failure is read again next time)
         self._open()
 
     def _open(self) -> None:
@@ -216,8 +288,101 @@ class Session(Playing):
         """The encounter as it stands."""
         return self.projection.state
 
+    @property
+    def secret(self) -> Secret | None:
+        """The seed and nonce of this fair encounter before their reveal, when this session holds
+        them (None: an ordinary encounter, a revealed one, or no secret to be had)."""
+        found = self.fair_secret()
+        return found if isinstance(found, Secret) else None
+
+    def fair_secret(self) -> Secret | str | None:
+        """This fair encounter's secret before the reveal, or a sentence saying why this session
+        has none (None: none is needed, an ordinary encounter or a revealed one)."""
+        fair = self.state.fair
+        if fair is None or fair.seed is not None:
+            return None
+        given = self._secret_given
+        if isinstance(given, Secret):
+            return given if given.commitment == fair.commitment else "the secret given doesn't match the commitment"
+        if given is None:
+            return "this session was given none"
+        read = self._secret_read
+        if read is not None and read.commitment == fair.commitment:
+            return read
+        path = secret_path(self.log)
+        if path is None:
+            return "the log isn't a file: name the secret's file with COMBATLOG_FAIR_SECRET"
+        try:
+            self._secret_read = read_secret(path, fair.commitment)
+        except LogError as exc:
+            return str(exc)
+        return self._secret_read
+
+    def _prepared(self, command: Command) -> Command:
+        """`command` as it is decided and recorded: a fair creation commits to this session's
+        secret (a new one if it holds none); a reveal without a seed takes this session's."""
+        kind, p = command.kind, command.params
+        if kind == "create" and "fair" in p:
+            params = {k: v for k, v in p.items() if k != "fair"}
+            fair = p["fair"]
+            if not isinstance(fair, bool) and fair != "end":
+                raise Refused(
+                    f"create: fair={str(fair)[:20]!r}", "not a way to commit the dice", "fair=true, or fair=end"
+                )
+            if fair is False:
+                return msgspec.structs.replace(command, params=params)
+            if params.get("seed") is not None:
+                raise Refused(
+                    "create",
+                    "a fair encounter's seed is the game master's secret, never a parameter in the log",
+                    "give no seed: the session draws one (or give the Session a secret)",
+                )
+            params.pop("seed", None)
+            given = self._secret_given
+            secret = given if isinstance(given, Secret) else Secret.new()  # drawn once: committed in the log
+            self._secret_given = secret
+            params["commitment"] = secret.commitment
+            if fair == "end":
+                params["reveal_at_end"] = True
+            return msgspec.structs.replace(command, params=params)
+        if kind == "reveal" and "seed" not in p and "nonce" not in p:
+            held = self.secret
+            if held is not None:
+                return msgspec.structs.replace(command, params={**p, "seed": held.seed, "nonce": held.nonce})
+        return command
+
+    def _fair_window(self, command: Command) -> None:
+        """Refuse a contribution, or an undo or redo of one, once the log holds an engine die
+        (undone or not): a contribution made knowing the dice could be chosen to steer them."""
+        view = self.projection
+        kind = command.kind
+        if kind == "contribute":
+            target = None
+        elif kind == "undo" and view.undo:
+            target = view.undo[-1]
+        elif kind == "redo" and view.redo:
+            target = view.redo[-1]
+        else:
+            return
+        first, contributed = _fair_record(self.log)
+        if first is None:
+            return
+        if target is None:
+            raise Refused(
+                "contribute",
+                f"the engine's dice have rolled already (seq {first}), even if undone since",
+                "contributions come before the first die; start a new log to take new ones",
+            )
+        if target in contributed:
+            raise Refused(
+                kind,
+                f"step {target} is a contribution, and the engine's dice have rolled since (seq {first})",
+                "a contribution stands once the dice have rolled",
+            )
+
     def preview(self, command: Command, dice: Dice | None = None) -> list[Event]:
         """The events `command` would append now, without appending; raises Refused."""
+        command = self._prepared(command)
         view = self.projection
         state = view.state
         if state.rules is not None:
@@ -230,8 +395,11 @@ class Session(Playing):
                     "show, audit or export it; start a new log to play",
                 )
         step = view.step + 1
+        fair = state.fair
+        if fair is not None and fair.seed is None and state.phase in ("setup", "surprise"):
+            self._fair_window(command)
         if dice is None:
-            dice = dice_for(state, command, step)
+            dice = dice_for(state, command, step, self.fair_secret() if fair is not None else None)
         events = decide(view, command, dice)
         if isinstance(dice, EnteredDice) and dice.used < len(dice.rolls):
             asked = [e.expression for e in events if isinstance(e, DiceRolled)]
@@ -253,8 +421,11 @@ class Session(Playing):
         """Carry out `command` as one step; returns the appended envelopes.
 
         Raises Refused (nothing appended), or the log's ConcurrencyError if another writer
-        appended first (nothing appended).
+        appended first (nothing appended). A fair encounter set to reveal at its end is revealed
+        in a step of its own right after the step that ends it (its envelopes follow).
         """
+        command = self._prepared(command)
+        ended = self.state.phase == "end"
         try:
             events = self.preview(command, dice)
         except DiceError as exc:
@@ -302,6 +473,11 @@ class Session(Playing):
             raise
         if self.checkpoint_every and view.seq - self.checkpointed >= self.checkpoint_every:
             self._keep_checkpoint(lines[-1])
+        fair = view.state.fair
+        if fair is not None and fair.reveal_at_end and fair.seed is None and not ended and view.state.phase == "end":
+            secret = self.secret
+            if secret is not None:
+                envelopes += self.execute(Command(kind="reveal", params={"seed": secret.seed, "nonce": secret.nonce}))
         return envelopes
 
     def do(
@@ -329,6 +505,16 @@ class Session(Playing):
                 by=by,
             )
         )
+
+    def contribute(self, value: str, by: str) -> list[Envelope[Event]]:
+        """Record player `by`'s contribution `value` (any text) to this fair encounter's dice,
+        before the fight begins; raises Refused."""
+        return self.execute(Command(kind="contribute", params={"value": value}, by=by))
+
+    def reveal(self, early: bool = False) -> list[Envelope[Event]]:
+        """Reveal this fair encounter's seed and nonce (a `SeedRevealed` step), once the fight is
+        over, or before with `early`; raises Refused (no secret held, nothing to reveal)."""
+        return self.execute(Command(kind="reveal", params={"early": True} if early else {}))
 
     def undo(self) -> list[Envelope[Event]]:
         """Undo the last live step."""

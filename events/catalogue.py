@@ -96,7 +96,11 @@ class StepAmended(Event, frozen=True):
 
 
 class EncounterCreated(Event, frozen=True):
-    """A new encounter under a rule system, with its options and dice seed."""
+    """A new encounter under a rule system, with its options and dice seed.
+
+    A fair encounter (`commitment`, added later) records no seed: only SHA-256 of the game
+    master's seed and nonce, revealed later by `SeedRevealed` (`combatlog.engine.fair`);
+    `reveal_at_end`: the session reveals them as soon as the fight ends."""
 
     rules: str
     rules_version: str
@@ -104,6 +108,8 @@ class EncounterCreated(Event, frozen=True):
     seed: int | None = None
     title: str = ""
     package: str | None = None  # the distribution that provides a plugin's rule system (None: combatlog's own)
+    commitment: str | None = None  # added later: 64 lowercase hex digits, a fair encounter's
+    reveal_at_end: bool = False  # added later, with commitment
 
 
 class CombatantAdded(Event, frozen=True):
@@ -348,6 +354,22 @@ class Forked(Event, frozen=True):
     parent_digest: str
 
 
+class Contributed(Event, frozen=True):
+    """A player's own random contribution to a fair encounter's dice, public from the start:
+    the engine's dice come from the game master's seed and every contribution together."""
+
+    by: str
+    value: str
+
+
+class SeedRevealed(Event, frozen=True):
+    """The game master's seed and nonce of a fair encounter, revealed: SHA-256 of them is the
+    commitment its creation recorded, and with the contributions they give every engine die."""
+
+    seed: int
+    nonce: str
+
+
 class StepSigned(Event, frozen=True):
     """The step's last event: the game master's Ed25519 signature of the digest of the line
     before it (which seals the whole log up to there). `key`: the public key, hex."""
@@ -428,6 +450,8 @@ _CORE: tuple[type[Event], ...] = (
     SeatingSet,
     Forked,
     StepAmended,
+    Contributed,
+    SeedRevealed,
 )
 
 _registered: list[type[Event]] = list(_CORE)

@@ -24,7 +24,18 @@ import msgspec
 from combatlog.events import catalogue as ev
 from combatlog.events.envelope import GENESIS, Envelope
 from combatlog.projections.phases import DECLARE, RESOLVE, TABLE
-from combatlog.projections.state import Combatant, Condition, Encounter, Held, Pending, PlayerView, SeatEntry, Seating
+from combatlog.projections.state import (
+    Combatant,
+    Condition,
+    Contribution,
+    Encounter,
+    Fair,
+    Held,
+    Pending,
+    PlayerView,
+    SeatEntry,
+    Seating,
+)
 
 replace = msgspec.structs.replace
 ValidationError = msgspec.ValidationError
@@ -163,7 +174,23 @@ def _created(state: Encounter, e: ev.EncounterCreated) -> Encounter:
         seed=e.seed,
         title=e.title,
         extra={} if kind is None else kind(),
+        fair=None if e.commitment is None else Fair(commitment=e.commitment, reveal_at_end=e.reveal_at_end),
     )
+
+
+@register_fold(ev.Contributed)
+def _contributed(state: Encounter, e: ev.Contributed) -> Encounter:
+    if state.fair is None:
+        raise KeyError("a contribution to an encounter whose dice aren't committed (no commitment)")
+    contributions = (*state.fair.contributions, Contribution(by=e.by, value=e.value))
+    return replace(state, fair=replace(state.fair, contributions=contributions))
+
+
+@register_fold(ev.SeedRevealed)
+def _revealed(state: Encounter, e: ev.SeedRevealed) -> Encounter:
+    if state.fair is None:
+        raise KeyError("a seed revealed in an encounter whose dice aren't committed (no commitment)")
+    return replace(state, fair=replace(state.fair, seed=e.seed, nonce=e.nonce))
 
 
 @register_fold(ev.ViewSet)

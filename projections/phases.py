@@ -75,6 +75,9 @@ TRANSITIONS: list[dict[str, Any]] = [
     {"trigger": "StepSigned", "source": "*", "dest": None},
     {"trigger": "Forked", "source": "*", "dest": None},
     {"trigger": "StepAmended", "source": "*", "dest": None},  # a step after the end may be decided again
+    # fair dice: the players' contributions come before the fight begins; the reveal, when it comes
+    {"trigger": "Contributed", "source": [SETUP, SURPRISE], "dest": None},
+    {"trigger": "SeedRevealed", "source": "*", "dest": None},
 ]
 
 MACHINE = Machine(

@@ -125,6 +125,25 @@ class Seating(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, gc=
     undo: bool = False  # a seat may undo its own latest step
 
 
+class Contribution(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, gc=False):
+    """One player's contribution to a fair encounter's dice (`Contributed`)."""
+
+    by: str
+    value: str
+
+
+class Fair(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, gc=False):
+    """A fair encounter's dice: the game master's commitment, the players' contributions in
+    log order, and once revealed (`SeedRevealed`) the seed and nonce. The seed is never here
+    before the reveal: the game master's session holds it (`combatlog.engine.fair`)."""
+
+    commitment: str
+    reveal_at_end: bool = False
+    contributions: tuple[Contribution, ...] = ()
+    seed: int | None = None
+    nonce: str | None = None
+
+
 class Encounter(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, gc=False):
     """The state of one encounter at one point of its log."""
 
@@ -151,6 +170,7 @@ class Encounter(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, g
     extra: Any = {}  # the rule system's own state (its registered Struct), or {} for a system without one
     players: PlayerView | None = None  # what the players' view shows (None: the defaults)
     seating: Seating | None = None  # the players' seats (None: none yet)
+    fair: Fair | None = None  # a fair encounter's commitment and contributions (None: an ordinary one)
 
     def combatant(self, cid: str) -> Combatant:
         """The combatant `cid`; raises KeyError naming the known ids when there is none."""

@@ -18,6 +18,7 @@ a single process gives.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -25,6 +26,8 @@ import msgspec
 
 from combatlog.engine import RecordedDice, Refused, decide, get_rules
 from combatlog.engine.dice import DiceError, DiceMismatch, SeededDice
+from combatlog.engine.fair import Secret, commitment
+from combatlog.engine.session import seed_of
 from combatlog.events import (
     CommandIssued,
     CorruptLog,
@@ -213,6 +216,38 @@ def missing_rules(log: EventLog) -> tuple[int, str] | None:
     return None
 
 
+def committed(log: EventLog) -> tuple[str, Secret | None] | None:
+    """(the commitment, the seed and nonce revealed for it, or None) of a fair encounter's log;
+    None for an ordinary one. The first reveal that matches the commitment counts."""
+    found: str | None = None
+    for line in log.lines(1, 4):
+        if b'"EncounterCreated"' in line:
+            try:
+                found = msgspec.json.decode(line)["event"].get("commitment")
+            except (msgspec.DecodeError, KeyError, TypeError, AttributeError):
+                return None  # an unreadable line: the audit reports it where it stands
+            break
+    if not isinstance(found, str):
+        return None
+    for line in log.lines(1, None):
+        if b'"type":"SeedRevealed"' not in line:
+            continue
+        try:
+            event = msgspec.json.decode(line)["event"]
+            seed, nonce = event["seed"], event["nonce"]
+        except (msgspec.DecodeError, KeyError, TypeError):
+            continue
+        if isinstance(seed, int) and isinstance(nonce, str) and commitment(seed, nonce) == found:
+            return found, Secret(seed=seed, nonce=nonce)
+    return found, None
+
+
+UNREVEALED = (
+    "fair dice, not revealed yet: the engine's dice are taken as recorded (nothing in the log can "
+    "check them until the game master's `combatlog reveal`; then `audit --fair` checks every one)"
+)
+
+
 def audit(log: EventLog, progress: Callable[[int], None] | None = None, workers: int | None = None) -> Report:
     """Audit `log` as it stands when the audit begins: the digest chain, then every step
     re-decided with its recorded dice.
@@ -239,12 +274,15 @@ def audit(log: EventLog, progress: Callable[[int], None] | None = None, workers:
         last = log.head()[0]
     except CorruptLog as exc:  # the last line can't be read: audited up to it, where it is found
         last = exc.seq
+    fair = committed(log)
+    # a fair log's engine dice are checked against its effective seed from the start, once revealed
+    audit_range = _audit_range if fair is None else functools.partial(_audit_range, secret=fair[1])
     with paused_gc():
         parts = parallel.parts(log, workers, last)
         if len(parts) > 1:
             try:
-                parallel.run(log, report, progress, parts, _audit_range)
-                return report
+                parallel.run(log, report, progress, parts, audit_range)
+                return _noted(report, fair)
             except parallel.PartFailed:
                 del report.findings[1 if torn is not None else 0 :]
                 report.overrides.clear()
@@ -252,7 +290,13 @@ def audit(log: EventLog, progress: Callable[[int], None] | None = None, workers:
                 report.amended.clear()
                 report.notes.clear()
                 report.events = report.steps = 0
-        _audit_range(log, report, progress, Projection(), 1, last)
+        audit_range(log, report, progress, Projection(), 1, last)
+    return _noted(report, fair)
+
+
+def _noted(report: Report, fair: tuple[str, Secret | None] | None) -> Report:
+    if fair is not None and fair[1] is None:
+        report.notes.append(UNREVEALED)
     return report
 
 
@@ -280,8 +324,10 @@ def _audit_range(
     projection: Projection,
     start: int,
     stop: int | None,
+    secret: Secret | None = None,
 ) -> bool:
-    """Audit lines `start` to `stop` onto `projection` (standing just before `start`); True if nothing stopped it."""
+    """Audit lines `start` to `stop` onto `projection` (standing just before `start`); True if nothing stopped it.
+    `secret`: a fair encounter's revealed seed and nonce (its engine dice are checked against them)."""
     ended = [False]
     for step in _steps(log, report, progress, start, stop, projection.digest.encode("ascii"), ended):
         report.steps += 1
@@ -300,7 +346,7 @@ def _audit_range(
                 )
             if projection.state.rules is not None and first.seq > 1:
                 _check_version(projection, report, first.seq)
-            _redecide(projection, head, step, report)
+            _redecide(projection, head, step, report, secret)
         given_by = head.command.by if type(head) is CommandIssued else ""
         amends = head.command.amends if type(head) is CommandIssued else None
         if amends is not None:
@@ -346,10 +392,15 @@ def _supported(current: str | None, was: str | None) -> bool:
 
 
 def _redecide(
-    projection: Projection, head: CommandIssued, step: list[tuple[Envelope[Any], bytes]], report: Report
+    projection: Projection,
+    head: CommandIssued,
+    step: list[tuple[Envelope[Any], bytes]],
+    report: Report,
+    secret: Secret | None = None,
 ) -> None:
     rolled = [env.event for env, _ in step if type(env.event) is DiceRolled]
-    seed = projection.state.seed
+    state = projection.state
+    seed = state.seed if state.fair is None else seed_of(state, secret)
     # an amendment's step takes the seeded draws of the step it names (`Command.draws`)
     step_number = head.command.draws if head.command.draws is not None else projection.step + 1
     seeded = (lambda: SeededDice(seed, step_number)) if seed is not None else None

@@ -6,7 +6,8 @@ its live stream all ask here; nothing else redacts (a test holds that). The rule
 
 - The game master sees everything. Every other viewer never gets the seed (nor the `create`
   command's copy of it), nor the game master's settings of the players' view but those that
-  say how health reads.
+  say how health reads. A fair encounter's commitment, contributions and reveal are public
+  (its seed is in no event before the reveal: the game master's session holds it).
 - A combatant hidden from the players is absent: not in the state (combatants, order,
   acting), and a step that names only hidden combatants is withheld whole. A step is judged
   as a whole, by who is hidden when it ends, so a combatant added hidden is never told as
@@ -240,8 +241,10 @@ class Judge:
         the combatants absent for this viewer; `end`: the state when its step ends."""
         end = end if end is not None else state
         t = type(e)
-        if t is ev.EncounterCreated:
+        if t is ev.EncounterCreated:  # a fair encounter's commitment stays: it is public, its seed isn't there
             return msgspec.structs.replace(e, seed=None) if e.seed is not None else e
+        if t is ev.Contributed or t is ev.SeedRevealed:
+            return e  # fair dice: every contribution and the reveal are public, whoever's seat is named
         if t is ev.CommandIssued:
             cmd = e.command
             if cmd.kind == "create" and "seed" in cmd.params:

@@ -47,6 +47,7 @@ def with_seed(commands: Sequence[Command], seed: int, options: dict[str, Any]) -
     for command in commands:
         if command.kind == "create":
             params = dict(command.params)
+            params.pop("fair", None)  # a study's fights are its own, on its own seeds: no one to be fair to
             params["seed"] = seed
             params["options"] = {**dict(params.get("options", {})), **options}
             command = Command(kind="create", params=params, by=command.by)

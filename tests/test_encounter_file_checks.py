@@ -115,7 +115,7 @@ def test_a_file_that_cant_be_read_is_refused_in_one_line(tmp_path, content, says
 
 def test_an_unknown_top_level_key_is_refused_listing_the_keys():
     message = refused(minimal(monsters=[]), "monsters: unknown key; use ")
-    assert message.endswith("use combatants, commands, map, options, rules, seed, surprise, title")
+    assert message.endswith("use combatants, commands, fair, map, options, rules, seed, surprise, title")
 
 
 @pytest.mark.parametrize("rules", [None, "", 3])

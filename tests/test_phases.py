@@ -66,6 +66,7 @@ def test_after_the_end_only_the_record_itself_may_grow():
         "Note",
         "SeatSet",  # the players' seats too: the players may read the finished fight on their phones
         "SeatingSet",
+        "SeedRevealed",  # a fair encounter's seed, revealed once the fight is over
         "StepAmended",  # a note or a ruling after the end may be decided again in an amendment
         "StepRedone",
         "StepSigned",  # every step may end signed, the last ones too
