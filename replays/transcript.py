@@ -136,6 +136,8 @@ def _tell(
                 line = f"{e.title or 'An encounter'} under {e.rules} {e.rules_version}" + (
                     f", seed {e.seed}."
                     if e.seed is not None
+                    else f", fair dice: the game master's seed committed as {e.commitment[:16]}..."
+                    if e.commitment is not None
                     else ", the engine's dice (the seed is the game master's)."
                     if envelope.event.seed is not None
                     else ", dice entered at the table."
@@ -223,6 +225,11 @@ def _tell(
                     f"A fork of another log at seq {e.at} (whose head was then seq {e.parent_seq}, "
                     f"digest {e.parent_digest[:12]}...): a fight of its own from here."
                 )
+            elif t is ev.Contributed:
+                who = _name(state, e.by[5:]) if e.by.startswith("seat:") else e.by
+                line = f"{who} adds to the dice: {e.value[:40]}."
+            elif t is ev.SeedRevealed:
+                line = f"The seed revealed: {e.seed} (nonce {e.nonce[:8]}...); the dice can be checked now."
             elif t is ev.StepAmended:
                 line = f"Amended: step {e.step}, decided again in its place."
             elif t is ev.StepUndone:

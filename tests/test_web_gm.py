@@ -297,3 +297,35 @@ def test_correcting_a_step_in_the_history_decides_the_later_ones_again_and_says_
         f"/gm/{table.gm_token}/command", data={"kind": "amend", "step": str(first), "dice": "1d20: 5", "seq": "3"}
     )
     assert stale.status_code == 422 and "moved on" in html.unescape(stale.text)
+
+
+def test_a_fair_fight_on_the_web_players_add_to_the_dice_the_reveal_verifies_them(tmp_path):
+    from click.testing import CliRunner
+
+    from combatlog.cli.main import app
+    from tests.test_seats import link, seat_post
+
+    runner = CliRunner()
+    encounter = tmp_path / "ford.toml"
+    assert runner.invoke(app, ["init", "--rules", "skirmish", str(encounter)]).exit_code == 0
+    assert runner.invoke(app, ["new", str(encounter), "--fair"]).exit_code == 0
+    tables = Tables.single(str(tmp_path / "ford.db"), SECRET)
+    table = tables.all()[0]
+    with TestClient(create_app(tables)) as client:
+        post(client, table, kind="seat", seat="ana", name="Ana", combatants="ayla")
+        commitment = table.session.state.fair.commitment
+        players = html.unescape(client.get(f"/play/{table.player_token}").text)
+        assert commitment[:16] in players and "revealed at the end" in players
+        seat_page = client.get(link(table, "ana")).text
+        assert "Add to the dice" in seat_page
+        assert seat_post(client, table, "ana", kind="contribute", value="owl feather").status_code == 200
+        assert [c.value for c in table.session.state.fair.contributions] == ["owl feather"]
+        assert "Add to the dice" not in client.get(link(table, "ana")).text  # once each
+        post(client, table, kind="begin")
+        for _ in range(3):
+            post(client, table, kind="auto")
+        assert "dice verified" not in html.unescape(client.get(f"/play/{table.player_token}").text)
+        post(client, table, kind="reveal")
+        assert table.session.state.fair.seed is not None
+        players = html.unescape(client.get(f"/play/{table.player_token}").text)
+        assert re.search(r"dice verified: [1-9]\d* engine dice checked", players)

@@ -38,8 +38,9 @@ from combatlog.replays import open_log, views
 from combatlog.replays.audit import Report, audit
 from combatlog.replays.cursor import Cursor, envelopes
 from combatlog.replays.encounters import start
+from combatlog.replays.fair import check as check_fair
 from combatlog.replays.transcript import transcript
-from combatlog.replays.views import GM, TABLE, Seat, Viewer
+from combatlog.replays.views import GM, TABLE, Seat, Viewer, viewed_envelopes
 from combatlog.web import mapview, statform, view
 from combatlog.web.tables import Table, Tables
 
@@ -145,6 +146,7 @@ def _gm_board(table: Table, message: str = "", error: str = "", base: str = "") 
         legal=table.session.legal(),
         lines=told[-400:],
         map_svg=_map(table, GM, movable=True),
+        fair=_fair(table, GM),
         odds=_odds(table, GM),
         places=_places(table),
         own_commands=_own_commands(table) if state.rules is not None else [],
@@ -170,6 +172,7 @@ def _player_board(table: Table) -> str:
         lines=_lines(table, TABLE, last=60),
         map_svg=_map(table, TABLE),
         odds=_odds(table, TABLE),
+        fair=_fair(table, TABLE),
     )
     table.rendered["players"] = (seq, page)
     return page
@@ -197,6 +200,36 @@ def _odds(table: Table, viewer: Viewer) -> dict[str, Any] | None:
         names = {c.name for c in seen.combatants}
         now = replace(now, sides=[s for s in now.sides if s[0] in sides], down=[d for d in now.down if d[0] in names])
     return {"now": now, "working": working}
+
+
+def _fair(table: Table, viewer: Viewer) -> dict[str, Any] | None:
+    """A fair encounter's dice as a screen shows them: the commitment from the start, the
+    contributions, and once the seed is revealed whether every engine die `viewer` was shown
+    follows from it (`replays.fair.check` over that viewer's own events); None otherwise."""
+    fair = table.session.state.fair
+    if fair is None:
+        return None
+    out: dict[str, Any] = {"commitment": fair.commitment, "contributions": len(fair.contributions)}
+    if fair.seed is not None:
+        key = f"fair {viewer.name}"
+        kept = table.rendered.get(key)
+        if kept is None or kept[0] != table.seq:
+            report = check_fair(viewed_envelopes(envelopes(table.log), viewer, table.log))
+            verdict = "verified" if report.clean and report.checked else "not verified"
+            found = f"; {report.findings[0]}" if report.findings else ""
+            kept = (table.seq, f"{verdict}: {report.checked} engine dice checked{found}")
+            table.rendered[key] = kept
+        out["verified"] = kept[1]
+    return out
+
+
+def _may_contribute(state: Any, seat: SeatEntry) -> bool:
+    fair = state.fair
+    return (
+        fair is not None
+        and state.phase in ("setup", "surprise")
+        and not any(c.by == f"seat:{seat.id}" for c in fair.contributions)
+    )
 
 
 def _map(table: Table, viewer: Viewer, movable: bool | str = False) -> str:
@@ -253,6 +286,8 @@ def _seat_board(table: Table, seat: SeatEntry, error: str = "") -> str:
         answer=table.answers.get(seat.id, ""),
         map_svg=_map(table, Seat(combatants=frozenset(seat.combatants)), movable="own"),
         error=error,
+        fair=_fair(table, Seat(combatants=frozenset(seat.combatants))),
+        may_contribute=_may_contribute(state, seat),
         waiting=[r for r in table.queue if r.seat == seat.id],
         queued=seating is not None and seating.commands == "queue",
         may_undo=seating is not None and seating.undo and table.latest_by() == f"seat:{seat.id}",
@@ -379,6 +414,10 @@ def create_app(tables: Tables, debug: bool = False) -> Litestar:
             kind = fields.get("kind", "")
             if fields.get("roller") == "engine":  # "the engine rolls": whatever was typed in the dice box stays out
                 fields.pop("dice", None)
+            if kind == "contribute":  # the seat's own randomness in a fair encounter's dice
+                order = Command(kind="contribute", params={"value": fields.get("value", "").strip()})
+                table.seat_execute(seat, order, seen)
+                return Response(_seat_board(table, seat), media_type="text/html")
             if kind not in ("act", "end_turn", "undo", "move"):
                 raise UsageError(f"command {kind[:40]!r}: a seat may act, end its turn or undo its own step")
             rules = table.session.rules
@@ -731,6 +770,9 @@ def _command_of(fields: dict[str, str], targets: tuple[str, ...], rules: Any, st
             if fields.get(flag) == "true":
                 params[flag] = True
         return Command(kind="seat", params=params)
+    if kind == "reveal":  # the session fills in the seed and nonce it holds
+        early = state is not None and state.phase != "end"
+        return Command(kind="reveal", params={"early": True} if early else {})
     if kind == "seating":
         return Command(
             kind="seating", params={"commands": fields.get("commands", "now"), "undo": fields.get("undo") == "true"}

@@ -89,7 +89,7 @@ class Table:
         self._stop = threading.Event()
         self._watcher: threading.Thread | None = None
         self._cursor: object | None = None
-        self.rendered: dict[str, tuple[int, str]] = {}  # a page's board as last rendered, by role: (seq, html)
+        self.rendered: dict[str, tuple[int, str]] = {}  # a page's board (or a verdict) as last made: (seq, text)
 
     @property
     def log(self) -> EventLog:
@@ -325,7 +325,7 @@ class Table:
         self.session.preview(ordered)  # refused now if the rules refuse it: nothing queued
         seating = self.session.state.seating
         self.answers.pop(seat.id, None)
-        if seating is not None and seating.commands == "queue" and ordered.kind != "undo":
+        if seating is not None and seating.commands == "queue" and ordered.kind not in ("undo", "contribute"):
             self._asked += 1
             self.queue.append(Request(self._asked, seat.id, seat.name, ordered, self.seq))
             self.touch()
