@@ -329,3 +329,22 @@ def test_a_fair_fight_on_the_web_players_add_to_the_dice_the_reveal_verifies_the
         assert table.session.state.fair.seed is not None
         players = html.unescape(client.get(f"/play/{table.player_token}").text)
         assert re.search(r"dice verified: [1-9]\d* engine dice checked", players)
+
+
+def test_infinite_realms_shows_the_distances_between_the_combatants_a_viewer_sees(tmp_path):
+    from tests.web_support import EXAMPLES
+
+    tables = Tables.single(str(new_log(tmp_path / "road.db", EXAMPLES / "infinite-realms-road.toml")), SECRET)
+    table = tables.all()[0]
+    with TestClient(create_app(tables)) as client:
+        post(client, table, kind="begin")
+        board = table.session.rules.board(table.session.state)
+        assert board.kind == "distances" and board.distances
+        a, b, yards, _ = board.distances[0]
+        names = {c.id: c.name for c in table.session.state.combatants.values()}
+        page = html.unescape(client.get(f"/gm/{table.gm_token}").text)
+        assert f"<td>{yards} yards" in page and names[a] in page
+        post(client, table, kind="view", combatant=b, hidden="true")
+        players = html.unescape(client.get(f"/play/{table.player_token}").text)
+        table_html = re.search(r'<table class="list distances".*?</table>', players, re.S)
+        assert table_html is None or names[b] not in table_html[0]

@@ -66,6 +66,8 @@ def draw(board: BoardView | None, view: Seen, movable: bool | str) -> str:
         svg = _sections(board, at, movable)
     elif board.kind == "grid":
         svg = _grid(at, movable)
+    elif board.kind == "distances":
+        return _distances(board, view)
     else:
         svg = _bands(board, at)
     # with tokens to move it holds controls: a group, not a picture
@@ -229,3 +231,21 @@ def _bands(board: BoardView, at: dict[str, list[Token]]) -> str:
         parts.append("</g>")
     parts.append("</svg>")
     return "".join(parts)
+
+
+def _distances(board: BoardView, view: Seen) -> str:
+    """A system without positions: the yards between each pair this viewer can see, nearest first."""
+    names = {c.id: c.name for c in view.combatants if c.status != "removed"}
+    rows = sorted(
+        (yards, names[a], names[b], engaged) for a, b, yards, engaged in board.distances if a in names and b in names
+    )
+    if not rows:
+        return ""
+    body = "".join(
+        f"<tr><td>{_e(x)}</td><td>{_e(y)}</td><td>{yards} yards{' (engaged)' if engaged else ''}</td></tr>"
+        for yards, x, y, engaged in rows
+    )
+    return (
+        '<table class="list distances" aria-label="distances between combatants">'
+        f"<thead><tr><th>from</th><th>to</th><th>distance</th></tr></thead><tbody>{body}</tbody></table>"
+    )

@@ -55,12 +55,14 @@ def level_of(left: int, most: int) -> str:
 @dataclass(frozen=True)
 class BoardView:
     """Where a system's combatants stand, as a screen draws it: `sections` of a map (with its
-    borders), a `grid` of x,y squares, or range `bands` (a combatant's place is its band)."""
+    borders), a `grid` of x,y squares, range `bands` (a combatant's place is its band), or the
+    `distances` between pairs of combatants (a system that keeps no positions)."""
 
-    kind: str  # "sections", "grid" or "bands"
+    kind: str  # "sections", "grid", "bands" or "distances"
     sections: tuple[Any, ...] = ()  # battlemap.Section, for "sections"
     borders: tuple[Any, ...] = ()  # battlemap.Border, for "sections"
     bands: tuple[str, ...] = ()  # the bands in order, nearest first, for "bands"
+    distances: tuple[tuple[str, str, int, bool], ...] = ()  # (a, b, yards, engaged), for "distances"
 
 
 @dataclass(frozen=True)

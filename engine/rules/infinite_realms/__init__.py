@@ -19,7 +19,7 @@ from combatlog.engine.dice import parse as parse_dice
 from combatlog.engine.draft import Draft
 from combatlog.engine.errors import Refused
 from combatlog.engine.order import ActionPointOrder
-from combatlog.engine.rules.base import ActionSpec, RuleSystem
+from combatlog.engine.rules.base import ActionSpec, BoardView, RuleSystem
 from combatlog.engine.rules.infinite_realms.actions import (
     AIM,
     ATTACK,
@@ -59,7 +59,7 @@ from combatlog.engine.rules.infinite_realms.model import State as IRState
 from combatlog.engine.rules.infinite_realms.model import Stats as IRStats
 from combatlog.engine.rules.infinite_realms.movement import _engage, _reach_bonus
 from combatlog.engine.rules.infinite_realms.policy import policy
-from combatlog.engine.rules.infinite_realms.reading import factor
+from combatlog.engine.rules.infinite_realms.reading import distance, factor
 from combatlog.engine.timing import Timing, make_timing
 from combatlog.events import CombatantDefeated, Command, ConditionApplied, ResourceSpent, ResourcesSet
 from combatlog.projections import Combatant, Encounter, Pending
@@ -305,6 +305,18 @@ class InfiniteRealms(RuleSystem):
         if t is Aimed and event.reason == "hit before attacking":
             return f"  {name(event.combatant)} loses the aim."
         return None
+
+    def board(self, state: Encounter) -> BoardView | None:
+        # no positions: the yards between each pair of foes still standing, as the rules read them
+        mine = own(state)
+        active = state.active()
+        pairs = [
+            (a.id, b.id, distance(state, a.id, b.id), b.id in mine.engaged.get(a.id, ()))
+            for i, a in enumerate(active)
+            for b in active[i + 1 :]
+            if a.side != b.side
+        ]
+        return BoardView(kind="distances", distances=tuple(pairs)) if pairs else None
 
     def summary(self, state: Encounter) -> list[str]:
         out = []
