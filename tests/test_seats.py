@@ -291,3 +291,19 @@ def test_a_seat_drags_its_own_token_on_its_turn_and_only_its_own(tmp_path):
         command = last_command(table)
         assert (command.action, command.params, command.by) == ("move", {"to": "gallery"}, "seat:v")
         assert table.session.state.combatants["vela"].position == "gallery"
+
+
+def test_serve_on_every_address_prints_the_links_per_lan_address_and_the_warning(tmp_path, monkeypatch):
+    import uvicorn
+
+    import combatlog.cli.serve as serve_module
+
+    log = new_log(tmp_path / "ford.db")
+    monkeypatch.setattr(uvicorn.Server, "run", lambda self: None)
+    monkeypatch.setattr(serve_module, "lan_addresses", lambda: ["192.168.1.20", "10.0.0.5"])
+    monkeypatch.setenv("COMBATLOG_WEB_SECRET", "s")
+    result = CliRunner().invoke(cli, ["serve", str(log), "--host", "0.0.0.0", "--port", "8123", "--no-odds"])
+    table = Tables.single(str(log), b"s").all()[0]
+    for address in ("192.168.1.20", "10.0.0.5"):
+        assert f"players     http://{address}:8123/play/{table.player_token}" in result.stdout
+    assert "the links are the only lock" in result.stderr
