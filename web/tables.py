@@ -218,12 +218,7 @@ class Table:
         """Carry out a command (or `auto`) as one step, when the page that sent it saw the log
         at seq `seen` (None: don't check); raises Refused, appending nothing."""
         self.sync()
-        if seen is not None and seen != self.seq:
-            raise Refused(
-                "stale page",
-                f"the fight moved on since this page was drawn (seq {seen}, now {self.seq})",
-                "look at the new state and try again",
-            )
+        self.check_seen(seen)
         try:
             if isinstance(command, Command):
                 self.session.execute(command)
@@ -255,12 +250,7 @@ class Table:
         later steps again (`combatlog.replays.amend`); returns what changed, in words. Raises
         Refused (nothing appended) or LogError."""
         self.sync()
-        if seen is not None and seen != self.seq:
-            raise Refused(
-                "stale page",
-                f"the fight moved on since this page was drawn (seq {seen}, now {self.seq})",
-                "look at the new state and try again",
-            )
+        self.check_seen(seen)
         if dice is None and command is None:
             raise Refused(f"correct step {step}", "say what it should have been", "give its dice, or its command")
         try:
@@ -316,12 +306,7 @@ class Table:
         returns "done" or "queued"; raises Refused (nothing appended or queued)."""
         self.sync()
         ordered = seat_command(self.session.state, seat, command, self.latest_by())
-        if seen is not None and seen != self.seq:
-            raise Refused(
-                "stale page",
-                f"the fight moved on since this page was drawn (seq {seen}, now {self.seq})",
-                "look at the new state and try again",
-            )
+        self.check_seen(seen)
         self.session.preview(ordered)  # refused now if the rules refuse it: nothing queued
         seating = self.session.state.seating
         self.answers.pop(seat.id, None)
@@ -345,6 +330,15 @@ class Table:
             self.answers[request.seat] = f"the game master refused: {reason.strip() or 'no reason given'}"
         self.queue.remove(request)
         self.touch()
+
+    def check_seen(self, seen: int | None) -> None:
+        """Refuse a page drawn at seq `seen` once the log has moved past it (None: don't check)."""
+        if seen is not None and seen != self.seq:
+            raise Refused(
+                "stale page",
+                f"the fight moved on since this page was drawn (seq {seen}, now {self.seq})",
+                "look at the new state and try again",
+            )
 
     def close(self) -> None:
         """Stop following and close the log (it opens again on the next use)."""
