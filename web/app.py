@@ -161,10 +161,12 @@ def _gm_board(table: Table, message: str = "", error: str = "", base: str = "") 
 
 
 def _player_board(table: Table) -> str:
-    """The players' board as the log stands, rendered once per seq however many pages follow it."""
+    """The players' board as the log stands, rendered once per seq (and per change that isn't a
+    step: odds worked out, a request answered) however many pages follow it."""
     seq = table.seq
+    key = (seq, table.revision)
     kept = table.rendered.get("players")
-    if kept is not None and kept[0] == seq:
+    if kept is not None and kept[0] == key:
         return kept[1]
     page = _env.get_template("player_board.html").render(
         t=table,
@@ -174,7 +176,7 @@ def _player_board(table: Table) -> str:
         odds=_odds(table, TABLE),
         fair=_fair(table, TABLE),
     )
-    table.rendered["players"] = (seq, page)
+    table.rendered["players"] = (key, page)
     return page
 
 

@@ -28,6 +28,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
 from combatlog.engine import Refused, Session
@@ -89,7 +90,7 @@ class Table:
         self._stop = threading.Event()
         self._watcher: threading.Thread | None = None
         self._cursor: object | None = None
-        self.rendered: dict[str, tuple[int, str]] = {}  # a page's board (or a verdict) as last made: (seq, text)
+        self.rendered: dict[str, tuple[Any, str]] = {}  # a page's board (or a verdict) as last made: (when, text)
 
     @property
     def log(self) -> EventLog:
