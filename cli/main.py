@@ -29,7 +29,7 @@ from combatlog.replays.cursor import envelopes
 from combatlog.replays.cursor import replay as fold_log
 from combatlog.replays.encounters import check_commands
 from combatlog.replays.follow import follow_envelopes
-from combatlog.replays.transcript import printable, render, tell, transcript
+from combatlog.replays.transcript import printable, render, tell, transcript, undone_of
 from combatlog.replays.views import (
     GM,
     VIEWER_HELP,
@@ -628,10 +628,10 @@ def transcript_cmd(log_path: str, fmt: str, dice: bool, viewer_name: str) -> Non
     log = read_log(log_path)
     viewer = _viewer(log, viewer_name)
     try:
-        lines = [line for _, line in transcript(log, dice=dice, viewer=viewer)]
+        lines = undone_of(log, transcript(log, dice=dice, viewer=viewer))  # an undone step's lines stay, marked
     except LogError as exc:
         fail(str(exc))
-    for line in render(lines, fmt, title=lines[0] if lines else log_path):
+    for line in render(lines, fmt, title=lines[0][0] if lines else log_path):
         click.echo(line)
 
 

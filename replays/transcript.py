@@ -278,15 +278,36 @@ _BOUNDARIES = {
 }
 
 
-def render(lines: Iterable[str], fmt: str = "text", title: str = "combatlog transcript") -> Iterator[str]:
-    """The transcript's lines as plain text, Markdown or a standalone HTML page."""
+def undone_of(log: EventLog, told: Iterable[tuple[int, str]]) -> list[tuple[str, bool]]:
+    """Each told line with whether its step stands undone at the log's end (it stays told:
+    nothing is erased, and a reader sees it was undone)."""
+    step_of: dict[int, int] = {}
+    undone: set[int] = set()
+    for env in envelopes(log):
+        step_of[env.seq] = env.step
+        if type(env.event) is ev.StepUndone:
+            undone.add(env.event.step)
+        elif type(env.event) is ev.StepRedone:
+            undone.discard(env.event.step)
+    return [(line, step_of.get(seq) in undone) for seq, line in told]
+
+
+def render(
+    lines: Iterable[str | tuple[str, bool]], fmt: str = "text", title: str = "combatlog transcript"
+) -> Iterator[str]:
+    """The transcript's lines as plain text, Markdown or a standalone HTML page; a line given
+    with True (`undone_of`) is marked undone: `[undone]` in text, struck through elsewhere."""
+    pairs = [(x, False) if isinstance(x, str) else x for x in lines]
     if fmt == "text":
-        yield from lines
+        for line, undone in pairs:
+            yield f"{line} [undone]" if undone else line
         return
     if fmt == "markdown":
         first = True
-        for line in lines:
+        for line, undone in pairs:
             stripped = html.escape(printable(line.strip()), quote=False)  # a name can't be markup
+            if undone and not first:
+                stripped = f"~~{stripped}~~ (undone)"
             if first:  # the encounter's opening line is the page's title
                 yield f"# {stripped}\n"
                 first = False
@@ -308,8 +329,10 @@ def render(lines: Iterable[str], fmt: str = "text", title: str = "combatlog tran
         "color:#555;font-size:.92em}</style></head><body>"
     )
     first = True
-    for line in lines:
+    for line, undone in pairs:
         stripped = html.escape(line.strip())
+        if undone and not first:
+            stripped = f'<del title="undone">{stripped}</del>'
         if first:
             yield f"<h1>{stripped}</h1>"
             first = False

@@ -675,3 +675,18 @@ def test_what_a_person_reads_holds_no_python(tmp_path):
     assert "ended by the game master" in shown and "None" not in shown
     typed = run("do", str(log), "note", "x", "--dice", "1d6: 3 4")
     assert "1d6 is a die; give one face" in typed.output
+
+
+def test_an_undone_steps_lines_stay_in_the_transcript_marked_undone(tmp_path):
+    log = tmp_path / "f.db"
+    assert run("new", str(EXAMPLES / "skirmish-ambush.toml"), "--log", str(log)).exit_code == 0
+    run("do", str(log), "begin")
+    run("do", str(log), "note", "the bridge holds")
+    run("do", str(log), "undo")
+    text = run("transcript", str(log)).output.splitlines()
+    assert "Note: the bridge holds [undone]" in text and any(line.startswith("Undone: step") for line in text)
+    assert not any(line.startswith("Undone: step") and line.endswith("[undone]") for line in text)
+    assert "~~Note: the bridge holds~~ (undone)" in run("transcript", str(log), "--format", "markdown").output
+    assert '<del title="undone">Note: the bridge holds</del>' in run("transcript", str(log), "--format", "html").output
+    run("do", str(log), "redo")
+    assert "Note: the bridge holds" in run("transcript", str(log)).output.splitlines()  # redone: no mark
