@@ -185,6 +185,7 @@ def play(log_path: str, by: str) -> None:
     click.echo(_summary(session))
     queued: list[tuple[int, ...]] = []
     queued_for: list[str] = []  # the expression each queued roll names ("" for bare faces)
+    refusals = 0  # lines refused: a piped script that met one ends with a non-zero exit
     while True:
         try:
             line = read()
@@ -201,6 +202,7 @@ def play(log_path: str, by: str) -> None:
                 queued_for.append(expr)
             except ValueError as exc:
                 click.echo(f"refused: {exc}")
+                refusals += 1
                 continue
             click.echo(f"dice queued: {len(queued)} roll(s)")
             continue
@@ -208,6 +210,7 @@ def play(log_path: str, by: str) -> None:
             words = split_words(line)
         except UsageError as exc:
             click.echo(str(exc))
+            refusals += 1
             continue
         kind, rest = words[0], tuple(words[1:])
         if kind in ("quit", "exit"):
@@ -252,6 +255,7 @@ def play(log_path: str, by: str) -> None:
                 envelopes_ = session.execute(command)
         except (Refused, DiceError, UsageError, LogError) as exc:
             click.echo(f"refused: {exc}")
+            refusals += 1
             if queued:
                 click.echo(f"the {len(queued)} queued roll(s) are kept; type more, or 'clear'")
             continue
@@ -261,3 +265,6 @@ def play(log_path: str, by: str) -> None:
             click.echo(told)
         click.echo(f"seq {envelopes_[-1].seq}: " + _summary(session))
     click.echo(f"saved: {_shown(session.log, log_path)} ({session.log.head()[0]} events)")
+    if refusals and not sys.stdin.isatty():  # a script (or a pipe) learns a line was refused
+        click.echo(f"combatlog: {refusals} line(s) refused; the others were saved", err=True)
+        sys.exit(1)

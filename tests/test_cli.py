@@ -250,7 +250,8 @@ def test_play_takes_typed_dice_undo_redo_and_saves_every_step(tmp_path):
         + "\n"
     )
     result = CliRunner().invoke(app, ["play", str(log)], input=script, catch_exceptions=False)
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 1, result.output  # the one refused line makes a piped play's exit 1
+    assert "1 line(s) refused; the others were saved" in result.output
     assert "refused: act 'nobody': no such combatant" in result.output
     assert "dice queued: 2 roll(s)" in result.output
     after = json.loads(run("show", str(log), "--json").output)
