@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import contextlib
 from pathlib import Path
 
 import click
 
-from combatlog.cli.main import _is_url, _open_or_fail, _shown, app, fail, read_log, signing
+from combatlog.cli.main import _is_url, _shown, app, fail, read_log, signing, write_new_log
 from combatlog.engine import Refused
 from combatlog.events import LogError
 
@@ -30,21 +29,9 @@ def fork(log_path: str, new_path: str, at: int | None) -> None:
     if not _is_url(new_path) and Path(new_path).exists():
         fail(f"{new_path} exists; fork writes only to a new log")
     signer = signing()
-    target = _open_or_fail(new_path)
-    if target.head()[0] > 0:  # a database URL names an encounter that may already hold events
-        target.close()
-        fail(f"{_shown(target, new_path)} holds events; fork writes only to a new log")
-    # a half fork is no fork: a database takes it in one transaction; a file left half written is removed
-    batch = getattr(target, "batch", contextlib.nullcontext)
-    try:
-        with batch():
-            forked = fork_log(source, target, at, signer=signer)
-    except (LogError, Refused) as exc:  # a database's transaction is rolled back: nothing is left there
-        target.close()
-        if not _is_url(new_path):
-            for leftover in (Path(new_path), Path(f"{new_path}-wal"), Path(f"{new_path}-shm")):
-                leftover.unlink(missing_ok=True)
-        fail(f"{exc}; nothing forked")
+    forked, target = write_new_log(
+        new_path, "fork", "forked", lambda target: fork_log(source, target, at, signer=signer), (Refused,)
+    )
     shown = _shown(target, new_path)
     target.close()
     click.echo(

@@ -655,23 +655,30 @@ def export(log_path: str, other: str, viewer_name: str | None) -> None:
     source = read_log(log_path, rules=False)  # a byte copy needs no rule system
     if Path(other).exists() and Path(other).stat().st_size > 0:
         fail(f"{other} exists; export writes only to a new log")
-    target = _open_or_fail(other)
+    count, target = write_new_log(other, "export", "exported", lambda target: copy_log(source, target))
+    click.echo(f"{_shown(target, other)}: {count} events")
+
+
+def write_new_log(where: str, command: str, done: str, write: Any, refusals: tuple[type[Exception], ...] = ()) -> Any:
+    """`write(target)` on a new, empty log at `where`, in one batch: (what it returned, the log,
+    still open). A database URL that holds events fails in one line; so does a write that
+    fails (LogError, or one of `refusals`), leaving nothing: a database's transaction is
+    rolled back, a file left half written is removed ("...; nothing {done}")."""
+    target = _open_or_fail(where)
     if target.head()[0] > 0:  # a database URL names an encounter that may already hold events
         target.close()
-        fail(f"{_shown(target, other)} holds events; export writes only to a new log")
-    # a half copy is no copy: a database takes the whole copy in one transaction; a file
-    # left half written is removed
+        fail(f"{_shown(target, where)} holds events; {command} writes only to a new log")
     batch = getattr(target, "batch", contextlib.nullcontext)
     try:
         with batch():
-            count = copy_log(source, target)
-    except LogError as exc:
+            result = write(target)
+    except (LogError, *refusals) as exc:
         target.close()
-        if not _is_url(other):
-            for leftover in (Path(other), Path(f"{other}-wal"), Path(f"{other}-shm")):
+        if not _is_url(where):
+            for leftover in (Path(where), Path(f"{where}-wal"), Path(f"{where}-shm")):
                 leftover.unlink(missing_ok=True)
-        fail(f"{exc}; nothing exported")
-    click.echo(f"{_shown(target, other)}: {count} events")
+        fail(f"{exc}; nothing {done}")
+    return result, target
 
 
 @app.command()

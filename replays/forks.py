@@ -11,7 +11,7 @@ first lines do: its record re-decides like any step.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import msgspec
 
@@ -19,6 +19,7 @@ from combatlog.engine import Session
 from combatlog.engine.session import FROM_ENVIRONMENT, EnvironmentKey
 from combatlog.events import Command, CorruptLog, EventLog, Forked, LogError, check_link, line_decoder
 from combatlog.events.envelope import GENESIS, canonical_bytes, step_of
+from combatlog.replays.stores import append_by_step
 
 __all__ = ["fork", "forked_from", "step_end"]
 
@@ -113,28 +114,21 @@ def fork(
         raise CorruptLog(f"seq {parent_seq}: the last line has no digest", parent_seq) from None
     if target.head()[0] != 0:
         raise LogError("the target log is not empty; fork writes only to a new log")
-    previous = GENESIS.encode("ascii")
-    batch: list[bytes] = []
-    step = None
-    start = seq = 1
-    for line in source.lines(1, at):
-        s = _step(line, seq)
-        try:
-            claimed, linked = check_link(previous, line)
-        except ValueError:
-            claimed, linked = b"", False
-        if not linked:
-            raise CorruptLog(f"seq {seq}: the digest chain breaks here (`combatlog audit` says more)", seq)
-        previous = claimed
-        if step is not None and s != step:
-            target.append(batch, start)
-            start += len(batch)
-            batch = []
-        step = s
-        batch.append(line)
-        seq += 1
-    if batch:
-        target.append(batch, start)
+
+    def checked() -> Iterator[tuple[int, bytes]]:  # each line read, and linked to the one before
+        previous = GENESIS.encode("ascii")
+        for seq, line in enumerate(source.lines(1, at), 1):
+            s = _step(line, seq)
+            try:
+                claimed, linked = check_link(previous, line)
+            except ValueError:
+                claimed, linked = b"", False
+            if not linked:
+                raise CorruptLog(f"seq {seq}: the digest chain breaks here (`combatlog audit` says more)", seq)
+            previous = claimed
+            yield s, line
+
+    append_by_step(target, checked())
     session = Session(target, signer=signer)
     params = {"at": at, "parent_seq": parent_seq, "parent_digest": parent_digest}
     for envelope in session.execute(Command(kind="fork", params=params)):

@@ -29,7 +29,7 @@ except ImportError:  # pragma: no cover - not on POSIX: no lock, the seq check a
     fcntl = None  # type: ignore[assignment]
 import sqlite3
 import stat
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -665,25 +665,34 @@ def copy_log(source: EventLog, target: EventLog) -> int:
     """
     if target.head()[0] != 0:
         raise LogError("the target log is not empty; export writes only to a new log")
+
+    def stepped() -> Iterator[tuple[int, bytes]]:
+        for seq, line in enumerate(source.lines(), 1):
+            try:
+                yield step_of(line), line
+            except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+                raise CorruptLog(f"seq {seq}: can't read the line ({exc})", seq) from None
+
+    return append_by_step(target, stepped())
+
+
+def append_by_step(target: EventLog, lines: Iterable[tuple[int, bytes]]) -> int:
+    """Append `lines` ((its step, a line), in log order) to the empty `target` from seq 1, a whole
+    step at a time, as a session appends; returns how many. The steps before a line that
+    raises are already appended."""
     batch: list[bytes] = []
     step = None
-    seq = 0
     start = 1
-    for line in source.lines():
-        try:
-            s = step_of(line)
-        except (msgspec.DecodeError, msgspec.ValidationError) as exc:
-            raise CorruptLog(f"seq {seq + 1}: can't read the line ({exc})", seq + 1) from None
+    for s, line in lines:
         if step is not None and s != step:
             target.append(batch, start)
             start += len(batch)
             batch = []
         step = s
         batch.append(line)
-        seq += 1
     if batch:
         target.append(batch, start)
-    return seq
+    return start - 1 + len(batch)
 
 
 __all__ = ["MemoryLog", "JsonlLog", "SqliteLog", "open_log", "copy_log", "CorruptLog"]
