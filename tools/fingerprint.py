@@ -8,6 +8,15 @@ give the same log, byte for byte. Run this before and after a change and compare
     ... change ...
     python tools/fingerprint.py --runs 200 | diff before.txt -
 
+A change to a rule that is gated by a rules version (`RuleSystem.since`) changes the
+fingerprint of new fights, which are recorded under the new version; `--pin SYSTEM=V`
+records them under an older one instead, so the fights a log of that version holds can be
+compared with the fingerprint taken before the change:
+
+    python tools/fingerprint.py --runs 40 --mixed 40 > before.txt     # straalara is at "2"
+    ... a rule gated by since(state, 3); straalara's version becomes "3" ...
+    python tools/fingerprint.py --runs 40 --mixed 40 --pin straalara=2 | diff before.txt -
+
 Each line is an encounter (with its variant's options), the events its runs produced, and a
 SHA-256 of them all, encoded as the log encodes them.
 
@@ -31,6 +40,7 @@ import msgspec
 from combatlog.engine.encounter_file import read_encounter
 from combatlog.engine.errors import Refused
 from combatlog.engine.lean import LeanSession
+from combatlog.engine.rules import get as get_rules
 from combatlog.events import Command
 from combatlog.simulate.run import MAX_STEPS, run_seed, with_seed
 
@@ -197,7 +207,23 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=100, help="fights of each encounter and variant")
     parser.add_argument("--mixed", type=int, default=0, metavar="N", help="and N fights with random commands")
+    parser.add_argument(
+        "--pin",
+        action="append",
+        default=[],
+        metavar="SYSTEM=V",
+        help="record fights of SYSTEM under its rules version V (repeatable)",
+    )
     args = parser.parse_args()
+    for pin in args.pin:
+        system, sep, version = pin.partition("=")
+        if not sep or not version:
+            parser.error(f"--pin {pin!r}: give SYSTEM=VERSION, e.g. --pin straalara=2")
+        try:
+            rules = get_rules(system)
+        except KeyError as exc:
+            parser.error(f"--pin {pin!r}: {exc.args[0]}")
+        rules.version = version  # the instance's, for this process only: `new` records it
     for path in sorted(EXAMPLES.glob("*.toml")):
         system = next(k for k in VARIANTS if path.stem.startswith(k))
         for options in VARIANTS[system]:
