@@ -67,7 +67,8 @@ class Starflight(RuleSystem):
     """Starflight RPG, chapter 9.1 (see the module's docstring)."""
 
     name = "starflight"
-    version = "1"
+    version = "2"  # 2: an unknown parameter is refused
+    params_since = 2
     events = EVENTS
     required_stats = ("hp", "initiative", "hd", "strength")
     options_type = SFOptions

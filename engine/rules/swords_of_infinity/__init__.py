@@ -51,7 +51,8 @@ class SwordsOfInfinity(RuleSystem):
     stats_type = SoIStats
     # 2: a Retaliate's target defends; Retaliate forgoes the turn's attack; a target whose
     # impairment was ignored checks Resist Impairment again when it is damaged again
-    version = "2"
+    version = "3"  # 3: an unknown parameter is refused
+    params_since = 3
     events = EVENTS
     required_stats = ("vitality", "dexterity", "awareness")
     options_type = SoIOptions

@@ -100,7 +100,8 @@ class Triptycho(RuleSystem):
     """Triptycho (see `docs/rules/triptycho.md`)."""
 
     name = "triptycho"
-    version = "1"
+    version = "2"  # 2: an unknown parameter is refused
+    params_since = 2
     events = EVENTS
     stats_type = Stats
     options_type = Options
@@ -306,18 +307,6 @@ class Triptycho(RuleSystem):
     def board(self, state: Encounter) -> BoardView | None:
         spec = options_of(state).board.spec
         return BoardView(kind="sections", sections=tuple(spec.sections), borders=tuple(spec.borders))
-
-    def param_choices(self, state: Encounter, actor: Combatant, action: str) -> dict[str, tuple[str, ...]]:
-        hand = own(state).hands.get(actor.id, ())
-        sections = tuple(options_of(state).board.sections)
-        if action == "play":
-            return {"card": tuple(dict.fromkeys(hand))}
-        if action == "incant":
-            cards = stats_of(actor).cards
-            return {"card": tuple(c for c in dict.fromkeys(hand) if cards[c].incantation is not None)}
-        if action in ("move", "climb", "fall"):
-            return {"to": sections}
-        return {}
 
     def move_to(self, state: Encounter, actor: Combatant, place: str) -> Command | None:
         return Command(kind="act", actor=actor.id, action="move", params={"to": place})
