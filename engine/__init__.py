@@ -14,7 +14,7 @@ from combatlog.engine.dice import (
 from combatlog.engine.draft import Draft
 from combatlog.engine.errors import Refused
 from combatlog.engine.order import ActionPointOrder, RankedOrder, ReverseDeclareOrder, make_order
-from combatlog.engine.rules import ActionSpec, OptionSpec, RuleSystem, register
+from combatlog.engine.rules import ActionParam, ActionSpec, OptionSpec, RuleSystem, register
 from combatlog.engine.rules import get as get_rules
 from combatlog.engine.rules import names as rule_names
 from combatlog.engine.session import Session, dice_for, load
@@ -40,6 +40,7 @@ __all__ = [
     "RankedOrder",
     "ReverseDeclareOrder",
     "make_order",
+    "ActionParam",
     "ActionSpec",
     "OptionSpec",
     "RuleSystem",

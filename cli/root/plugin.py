@@ -20,7 +20,7 @@ from combatlog.engine.draft import Draft
 from combatlog.engine.errors import Refused
 from combatlog.engine.order import ActionPointOrder, Order, RankedOrder, ReverseDeclareOrder, make_order
 from combatlog.engine.rules import PluginError, check, register
-from combatlog.engine.rules.base import ActionSpec, OptionSpec, RollMods, RuleSystem
+from combatlog.engine.rules.base import ActionParam, ActionSpec, OptionSpec, RollMods, RuleSystem
 from combatlog.engine.rules.typed import DiceExpr, PerMapping, put_row
 from combatlog.engine.timing import Timing, make_timing
 from combatlog.events import (
@@ -48,6 +48,7 @@ __all__ = [
     "RESOLVE",
     "SETUP",
     "SURPRISE",
+    "ActionParam",
     "ActionPointOrder",
     "ActionSpec",
     "Combatant",

@@ -7,7 +7,7 @@ from __future__ import annotations
 from importlib import import_module
 from importlib.metadata import entry_points
 
-from combatlog.engine.rules.base import ActionSpec, OptionSpec, RuleSystem
+from combatlog.engine.rules.base import ActionParam, ActionSpec, OptionSpec, RuleSystem
 from combatlog.events import catalogue as _catalogue
 from combatlog.events import register_event
 from combatlog.projections.fold import register_rules_state, set_rules_loader
@@ -164,6 +164,7 @@ _catalogue.add_resolver(_load_system_of)
 set_rules_loader(_load_system)
 
 __all__ = [
+    "ActionParam",
     "ActionSpec",
     "MissingRuleSystem",
     "OptionSpec",
