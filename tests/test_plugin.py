@@ -16,7 +16,7 @@ import msgspec
 import pytest
 
 import combatlog.plugin as plugin
-from combatlog.engine import rules as registry
+from combatlog.engine import registry
 from combatlog.plugin import ActionSpec, Event, PluginError, RuleSystem, allow, register_fold
 
 MINID20 = Path(__file__).parent / "plugins" / "minid20"

@@ -19,10 +19,10 @@ from combatlog.engine.dice import DiceError, Expr, parse
 from combatlog.engine.draft import Draft
 from combatlog.engine.errors import Refused
 from combatlog.engine.order import ActionPointOrder, Order, RankedOrder, ReverseDeclareOrder, make_order
-from combatlog.engine.rules import PluginError, check, register
-from combatlog.engine.rules.base import ActionSpec, OptionSpec, RollMods, RuleSystem
-from combatlog.engine.rules.typed import DiceExpr, PerMapping, put_row
+from combatlog.engine.protocol import ActionSpec, OptionSpec, RollMods, RuleSystem
+from combatlog.engine.registry import PluginError, check, register
 from combatlog.engine.timing import Timing, make_timing
+from combatlog.engine.typed import DiceExpr, PerMapping, put_row
 from combatlog.events import (
     CombatantDefeated,
     Command,
