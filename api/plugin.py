@@ -10,7 +10,7 @@ and says what breaks the protocol in one line (`PluginError`). `docs/writing-a-r
 walks through one; `combatlog rulesets --check NAME` runs the checklist on an installed one.
 """
 
-from __future__ import annotations
+# no `from __future__ import annotations`: it would make `annotations` a name of this module
 
 from msgspec.structs import replace
 
