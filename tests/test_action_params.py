@@ -11,8 +11,7 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from combatlog.engine import ActionParam, ActionSpec, Refused, RuleSystem, Session, get_rules
-from combatlog.engine import rules as registry
+from combatlog.engine import ActionParam, ActionSpec, Refused, RuleSystem, Session, get_rules, registry
 from combatlog.engine.encounter_file import read_encounter
 from combatlog.events import ActionDeclared, Command
 from combatlog.replays import MemoryLog
