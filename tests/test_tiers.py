@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from combatlog.engine import rules as registry
+from combatlog.engine import registry
 from combatlog.engine.rules.skirmish import SKIRMISH, Skirmish
 from combatlog.engine.timing import make_timing
 from combatlog.events import (
