@@ -46,6 +46,7 @@ class Straalara(RuleSystem):
 
     name = "straalara"
     version = "2"  # 2: a wounded rating may go below 0
+    tiers_since = 1  # its order resolves tier by tier (score and rating) and always did
     events = EVENTS
     stats_type = Stats
     options_type = Options
