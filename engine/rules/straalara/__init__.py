@@ -46,6 +46,7 @@ class Straalara(RuleSystem):
 
     name = "straalara"
     version = "3"  # 2: a wounded rating may go below 0; 3: an unknown parameter is refused
+    tiers_since = 1  # its order resolves tier by tier (score and rating) and always did
     params_since = 3
     events = EVENTS
     stats_type = Stats
