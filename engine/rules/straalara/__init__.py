@@ -45,7 +45,9 @@ class Straalara(RuleSystem):
     """Straalara (see the module's docstring)."""
 
     name = "straalara"
-    version = "2"  # 2: a wounded rating may go below 0
+    # 2: a wounded rating may go below 0; 3: Offense defends only by parry (or soak alone), and
+    # the Defense stance's 4 dice go to soak, parry and dodge, not to a block or a spell
+    version = "3"
     events = EVENTS
     stats_type = Stats
     options_type = Options
