@@ -775,3 +775,15 @@ def test_a_version_2_log_still_strikes_the_first_enemy_whose_move_ends_in_reach(
     assert said == "moves to 4,0; B retaliates: hit roll 99 against 50: a miss; A moves on, vulnerable"
     monkeypatch.undo()
     assert audit(s.log, workers=1).clean
+
+
+def test_the_game_master_places_combatants_with_a_move_override_before_the_fight_begins():
+    s = soi(fighter("a", "A"), fighter("b", "B"))
+    assert s.state.phase == "setup"
+    place(s, a=(0, 0), b=(4, 0))
+    with pytest.raises(Refused, match="override move a: 'nowhere' is not a square of the grid; give x,y"):
+        s.do("override", reason="placing", move={"target": "a", "to": "nowhere"})
+    run(s, "begin", [10, 99])
+    assert (s.state.combatants["a"].position, s.state.combatants["b"].position) == ("0,0", "4,0")
+    with pytest.raises(Refused, match="B is 20 ft away, beyond the axe's reach of 5 ft"):
+        attack(s, "a", "b", [30])
