@@ -11,7 +11,7 @@ from __future__ import annotations
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from combatlog.engine.rules.base import ActionSpec, RuleSystem
+from combatlog.engine.protocol import ActionSpec, RuleSystem
 from combatlog.engine.rules.straalara.attack import attack, pool
 from combatlog.engine.rules.straalara.events import EffectLanded, EffectScheduled, StanceDeclared
 from combatlog.engine.rules.straalara.model import (

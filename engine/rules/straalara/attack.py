@@ -25,7 +25,7 @@ from combatlog.projections import Combatant, Encounter, Pending
 
 if TYPE_CHECKING:
     from combatlog.engine.draft import Draft
-    from combatlog.engine.rules.base import RuleSystem
+    from combatlog.engine.protocol import RuleSystem
 
 PAST = {"block": "blocked", "parry": "parried", "dodge": "dodged", "spell": "turned by a spell"}
 
