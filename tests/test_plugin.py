@@ -128,7 +128,8 @@ def test_one_broken_plugin_never_hides_the_rest(monkeypatch):
     monkeypatch.setattr(registry, "_entry_points", lambda: {"brokenone": Broken()})
     out = CliRunner().invoke(app, ["rulesets"]).output
     assert "brokenone: failed to load (ImportError: No module named 'brokenone_internals')" in out
-    assert "skirmish 2" in out and "triptycho 2" in out
+    assert f"skirmish {registry.get('skirmish').version}" in out
+    assert f"triptycho {registry.get('triptycho').version}" in out
 
 
 def _see_our_packages(python: Path) -> None:

@@ -31,7 +31,8 @@ class Skirmish(RuleSystem):
     """The test system (see `docs/rules/skirmish.md`)."""
 
     name = "skirmish"
-    version = "2"  # 2: a hit never heals (damage below 0 deals 0)
+    version = "3"  # 2: a hit never heals (damage below 0 deals 0); 3: a tier acts together
+    tiers_since = 3  # tied combatants (ties = "simultaneous") and a group rolling once hold their damage
     events = EVENTS
     stats_type = Stats
     options_type = Options

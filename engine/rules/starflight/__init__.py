@@ -67,7 +67,8 @@ class Starflight(RuleSystem):
     """Starflight RPG, chapter 9.1 (see the module's docstring)."""
 
     name = "starflight"
-    version = "1"
+    version = "2"  # 2: a group rolling once acts simultaneously (its tier's damage held to its turn's end)
+    tiers_since = 2
     events = EVENTS
     required_stats = ("hp", "initiative", "hd", "strength")
     options_type = SFOptions

@@ -48,6 +48,7 @@ class Straalara(RuleSystem):
     # 2: a wounded rating may go below 0; 3: Offense defends only by parry (or soak alone), and
     # the Defense stance's 4 dice go to soak, parry and dodge, not to a block or a spell
     version = "3"
+    tiers_since = 1  # its order resolves tier by tier (score and rating) and always did
     events = EVENTS
     stats_type = Stats
     options_type = Options
