@@ -322,6 +322,7 @@ def _act(draft: Draft, command: Command) -> None:
             f"{size:,} bytes of parameters; an action takes at most {MAX_PARAMS:,}",
             "give the action's own parameters (weapon=axe, to=gallery)",
         )
+    rules.check_params(state, actor, spec, params)  # one it doesn't take: refused, naming those it does
     if spec.check is not None:
         why = spec.check(state, actor, targets, params)
         if why:

@@ -73,7 +73,8 @@ class InfiniteRealms(RuleSystem):
     name = "infinite-realms"
     # 2: a wounded attacker's damage factor on a critical's extra damage and on a critical
     # miss's wounds; a game master's change of points or reach re-ranks the order
-    version = "2"
+    version = "3"  # 3: an unknown parameter is refused
+    params_since = 3
     events = EVENTS
     required_stats = ("hp", "ap", "init", "defense")
     options_type = IROptions

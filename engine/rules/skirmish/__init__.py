@@ -31,8 +31,11 @@ class Skirmish(RuleSystem):
     """The test system (see `docs/rules/skirmish.md`)."""
 
     name = "skirmish"
-    version = "3"  # 2: a hit never heals (damage below 0 deals 0); 3: a tier acts together
+    # 2: a hit never heals (damage below 0 deals 0); 3: a tier acts together, and an unknown
+    # parameter is refused
+    version = "3"
     tiers_since = 3  # tied combatants (ties = "simultaneous") and a group rolling once hold their damage
+    params_since = 3
     events = EVENTS
     stats_type = Stats
     options_type = Options

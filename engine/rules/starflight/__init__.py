@@ -67,8 +67,11 @@ class Starflight(RuleSystem):
     """Starflight RPG, chapter 9.1 (see the module's docstring)."""
 
     name = "starflight"
-    version = "2"  # 2: a group rolling once acts simultaneously (its tier's damage held to its turn's end)
+    # 2: a group rolling once acts simultaneously (its tier's damage held to its turn's end), and
+    # an unknown parameter is refused
+    version = "2"
     tiers_since = 2
+    params_since = 2
     events = EVENTS
     required_stats = ("hp", "initiative", "hd", "strength")
     options_type = SFOptions

@@ -62,9 +62,11 @@ class SwordsOfInfinity(RuleSystem):
     stats_type = SoIStats
     # 2: a Retaliate's target defends; Retaliate forgoes the turn's attack; a target whose
     # impairment was ignored checks Resist Impairment again when it is damaged again
-    # 3: a Retaliate's holder chooses whom to attack, among the enemies that come within its
-    # reach, passing by or stopping there (the fight waits for the choice: `retaliation`)
+    # 3: an unknown parameter is refused; a Retaliate's holder chooses whom to attack, among the
+    # enemies that come within its reach, passing by or stopping there (the fight waits for the
+    # choice: `retaliation`)
     version = "3"
+    params_since = 3
     events = EVENTS
     required_stats = ("vitality", "dexterity", "awareness")
     options_type = SoIOptions

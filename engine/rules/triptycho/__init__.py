@@ -100,10 +100,11 @@ class Triptycho(RuleSystem):
     """Triptycho (see `docs/rules/triptycho.md`)."""
 
     name = "triptycho"
-    # 2: a Range incantation is checked for enemies as the incantation begins, however it began;
-    # a large entity's light is read in the section an area attack names; a Block is lowered as
-    # its blocker becomes Immobilized or Defenseless
+    # 2: an unknown parameter is refused; a Range incantation is checked for enemies as the
+    # incantation begins, however it began; a large entity's light is read in the section an
+    # area attack names; a Block is lowered as its blocker becomes Immobilized or Defenseless
     version = "2"
+    params_since = 2
     events = EVENTS
     stats_type = Stats
     options_type = Options
@@ -315,18 +316,6 @@ class Triptycho(RuleSystem):
     def board(self, state: Encounter) -> BoardView | None:
         spec = options_of(state).board.spec
         return BoardView(kind="sections", sections=tuple(spec.sections), borders=tuple(spec.borders))
-
-    def param_choices(self, state: Encounter, actor: Combatant, action: str) -> dict[str, tuple[str, ...]]:
-        hand = own(state).hands.get(actor.id, ())
-        sections = tuple(options_of(state).board.sections)
-        if action == "play":
-            return {"card": tuple(dict.fromkeys(hand))}
-        if action == "incant":
-            cards = stats_of(actor).cards
-            return {"card": tuple(c for c in dict.fromkeys(hand) if cards[c].incantation is not None)}
-        if action in ("move", "climb", "fall"):
-            return {"to": sections}
-        return {}
 
     def move_to(self, state: Encounter, actor: Combatant, place: str) -> Command | None:
         return Command(kind="act", actor=actor.id, action="move", params={"to": place})
