@@ -692,6 +692,7 @@ def _override_effects(draft: Draft, reason: str, effects: list[str], p: dict[str
                     ends=ends,
                 )
             )
+            draft.rules.after_condition(draft, target, str(v["name"]))
         elif key == "remove_condition":
             draft.emit(ConditionRemoved(target=target, condition=str(v["name"]), reason=reason))
         elif key == "defeat":

@@ -488,6 +488,10 @@ class RuleSystem:
     def after_damage(self, draft: Draft, target: str) -> None:
         """Hook after damage counted on `target` (thresholds, defeat)."""
 
+    def after_condition(self, draft: Draft, target: str, condition: str) -> None:
+        """Hook right after the game master put `condition` on `target` (an override): what it
+        brings about at once (Triptycho lowers an Immobilized blocker's Block)."""
+
     def outcome(self, state: Encounter) -> tuple[str, str | None] | None:
         """(outcome, winning side) when the encounter is over by the rules, else None.
 

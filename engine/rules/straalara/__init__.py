@@ -45,7 +45,10 @@ class Straalara(RuleSystem):
     """Straalara (see the module's docstring)."""
 
     name = "straalara"
-    version = "3"  # 2: a wounded rating may go below 0; 3: an unknown parameter is refused
+    # 2: a wounded rating may go below 0; 3: an unknown parameter is refused, Offense defends
+    # only by parry (or soak alone), and the Defense stance's 4 dice go to soak, parry and
+    # dodge, not to a block or a spell
+    version = "3"
     tiers_since = 1  # its order resolves tier by tier (score and rating) and always did
     params_since = 3
     events = EVENTS

@@ -100,7 +100,10 @@ class Triptycho(RuleSystem):
     """Triptycho (see `docs/rules/triptycho.md`)."""
 
     name = "triptycho"
-    version = "2"  # 2: an unknown parameter is refused
+    # 2: an unknown parameter is refused; a Range incantation is checked for enemies as the
+    # incantation begins, however it began; a large entity's light is read in the section an
+    # area attack names; a Block is lowered as its blocker becomes Immobilized or Defenseless
+    version = "2"
     params_since = 2
     events = EVENTS
     stats_type = Stats
@@ -245,6 +248,12 @@ class Triptycho(RuleSystem):
             c = state.combatants[cid]
             if not c.active or any(c.has(x) for x in DOWN_BLOCKERS):
                 draft.emit(BlockLowered(combatant=cid, reason="immobilized, defenseless or down"))
+
+    def after_condition(self, draft: Draft, target: str, condition: str) -> None:
+        # version 2: "Blocks are automatically lowered if an entity becomes Immobilized or
+        # Defenseless", as it does; version 1 lowered them as the round ended
+        if condition in DOWN_BLOCKERS and target in own(draft.state).blocks and self.since(draft.state, 2):
+            draft.emit(BlockLowered(combatant=target, reason=condition))
 
     def after_damage(self, draft: Draft, target: str) -> None:
         c = draft.state.combatants[target]
