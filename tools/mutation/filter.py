@@ -12,6 +12,9 @@ Marks as skipped:
   one kill.
 - mutants inside annotations (`def f(x: int | None)`, `-> A | B`) and `if TYPE_CHECKING:`
   blocks: with `from __future__ import annotations` nothing evaluates them.
+- in a rule system (`engine/rules/`), mutants inside the hooks that only tell what the
+  rules decided (`VIEWS`: a transcript's line, `show`'s summary, a form's choices, a health
+  bar): the runs of the rule systems measure their rules.
 """
 
 from __future__ import annotations
@@ -42,6 +45,25 @@ EXCLUDED = re.compile(
 )
 
 
+# a rule system's hooks that tell, never decide (`RuleSystem` in engine/protocol.py)
+VIEWS = ("narrate", "summary", "describe", "board", "health", "health_level", "param_choices")
+
+
+def _views(path: Path) -> list[tuple[tuple[int, int], tuple[int, int]]]:
+    """(start, end) of every method of a rule system's class in `path` named in VIEWS."""
+    if "engine/rules/" not in path.as_posix():
+        return []
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    spans = [
+        node
+        for cls in ast.walk(tree)
+        if isinstance(cls, ast.ClassDef)
+        for node in cls.body
+        if isinstance(node, ast.FunctionDef) and node.name in VIEWS
+    ]
+    return [((n.lineno, n.col_offset), (n.end_lineno or n.lineno, n.end_col_offset or 0)) for n in spans]
+
+
 def _unevaluated(path: Path) -> list[tuple[tuple[int, int], tuple[int, int]]]:
     """(start, end) of every annotation and `if TYPE_CHECKING:` block in `path`."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
@@ -61,18 +83,22 @@ def _unevaluated(path: Path) -> list[tuple[tuple[int, int], tuple[int, int]]]:
 def main(session: str) -> None:
     skipped = 0
     spans: dict[Path, list[tuple[tuple[int, int], tuple[int, int]]]] = {}
+    views: dict[Path, list[tuple[tuple[int, int], tuple[int, int]]]] = {}
     with use_db(session, WorkDB.Mode.open) as db:
-        for item in list(db.pending_work_items):
+        for item in list(db.work_items):  # again after a run: a view's mutants are set aside too
             for mutation in item.mutations:
                 path = Path(mutation.module_path)
                 if path not in spans:
                     spans[path] = _unevaluated(path)
+                    views[path] = _views(path)
                 start = tuple(mutation.start_pos)
                 why = ""
                 if EXCLUDED.match(mutation.operator_name):
                     why = "operator not in the set we run"
                 elif any(lo <= start < hi for lo, hi in spans[path]):
                     why = "inside an annotation"
+                elif any(lo <= start < hi for lo, hi in views[path]):
+                    why = "inside a view of the rule system"
                 if why:
                     db.set_result(item.job_id, WorkResult(output=why, worker_outcome=WorkerOutcome.SKIPPED))
                     skipped += 1
