@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from combatlog.engine import Refused, get_rules
+from combatlog.engine import Refused
 from combatlog.engine.rules.triptycho.events import (
     BlockLowered,
     CardDiscarded,
@@ -21,7 +21,7 @@ from combatlog.engine.rules.triptycho.events import (
 )
 from combatlog.events import ActionResolved, CombatantDefeated, DamageApplied, GmRuling, OrderSet
 from tests.builders import act, board, border, encounter, fighter, forced, of, section
-from tests.test_triptycho import HALL, SWORD, ent, rolls, tri
+from tests.test_triptycho import HALL, ent, rolls, tri
 
 KNIFE = {"name": "Knife", "hit": "d6", "damage": "d4"}
 BOLT = {"name": "Bolt", "range": 2, "incantation": 1, "hit": "d8", "damage": "d6"}
