@@ -46,7 +46,7 @@ EXCLUDED = re.compile(
 
 
 # a rule system's hooks that tell, never decide (`RuleSystem` in engine/protocol.py)
-VIEWS = ("narrate", "summary", "describe", "board", "health", "health_level", "param_choices")
+VIEWS = ("narrate", "summary", "describe", "board", "health", "health_level", "param_choices", "place_of")
 
 
 def _views(path: Path) -> list[tuple[tuple[int, int], tuple[int, int]]]:
