@@ -357,3 +357,225 @@ def test_the_block_of_a_blocker_the_game_master_defeats_is_lowered_as_the_round_
     events = forced(s, "end_turn", actor="w")
     assert BlockLowered(combatant="x", reason="immobilized, defenseless or down") in events
     assert "x" not in s.state.extra.blocks
+
+
+# --- attacks ----------------------------------------------------------------------------------
+
+
+def test_an_allies_area_attack_hits_the_attackers_side_in_the_section_attacker_included():
+    # "Some such Actions will specify that the Action only targets enemies or allies"; without a
+    # range it "can only target the occupied section and will also target the attacker"
+    blessing = {"name": "Blessing", "area": "allies", "hit": "d8", "damage": "d4"}
+    s = tri(HALL, ent("x", "p", "a", blessing, kind="pc"), ent("y", "q", "a"), ent("w", "p", "a", kind="pc"))
+    events = act(s, "x", "play", faces=(8, 1, 2, 8, 1, 3), card="Blessing")
+    assert {e.target: e.amount for e in of(events, DamageApplied)} == {"x": 2, "w": 3}
+
+
+def test_a_target_at_exactly_the_cards_reach_but_too_high_is_told_the_height():
+    # "The range of the Action must be equal to or greater than the total change in Height":
+    # 2 soft borders away is within Range 2, a rise of 4 isn't
+    bow = {"name": "Bow", "range": 2, "hit": "d8", "damage": "d6"}
+    m = board(
+        section("o"), section("m"), section("t"), borders=[border("o", "m", height=2), border("m", "t", height=2)]
+    )
+    s = tri(m, ent("x", "p", "o", bow, kind="pc"), ent("y", "q", "t"))
+    with pytest.raises(Refused, match="Y in t is 4 higher or lower; Bow's range 2 doesn't cover it"):
+        act(s, "x", "play", "y", card="Bow")
+
+
+def test_letting_go_of_a_climb_falls_the_height_climbed():
+    # "A climbing entity that wants to stop climbing can choose to fall as a Move, suffering any
+    # resulting falling damage": 1 of 2 climbed, the fall is 1d4
+    ledge = board(section("low"), section("high"), borders=[border("low", "high", height=2)])
+    s = tri(ledge, ent("x", "p", "low", kind="pc"), ent("y", "q", "high"))
+    act(s, "x", "climb", faces=(4, 4), to="high")
+    forced(s, "end_turn", actor="x")
+    forced(s, "end_turn", actor="y")
+    events = act(s, "x", "fall", faces=(3,))
+    assert told(events) == ["lets go: falls 1: 3 damage"]
+    assert DamageApplied(target="x", amount=3, kind="fall") in events and "x" not in s.state.extra.climbing
+
+
+def test_playing_an_incantation_card_while_incanting_again_stops_the_incanting():
+    # "Playing an Action with an Incantation entry expends all the charges you've built up": the
+    # incantation it was building is over too
+    s = tri(HALL, ent("x", "p", "a", BOLT, kind="pc"), ent("y", "q", "b"))
+    act(s, "x", "incant")
+    forced(s, "end_turn", actor="x")
+    forced(s, "end_turn", actor="y")
+    act(s, "x", "incant")  # its second turn: incanting again, holding 1 charge
+    assert s.state.extra.incanting == ("x",)
+    act(s, "x", "play", "y", faces=(8, 1, 6), card="Bolt")
+    assert s.state.extra.incanting == () and "x" not in s.state.extra.charges
+
+
+def test_a_target_that_cant_see_its_attacker_lowers_its_miss_die_one_level():
+    # "if an entity is attacked by another entity that it cannot see, then it is considered to
+    # be Vulnerable": y's Miss d8 is rolled as a d6 (one level), x attacking from the dark
+    dim = board(section("a", light="dark"), section("b"), borders=[border("a", "b")])
+    s = tri(dim, ent("x", "p", "a", kind="pc", darkvision=True), ent("y", "q", "a", miss="d8"))
+    events = act(s, "x", "play", "y", faces=(4, 3, 2), card="Sword")
+    assert [r[0] for r in rolls(events)[:2]] == ["1d8", "1d6"]
+
+
+def test_the_actions_that_take_no_target_are_listed_so():
+    from click.testing import CliRunner
+
+    from combatlog.cli.main import app
+
+    out = CliRunner().invoke(app, ["rulesets", "triptycho"]).output
+    listed = [line.split(":")[0].strip() for line in out.splitlines() if line.startswith("  action ")]
+    assert listed == [
+        "action move [1 move; no target]",
+        "action climb [1 move; no target]",
+        "action fall [1 move; no target]",
+        "action block [1 strategy; no target]",
+        "action lower [free; no target]",
+        "action incant [1 action; no target]",
+        "action play [1 action; any]",
+    ]
+
+
+def test_an_armoured_target_swimming_lowers_its_miss_die_one_level():
+    # swimming reduces "all Hit, Miss, and Damage dice when using weapons, armor, and shields":
+    # an armoured Miss d8 in the water is rolled as a d6
+    pool = board(section("a", water=True), section("b"), borders=[border("a", "b")])
+    s = tri(pool, ent("x", "p", "a", KNIFE, kind="pc", aquatic=True), ent("y", "q", "a", miss="d8", armoured=True))
+    events = act(s, "x", "play", "y", faces=(4, 3, 2), card="Knife")
+    assert [r[0] for r in rolls(events)[:2]] == ["1d6", "1d6"]
+
+
+def test_a_hit_with_a_card_that_has_no_damage_die_is_told_as_a_hit():
+    trip = {"name": "Trip", "hit": "d8", "effect": "the target is knocked down"}
+    s = tri(HALL, ent("x", "p", "a", trip, kind="pc"), ent("y", "q", "a"))
+    events = act(s, "x", "play", "y", faces=(5, 2), card="Trip")
+    assert told(events) == ["plays Trip; Y: Hit 5 (d8) against Miss 2 (d6), a hit; the target is knocked down"]
+    assert not of(events, DamageApplied)
+
+
+def test_an_others_area_attack_spares_the_attacker_alone():
+    # "some may exclude the attacker from the set of targets"
+    sweep = {"name": "Sweep", "area": "others", "hit": "d8", "damage": "d4"}
+    s = tri(HALL, ent("x", "p", "a", sweep, kind="pc"), ent("y", "q", "a"), ent("w", "p", "a", kind="pc"))
+    events = act(s, "x", "play", faces=(8, 1, 2, 8, 1, 3), card="Sweep")
+    assert {e.target: e.amount for e in of(events, DamageApplied)} == {"y": 2, "w": 3}
+
+
+@pytest.mark.parametrize(("reach", "hit"), [(0, False), (1, True)])
+def test_a_climber_is_hit_by_an_area_attack_only_if_its_range_reaches_the_height_climbed(reach, hit):
+    # "the entity is only affected by the Action if the Action's Range entry is sufficient to
+    # reach the entity's current Height": x has climbed 1 of 2
+    ledge = board(section("low"), section("high"), borders=[border("low", "high", height=2)])
+    blast = {"name": "Blast", "area": "enemies", "hit": "d8", "damage": "d4", **({"thrown": reach} if reach else {})}
+    s = tri(ledge, ent("x", "p", "low", kind="pc"), ent("y", "q", "low", blast))
+    act(s, "x", "climb", faces=(4, 4), to="high")
+    forced(s, "end_turn", actor="x")
+    faces = (8, 1, 2, 3, 3) if hit else ()  # hit, Miss, damage 2; x holds on (3 against 3)
+    events = act(s, "y", "play", faces=faces, card="Blast", section="low")
+    assert [e.target for e in of(events, DamageApplied)] == (["x"] if hit else [])
+
+
+def test_a_shot_within_range_over_a_crest_is_told_hidden_not_too_high():
+    # up 3, down 1: a rise of 2 is within Range 2, but the ground rises then falls on the way
+    bow = {"name": "Bow", "range": 2, "hit": "d8", "damage": "d6"}
+    m = board(
+        section("o"), section("m"), section("t"), borders=[border("o", "m", height=3), border("m", "t", height=-1)]
+    )
+    s = tri(m, ent("x", "p", "o", bow, kind="pc"), ent("y", "q", "t"))
+    with pytest.raises(Refused, match="the terrain hides Y in t from o"):
+        act(s, "x", "play", "y", card="Bow")
+
+
+def test_a_form_offers_only_the_incantation_cards_in_hand_to_incant_toward():
+    plan = {"name": "Plan", "effect": "plans"}
+    s = encounter(
+        "triptycho",
+        fighter("x", "p", kind="pc", hp=10, section="a", deck=[plan, BOLT]),
+        ent("y", "q", "c"),
+        map=HALL,
+        order="listed",
+        starting_hand=2,
+    )
+    forced(s, "begin", (1,))
+    spec = s.rules.action(s.state, s.state.combatants["x"], "incant")
+    assert spec.param("card").offered(s.state, s.state.combatants["x"]) == ("Bolt",)
+
+
+def test_only_a_holder_of_a_block_on_a_border_a_ranged_single_shot_crosses_may_intercept():
+    # "If an entity is blocking a section border in its occupied section that a ranged attack
+    # without the Area Attack descriptor passes through, the entity may choose to Intercept"
+    bow = {"name": "Bow", "range": 2, "hit": "d8", "damage": "d6"}
+    pike = {"name": "Pike", "reach": 2, "hit": "d8", "damage": "d6"}
+    s = encounter(
+        "triptycho",
+        fighter("x", "p", kind="pc", hp=10, section="a", deck=[bow, pike]),
+        ent("z", "q", "b"),
+        ent("v", "q", "b"),
+        ent("y", "q", "c"),
+        map=HALL,
+        order="listed",
+        starting_hand=2,
+    )
+    forced(s, "begin", (1,))
+    forced(s, "end_turn", actor="x", params={"discard": "Pike"})
+    act(s, "z", "block", toward="c")
+    forced(s, "end_turn", actor="z")
+    forced(s, "end_turn", actor="v")
+    forced(s, "end_turn", actor="y")
+    no = "holds no Block on a border this shot crosses, in its own section"
+    with pytest.raises(Refused, match=f"v {no}"):  # v holds no Block
+        act(s, "x", "play", "y", card="Bow", intercepted_by="v")
+    with pytest.raises(Refused, match=f"z {no}"):  # the shot at z's own section crosses a|b only
+        act(s, "x", "play", "v", card="Bow", intercepted_by="z")
+    events = act(s, "x", "play", "y", faces=(8, 1, 4), card="Bow", intercepted_by="z")
+    assert [e.target for e in of(events, DamageApplied)] == ["z"]
+
+
+def test_a_reach_card_s_blow_cannot_be_intercepted():
+    pike = {"name": "Pike", "reach": 2, "hit": "d8", "damage": "d6"}
+    s = tri(HALL, ent("x", "p", "a", pike, kind="pc"), ent("z", "q", "b"), ent("y", "q", "c"))
+    forced(s, "end_turn", actor="x")
+    act(s, "z", "block", toward="c")
+    forced(s, "end_turn", actor="z")
+    forced(s, "end_turn", actor="y")
+    with pytest.raises(Refused, match="z holds no Block on a border this shot crosses"):
+        act(s, "x", "play", "y", card="Pike", intercepted_by="z")
+
+
+def test_an_area_card_with_reach_must_name_its_section_and_one_on_the_map():
+    swing = {"name": "Swing", "reach": 1, "area": "enemies", "hit": "d8", "damage": "d4"}
+    s = tri(HALL, ent("x", "p", "a", swing, kind="pc"), ent("y", "q", "b"))
+    with pytest.raises(Refused, match="Swing is an area attack: say which section, section=SECTION"):
+        act(s, "x", "play", card="Swing")
+    with pytest.raises(Refused, match="Swing is an area attack: say which section"):
+        act(s, "x", "play", card="Swing", section="zz")
+
+
+def test_a_block_goes_toward_an_adjacent_section_and_says_which_are():
+    s = tri(HALL, ent("x", "p", "a", kind="pc"), ent("y", "q", "c"))
+    with pytest.raises(Refused, match=r"block the border toward an adjacent section: toward=SECTION \(b\)"):
+        act(s, "x", "block", toward="c")
+
+
+def test_a_block_at_a_distance_needs_two_sections_that_border():
+    ward = {"name": "Ward", "phase": "strategy", "block": 2}
+    s = tri(HALL, ent("x", "p", "a", ward, kind="pc"), ent("y", "q", "c"))
+    says = r"Ward blocks a border at a distance: a=SECTION b=SECTION \(two that border\)"
+    for params in ({"a": "b"}, {"b": "c"}, {"a": "a", "b": "c"}):
+        with pytest.raises(Refused, match=says):
+            act(s, "x", "play", card="Ward", **params)
+
+
+def test_the_turns_move_climbs_no_rise_at_all():
+    # "In order to cross a border with a height increase, you must climb ..., perform a Move with
+    # a provided Height value equal to or greater than the border's height": the turn's Move has none
+    step = board(section("low"), section("high"), borders=[border("low", "high", height=1)])
+    s = tri(step, ent("x", "p", "low", kind="pc"), ent("y", "q", "high"))
+    with pytest.raises(Refused, match="high is 1 higher than low: climb, or a Move with Height 1"):
+        act(s, "x", "move", to="high")
+
+
+def test_a_card_is_played_at_one_target_at_most():
+    s = tri(HALL, ent("x", "p", "a", kind="pc"), ent("y", "q", "a"), ent("z", "q", "a"))
+    with pytest.raises(Refused, match=r"needs 0-1 target\(s\), 2 given"):
+        act(s, "x", "play", "y", "z", card="Sword")
