@@ -579,3 +579,89 @@ def test_a_card_is_played_at_one_target_at_most():
     s = tri(HALL, ent("x", "p", "a", kind="pc"), ent("y", "q", "a"), ent("z", "q", "a"))
     with pytest.raises(Refused, match=r"needs 0-1 target\(s\), 2 given"):
         act(s, "x", "play", "y", "z", card="Sword")
+
+
+# --- Blocks on the map ---------------------------------------------------------------------
+
+
+def _blocked_by_y(*entities: dict, battle_map: dict = HALL):
+    """x (party, in a) waits; y (adversary) blocks a -> b; the round comes back to x."""
+    s = tri(battle_map, *entities)
+    forced(s, "end_turn", actor="x")
+    act(s, "y", "block", toward="b")
+    forced(s, "end_turn", actor="y")
+    for c in s.state.order[2:]:
+        forced(s, "end_turn", actor=c[0])
+    assert s.state.acting == ("x",)
+    return s
+
+
+def test_a_block_stops_an_enemy_leaving_across_that_border_only():
+    # "prevent enemy passage across any one section border between the occupied section and a
+    # single adjacent section": a -> b is blocked, a -> w isn't
+    m = board(section("a"), section("b"), section("w"), borders=[border("a", "b"), border("a", "w")])
+    s = _blocked_by_y(ent("x", "p", "a", kind="pc"), ent("y", "q", "a"), battle_map=m)
+    with pytest.raises(Refused, match="Y blocks the border from a to b"):
+        act(s, "x", "move", to="b")
+    act(s, "x", "move", to="w")
+    assert s.state.combatants["x"].position == "w"
+
+
+def test_a_block_never_stops_the_blockers_own_side():
+    s = _blocked_by_y(ent("x", "q", "a"), ent("y", "q", "a"), ent("z", "p", "c", kind="pc"))
+    act(s, "x", "move", to="b")
+    assert s.state.combatants["x"].position == "b"
+
+
+def test_a_block_does_not_stop_an_enemy_the_blocker_cannot_see():
+    # "nor can they impede any movement from an enemy that the blocking entity cannot see": in
+    # a dark section y sees no one, so x walks out
+    m = board(section("a", light="dark"), section("b"), borders=[border("a", "b")])
+    s = _blocked_by_y(ent("x", "p", "a", kind="pc"), ent("y", "q", "a"), battle_map=m)
+    act(s, "x", "move", to="b")
+    assert s.state.combatants["x"].position == "b"
+
+
+def test_an_immobilized_blocker_of_a_version_1_log_blocks_nothing(monkeypatch):
+    # "Blocks are automatically lowered if an entity becomes Immobilized": version 1 lowered the
+    # Block as the round ended, and the Block stopped no one in the meantime
+    monkeypatch.setattr(type(get_rules("triptycho")), "version", "1")
+    s = _blocked_by_y(ent("x", "p", "a", kind="pc"), ent("y", "q", "a"))
+    forced(s, "override", params={"reason": "webbed", "condition": {"target": "y", "name": "immobilized"}})
+    assert "y" in s.state.extra.blocks
+    act(s, "x", "move", to="b")
+    assert s.state.combatants["x"].position == "b"
+
+
+def test_a_block_at_a_distance_stops_enemies_both_ways_but_not_the_owners_side():
+    # "In these cases the Blocks function on both sides of the section border."
+    ward = {"name": "Ward", "phase": "strategy", "block": 2}
+    s = tri(HALL, ent("y", "q", "c", ward), ent("x", "p", "b", kind="pc"), ent("w", "p", "a", kind="pc"))
+    act(s, "y", "play", card="Ward", a="a", b="b")
+    forced(s, "end_turn", actor="y")
+    with pytest.raises(Refused, match=r"Y \(at a distance\) blocks the border from b to a"):
+        act(s, "x", "move", to="a")
+    forced(s, "end_turn", actor="x")
+    with pytest.raises(Refused, match=r"Y \(at a distance\) blocks the border from a to b"):
+        act(s, "w", "move", to="b")
+    s = tri(HALL, ent("y", "q", "c", ward), ent("v", "q", "b"), ent("x", "p", "c", kind="pc"))
+    act(s, "y", "play", card="Ward", a="a", b="b")
+    forced(s, "end_turn", actor="y")
+    act(s, "v", "move", to="a")  # y's own side crosses
+    assert s.state.combatants["v"].position == "a"
+
+
+def test_leaving_its_section_lowers_ones_own_block():
+    # "the Block will remain so until the entity leaves the section"
+    s = _blocked_by_y(ent("x", "p", "c", kind="pc"), ent("y", "q", "a"))
+    forced(s, "end_turn", actor="x")
+    events = act(s, "y", "move", to="b")
+    assert BlockLowered(combatant="y", reason="left the section") in events and not s.state.extra.blocks
+
+
+def test_a_block_lowered_at_will_is_free_and_stops_no_one_after():
+    s = _blocked_by_y(ent("x", "p", "c", kind="pc"), ent("y", "q", "a"))
+    forced(s, "end_turn", actor="x")
+    events = act(s, "y", "lower")
+    assert BlockLowered(combatant="y", reason="lowered") in events
+    assert s.state.combatants["y"].resources == {"move": 1, "strategy": 1, "action": 1}
