@@ -665,3 +665,52 @@ def test_a_block_lowered_at_will_is_free_and_stops_no_one_after():
     events = act(s, "y", "lower")
     assert BlockLowered(combatant="y", reason="lowered") in events
     assert s.state.combatants["y"].resources == {"move": 1, "strategy": 1, "action": 1}
+
+
+def test_a_shot_that_doesnt_cross_the_border_blocked_from_afar_is_rolled():
+    # "If a ranged attack ... passes through a section border that was blocked from a distance,
+    # the attack automatically misses": a Ward on b|c doesn't touch a shot across a|b
+    bow = {"name": "Bow", "range": 2, "hit": "d8", "damage": "d6"}
+    ward = {"name": "Ward", "phase": "strategy", "block": 2}
+    s = tri(HALL, ent("w", "q", "c", ward), ent("x", "p", "a", bow, kind="pc"), ent("y", "q", "b"))
+    act(s, "w", "play", card="Ward", a="b", b="c")
+    forced(s, "end_turn", actor="w")
+    events = act(s, "x", "play", "y", faces=(8, 1, 4), card="Bow")
+    assert [(e.target, e.amount) for e in of(events, DamageApplied)] == [("y", 4)]
+
+
+def test_incanting_toward_a_range_card_alone_in_the_section_is_taken():
+    s = tri(HALL, ent("x", "p", "a", BOLT, kind="pc"), ent("y", "q", "c"))
+    act(s, "x", "incant", card="Bolt")
+    assert s.state.extra.incanting == ("x",)
+
+
+def test_a_card_not_in_hand_is_refused_naming_the_hand():
+    s = encounter("triptycho", ent("x", "p", "a", kind="pc"), ent("y", "q", "a"), map=HALL, order="listed")
+    forced(s, "begin")  # each deck holds one card: dealt without a roll
+    with pytest.raises(Refused, match=r"'Axe' isn't in X's hand \(in hand: Sword\)"):
+        act(s, "x", "play", "y", card="Axe")
+
+
+def test_swimming_lowers_a_weapons_damage_die_one_level():
+    # "An entity that is swimming has dice levels reduced by 1 on all Hit, Miss, and Damage dice
+    # when using weapons": a sword's d8 Damage is rolled as a d6
+    pool = board(section("a", water=True), section("b"), borders=[border("a", "b")])
+    sword = {"name": "Sword", "hit": "d8", "damage": "d8", "weapon": "sword"}
+    s = tri(pool, ent("x", "p", "a", sword, kind="pc"), ent("y", "q", "a", aquatic=True))
+    events = act(s, "x", "play", "y", faces=(6, 1, 5), card="Sword")
+    assert [r[0] for r in rolls(events)] == ["1d6", "1d6", "1d6"]
+
+
+def test_the_turns_move_crosses_one_border_not_two():
+    # "every entity has the innate ability to Move 1 during their turn"
+    s = tri(HALL, ent("x", "p", "a", kind="pc"), ent("y", "q", "a"))
+    with pytest.raises(Refused, match="c is beyond a Move 1 from a"):
+        act(s, "x", "move", to="c")
+
+
+def test_an_incantation_card_without_its_charges_is_refused_saying_how_many():
+    # "This number refers to how many charges are required to play the Action."
+    s = tri(HALL, ent("x", "p", "a", BOLT, kind="pc"), ent("y", "q", "b"))
+    with pytest.raises(Refused, match=r"Bolt needs 1 incantation charge\(s\); X has 0"):
+        act(s, "x", "play", "y", card="Bolt")
