@@ -714,3 +714,67 @@ def test_an_incantation_card_without_its_charges_is_refused_saying_how_many():
     s = tri(HALL, ent("x", "p", "a", BOLT, kind="pc"), ent("y", "q", "b"))
     with pytest.raises(Refused, match=r"Bolt needs 1 incantation charge\(s\); X has 0"):
         act(s, "x", "play", "y", card="Bolt")
+
+
+def test_playing_needs_a_card_named_and_says_what_the_hand_holds():
+    s = encounter("triptycho", ent("x", "p", "a", kind="pc"), ent("y", "q", "a"), map=HALL, order="listed")
+    forced(s, "begin")
+    for card in ("", None):
+        params = {"card": card} if card is not None else {}
+        with pytest.raises(Refused, match=r"name the card: card=NAME \(in hand: Sword\)"):
+            act(s, "x", "play", "y", **params)
+
+
+def test_incanting_toward_a_card_that_isnt_an_incantation_is_refused():
+    s = tri(HALL, ent("x", "p", "a", kind="pc"), ent("y", "q", "c"))
+    with pytest.raises(Refused, match="'Sword' isn't an Incantation card of X's"):
+        act(s, "x", "incant", card="Sword")
+
+
+def test_a_blocker_the_game_master_defeated_can_no_longer_intercept():
+    # its Block waits for the round's end to be lowered, and holds nothing meanwhile
+    bow = {"name": "Bow", "range": 2, "hit": "d8", "damage": "d6"}
+    s = tri(HALL, ent("z", "q", "b"), ent("x", "p", "a", bow, kind="pc"), ent("y", "q", "c"))
+    act(s, "z", "block", toward="c")
+    forced(s, "end_turn", actor="z")
+    forced(s, "override", params={"reason": "a ruling", "defeat": {"target": "z"}})
+    assert "z" in s.state.extra.blocks
+    with pytest.raises(Refused, match="z holds no Block on a border this shot crosses"):
+        act(s, "x", "play", "y", card="Bow", intercepted_by="z")
+
+
+@pytest.mark.parametrize("why", ["debilitated", "climbing"])
+def test_an_attacker_debilitated_or_climbing_lowers_its_hit_die_one_level(why):
+    # "The entity is Debilitated and Vulnerable" while climbing; the condition itself does as much
+    ledge = board(section("low"), section("high"), borders=[border("low", "high", height=2)])
+    rock = {"name": "Rock", "thrown": 1, "hit": "d8", "damage": "d4"}
+    s = tri(ledge, ent("x", "p", "low", rock, kind="pc"), ent("y", "q", "low"))
+    if why == "climbing":
+        act(s, "x", "climb", faces=(4, 4), to="high")
+    else:
+        forced(s, "override", params={"reason": "dazzled", "condition": {"target": "x", "name": "debilitated"}})
+    events = act(s, "x", "play", "y", faces=(6, 1, 2), card="Rock")
+    assert rolls(events)[0] == ("1d6", (6,))
+    assert "[Debilitated]" in told(events)[0]
+
+
+def test_an_area_attack_passing_over_a_climber_still_hits_the_others_in_the_section():
+    ledge = board(section("low"), section("high"), borders=[border("low", "high", height=2)])
+    blast = {"name": "Blast", "area": "enemies", "hit": "d8", "damage": "d4"}
+    s = tri(ledge, ent("x", "p", "low", kind="pc"), ent("w", "p", "low", kind="pc"), ent("y", "q", "low", blast))
+    act(s, "x", "climb", faces=(4, 4), to="high")
+    forced(s, "end_turn", actor="x")
+    forced(s, "end_turn", actor="w")
+    events = act(s, "y", "play", faces=(8, 1, 2), card="Blast", section="low")
+    assert [e.target for e in of(events, DamageApplied)] == ["w"]
+
+
+def test_a_version_1_log_records_no_enemy_alongside_an_incantation(monkeypatch):
+    # docs: "Version 1 checked only `incant card=NAME`": its plain `incant` recorded nothing more
+    from combatlog.engine.rules.triptycho.events import IncantingChanged
+
+    monkeypatch.setattr(type(get_rules("triptycho")), "version", "1")
+    s = tri(HALL, ent("x", "p", "a", BOLT, kind="pc"), ent("y", "q", "a"))
+    events = act(s, "x", "incant")
+    assert of(events, IncantingChanged) == [IncantingChanged(combatant="x", incanting=True)]
+    assert told(events) == ["begins incanting"]
