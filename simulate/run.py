@@ -28,7 +28,7 @@ class FightSummary(msgspec.Struct, frozen=True, array_like=True):
     outcome: str
     winner: str | None
     rounds: int
-    defeated: tuple[str, ...]
+    defeated: tuple[str, ...]  # out of the fight in any way: defeated (down, dead, fled ...) or removed
     taken: tuple[int, ...]  # damage taken, per combatant in the order they were added
     dealt: tuple[int, ...]  # damage dealt, same order
     left: tuple[int | None, ...]  # what is left of each one's main track (the rules' `health`), None: no track
@@ -117,7 +117,7 @@ def summary(state: Encounter, dealt: dict[str, int], run: int) -> FightSummary:
         outcome=state.outcome or "unfinished",
         winner=state.winner,
         rounds=state.round,
-        defeated=tuple(c.id for c in state.combatants.values() if c.defeated is not None),
+        defeated=tuple(c.id for c in state.combatants.values() if c.defeated is not None or c.removed),
         taken=tuple(max(state.combatants[c].damage, 0) for c in ids),
         dealt=tuple(dealt[c] for c in ids),
         left=tuple(e[0] for e in ends),
