@@ -22,6 +22,7 @@ from combatlog.engine import Refused, RuleSystem, Session, get_rules, rule_names
 from combatlog.engine.dice import DiceError
 from combatlog.engine.encounter_file import EncounterFileError, read_encounter
 from combatlog.engine.grammar import UsageError, build_command, typed_roll
+from combatlog.engine.words import plainly
 from combatlog.events import Command, LogError, json_schema
 from combatlog.projections import Projection, Snapshot
 from combatlog.replays import JsonlLog, copy_log, open_log
@@ -45,7 +46,7 @@ TIMINGS = ("turn", "simultaneous", "mixed")
 
 
 def fail(message: str, code: int = 1) -> NoReturn:
-    click.echo(f"combatlog: {message}", err=True)
+    click.echo(f"combatlog: {plainly(message)}", err=True)
     sys.exit(code)
 
 
@@ -445,7 +446,7 @@ def show(log_path: str, at: int | None, as_json: bool, viewer_name: str) -> None
     console = Console(no_color=not sys.stdout.isatty())  # the terminal's own width
     console.print(
         f"seq {view.seq}: {view.phase}, round {view.round}"
-        + (f"; {view.outcome}" + (f" ({view.winner} win)" if view.winner else "") if view.outcome else "")
+        + (f"; {view.outcome}" + (f", won by {view.winner}" if view.winner else "") if view.outcome else "")
         + ("" if viewer.gm else f" (as {viewer.name})"),
         markup=False,
         highlight=False,

@@ -16,6 +16,7 @@ from combatlog.cli.main import show as show_cmd
 from combatlog.engine import Refused, Session
 from combatlog.engine.dice import DiceError
 from combatlog.engine.grammar import _UNCOLONED, UsageError, parse_line, split_words, typed_roll
+from combatlog.engine.words import add_example, counted, plainly
 from combatlog.events import LogError
 from combatlog.replays.transcript import transcript
 
@@ -25,6 +26,7 @@ _DICE_LINE = re.compile(r"^\s*(?P<expr>\(*[0-9]*d[0-9%]+[^:]*)\s*:\s*(?P<faces>[
 PLAY_HELP = (
     "act ACTOR ACTION [TARGET...] [key=value...] | end_turn [ACTOR] | begin | auto | surprise SIDE... | "
     "note TEXT | ruling TOPIC DECISION | end [OUTCOME] | undo | redo | status | show | log [N] | "
+    "add id=ID side=SIDE [name=NAME] [kind=pc|npc] stats='{...}' (help shows one for this fight) | "
     "dice? COMMAND | help | quit; "
     "physical dice: type '2d10: 7 9' before the command that rolls them"
 )
@@ -33,7 +35,7 @@ PLAY_HELP = (
 def _summary(session: Session) -> str:
     state = session.state
     if state.phase == "end":
-        return f"The encounter is over: {state.outcome}" + (f" ({state.winner})" if state.winner else "") + "."
+        return f"The encounter is over: {state.outcome}" + (f", won by {state.winner}" if state.winner else "") + "."
     line = f"{state.phase}, round {state.round}"
     if state.acting:
         rules = session.rules
@@ -49,6 +51,24 @@ def _summary(session: Session) -> str:
         if state.rules is not None:
             line += "".join(f"; {x}" for x in session.rules.summary(state) if x.startswith("Waiting"))
     return line
+
+
+def _whose(words: list[str]) -> str:
+    """Which command a line is, for the dice typed before it: `act ayla` (the kind and, for a
+    combatant's command, whose it is), so `act ayla strike g1` may follow a refused
+    `act ayla strike zz` with the same dice, and `auto` (another's turn) may not."""
+    kind = words[0] if words else ""
+    if kind in ("act", "end_turn", "remove") and len(words) > 1:
+        return f"{kind} {words[1]}"
+    return kind
+
+
+def _whose_text(words: list[str]) -> str:
+    """`_whose` as a person reads it: `ayla's next act`, `the next 'auto'`."""
+    kind = words[0] if words else ""
+    if kind in ("act", "end_turn", "remove") and len(words) > 1:
+        return f"{words[1]}'s next {kind}"
+    return f"the next {kind!r}"
 
 
 def words_for(session: Session, line: str) -> list[str]:
@@ -186,6 +206,7 @@ def play(log_path: str, by: str) -> None:
     queued: list[tuple[int, ...]] = []
     queued_for: list[str] = []  # the expression each queued roll names ("" for bare faces)
     refusals = 0  # lines refused: a piped script that met one ends with a non-zero exit
+    held_for: tuple[str, str] | None = None  # (whose, line): the refused command the queued rolls were typed for
     while True:
         try:
             line = read()
@@ -201,10 +222,10 @@ def play(log_path: str, by: str) -> None:
                 queued.append(faces)
                 queued_for.append(expr)
             except ValueError as exc:
-                click.echo(f"refused: {exc}")
+                click.echo(f"refused: {plainly(str(exc))}")
                 refusals += 1
                 continue
-            click.echo(f"dice queued: {len(queued)} roll(s)")
+            click.echo(f"dice queued: {counted(len(queued), 'roll')}")
             continue
         try:
             words = split_words(line)
@@ -217,6 +238,7 @@ def play(log_path: str, by: str) -> None:
             break
         if kind == "help":
             click.echo(PLAY_HELP)
+            click.echo(f"  add, e.g.: {add_example(session.state)}")
             rules = _rules_of(session)
             for name, text in rules.commands.items() if rules is not None else ():
                 words_ = " ".join(
@@ -228,6 +250,7 @@ def play(log_path: str, by: str) -> None:
         if kind == "clear":
             queued.clear()
             queued_for.clear()
+            held_for = None
             click.echo("dice cleared")
             continue
         if kind == "dice?":  # which rolls the command would ask for, before typing any
@@ -244,6 +267,15 @@ def play(log_path: str, by: str) -> None:
             for seq, text in list(transcript(session.log))[-n:]:
                 click.echo(f"{seq:>6}  {text}")
             continue
+        if held_for is not None and _whose(words) != held_for[0]:
+            # typed for a command that was refused: never spent on another one unasked
+            click.echo(
+                f"the {counted(len(queued), 'queued roll')} typed for the refused {held_for[1]!r} "
+                f"{'is' if len(queued) == 1 else 'are'} dropped; type the dice again for this command"
+            )
+            queued.clear()
+            queued_for.clear()
+        held_for = None
         before = session.projection.snapshot()  # told on from here, not from the log's first line
         try:
             if kind == "auto":  # queued dice go to the automatic combatant's rolls too
@@ -254,10 +286,14 @@ def play(log_path: str, by: str) -> None:
                 )
                 envelopes_ = session.execute(command)
         except (Refused, DiceError, UsageError, LogError) as exc:
-            click.echo(f"refused: {exc}")
+            click.echo(f"refused: {plainly(str(exc))}")
             refusals += 1
             if queued:
-                click.echo(f"the {len(queued)} queued roll(s) are kept; type more, or 'clear'")
+                held_for = (_whose(words), line)
+                click.echo(
+                    f"the {counted(len(queued), 'queued roll')} {'is' if len(queued) == 1 else 'are'} kept for "
+                    f"{_whose_text(words)}; another command drops them; type more, or 'clear'"
+                )
             continue
         queued.clear()
         queued_for.clear()
@@ -266,5 +302,5 @@ def play(log_path: str, by: str) -> None:
         click.echo(f"seq {envelopes_[-1].seq}: " + _summary(session))
     click.echo(f"saved: {_shown(session.log, log_path)} ({session.log.head()[0]} events)")
     if refusals and not sys.stdin.isatty():  # a script (or a pipe) learns a line was refused
-        click.echo(f"combatlog: {refusals} line(s) refused; the others were saved", err=True)
+        click.echo(f"combatlog: {counted(refusals, 'line')} refused; the others were saved", err=True)
         sys.exit(1)

@@ -25,6 +25,7 @@ import msgspec
 from combatlog.engine import Refused, Session, get_rules
 from combatlog.engine.grammar import UsageError, parse_line, typed_rolls
 from combatlog.engine.session import FROM_ENVIRONMENT, EnvironmentKey
+from combatlog.engine.words import counted
 from combatlog.events import Command, CommandIssued, ConcurrencyError, Envelope, EventLog
 from combatlog.events.envelope import step_of
 from combatlog.events.privacy import GM
@@ -85,7 +86,7 @@ class AmendReport(msgspec.Struct, kw_only=True):
             out.append(
                 f"{span} decided again as {'step' if first is last else 'steps'} "
                 f"{first.now}{'' if first is last else f'-{last.now}'}: "
-                + (f"{len(moved)} outcome(s) read otherwise" if moved else "every outcome reads as before")
+                + (f"{counted(len(moved), 'outcome')} read otherwise" if moved else "every outcome reads as before")
             )
             for r in moved:
                 out.append(f"  round {r.round}, step {r.step} (now {r.now}), {r.command}:")

@@ -8,6 +8,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from combatlog.engine import get_rules
+from combatlog.engine.words import spoken
 from combatlog.events import Envelope, EventLog
 from combatlog.events import catalogue as ev
 from combatlog.events.privacy import GM, Viewer
@@ -183,7 +184,7 @@ def _tell(
             elif t is ev.Moved:
                 line = f"  {_name(state, e.combatant)} moves to {e.to}."
             elif t is ev.GmRuling:
-                line = f"GM ruling ({e.topic}): {e.decision}" + (f" - {e.text}" if e.text else "")
+                line = f"GM ruling ({e.topic}): {spoken(e.decision)}" + (f" - {e.text}" if e.text else "")
             elif t is ev.GmOverride:
                 line = f"GM override: {e.reason} ({e.subject})."
             elif t is ev.Note:
@@ -237,7 +238,7 @@ def _tell(
             elif t is ev.StepRedone:
                 line = f"Redone: step {e.step}."
             elif t is ev.EncounterEnded:
-                line = f"The encounter ends: {e.outcome}" + (f"; {e.winner} win." if e.winner else ".")
+                line = f"The encounter ends: {e.outcome}" + (f", won by {e.winner}." if e.winner else ".")
             elif rules is not None:
                 line = rules.narrate(state, e, dice)
             if line is not None:

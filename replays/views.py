@@ -455,7 +455,7 @@ def changed(a: Seen, b: Seen) -> list[str]:
         out.extend(f"{c.name}: {what}" for what in _combatant_changes(old, c))
     out.extend(f"{c.name} is gone from view" for cid, c in before.items() if cid not in after)
     if b.outcome != a.outcome and b.outcome is not None:
-        out.append(f"the fight ends: {b.outcome}" + (f" ({b.winner} win)" if b.winner else ""))
+        out.append(f"the fight ends: {b.outcome}" + (f", won by {b.winner}" if b.winner else ""))
     return out
 
 

@@ -517,4 +517,4 @@ def test_the_game_masters_lines_show_each_hand_and_another_side_sees_only_how_ma
     forced(s, "begin", (2,))
     assert "y holds Plan" in s.rules.summary(s.state)
     seen = s.rules.seen_by(s.state, Seat(sides=frozenset({"p"})))
-    assert "y holds 1 card(s)" in s.rules.summary(seen)
+    assert "y holds 1 card" in s.rules.summary(seen)

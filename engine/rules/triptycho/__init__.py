@@ -35,6 +35,7 @@ from combatlog.engine.rules.triptycho.model import Options, State, Stats, option
 from combatlog.engine.rules.triptycho.movement import DOWN_BLOCKERS, fall
 from combatlog.engine.rules.triptycho.policy import policy
 from combatlog.engine.timing import Timing, make_timing
+from combatlog.engine.words import counted
 from combatlog.events import CombatantDefeated, Command, InitiativeRolled, Moved, OrderSet
 from combatlog.projections import Combatant, Encounter, Pending
 
@@ -351,12 +352,12 @@ class Triptycho(RuleSystem):
         for cid, cards in sorted(mine.hands.items()):
             if state.combatants[cid].active:
                 known = [card for card in cards if card]
-                held = ", ".join(known) if len(known) == len(cards) else f"{len(cards)} card(s)"
+                held = ", ".join(known) if len(known) == len(cards) else counted(len(cards), "card")
                 lines.append(f"{cid} holds {held or 'no cards'}")
         for cid in mine.incanting:
             lines.append(f"{cid} is incanting")
         for cid, n in sorted(mine.charges.items()):
-            lines.append(f"{cid} holds {n} incantation charge(s)")
+            lines.append(f"{cid} holds {counted(n, 'incantation charge')}")
         for cid, climb in sorted(mine.climbing.items()):
             lines.append(f"{cid} is climbing toward {climb.toward} ({climb.done} so far)")
         return lines
