@@ -101,7 +101,7 @@ class Triptycho(RuleSystem):
     """Triptycho (see `docs/rules/triptycho.md`)."""
 
     name = "triptycho"
-    version = "1"
+    version = "2"  # 2: the automatic entity never moves down a drop (a fall) while it may stay
     events = EVENTS
     stats_type = Stats
     options_type = Options
