@@ -5,6 +5,7 @@ in one line; a broken plugin never hides the others."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -126,7 +127,7 @@ def test_one_broken_plugin_never_hides_the_rest(monkeypatch):
     monkeypatch.setattr(registry, "_entry_points", lambda: {"brokenone": Broken()})
     out = CliRunner().invoke(app, ["rulesets"]).output
     assert "brokenone: failed to load (ImportError: No module named 'brokenone_internals')" in out
-    assert "skirmish 2" in out and "triptycho 1" in out
+    assert re.search(r"^skirmish \d+$", out, re.M) and re.search(r"^triptycho \d+$", out, re.M)  # the rest load
 
 
 def _see_our_packages(python: Path) -> None:
