@@ -345,6 +345,9 @@ def do_command(
 ) -> None:
     """Carry out one command.
 
+    A KEY=VALUE word is a parameter, as on a `play` line (act bo move to=door), but in the
+    text of a note, a ruling or an outcome.
+
     \b
       act ACTOR ACTION [TARGET...]    end_turn [ACTOR]    begin    auto
       surprise SIDE...                remove ACTOR        note TEXT
@@ -361,8 +364,13 @@ def do_command(
             fail(str(exc))
         tell_step(session, before)
         return
+    # KEY=VALUE words are parameters, as on a `play` line (`act bo move to=door`); a note's,
+    # a ruling's or an outcome's words are its text, "=" and all
+    texts = kind in ("note", "ruling", "end", "contribute")
+    plain = words if texts else tuple(w for w in words if "=" not in w)
+    keyed = () if texts else tuple(w for w in words if "=" in w)
     try:
-        command = build_command(kind, words, params, entered, by, _rules_of(session), entered_for)
+        command = build_command(kind, plain, keyed + params, entered, by, _rules_of(session), entered_for)
     except UsageError as exc:
         fail(str(exc), 2)
     execute(session, command)

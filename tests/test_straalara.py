@@ -1,4 +1,4 @@
-"""Straalara (shared/rules/001: "Combat Turns"), with the dice forced.
+"""Straalara ("004: Combat Turns"), with the dice forced.
 
 Default fighter: Wits 2 + Dexterity 3 = initiative rating 5; attack with the sword
 (melee: Dexterity 3 + Weaponry 3 = 6 dice), parry Dexterity 3 + Melee 2 = 5 dice, dodge

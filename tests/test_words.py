@@ -202,3 +202,11 @@ def test_the_game_masters_command_line_shows_an_add_that_works(tmp_path):
         board = client.post(f"/gm/{table.gm_token}/command", data={"seq": str(table.seq), "kind": "line", "line": line})
         assert board.status_code == 200 and "Goblin 3 (NPC, goblins) joins." in board.text
     table.close()
+
+
+def test_do_reads_key_value_words_as_parameters_as_play_does(tmp_path):
+    log = _ford(tmp_path)
+    moved = run("do", str(log), "act", "bo", "move", "to=door")
+    assert moved.exit_code == 0 and "Bo moves to door" in moved.output
+    noted = run("do", str(log), "note", "the", "ford=deep")
+    assert "Note: the ford=deep" in noted.output  # a note's words are its text
