@@ -97,6 +97,24 @@ _COST = re.compile(
     r"costs (?P<cost>-?\d+ [a-z_]+(?:, -?\d+ [a-z_]+)*) but (?P<left>[a-z_]+ -?\d+(?:, [a-z_]+ -?\d+)*) left"
 )
 _SHOUTED = {"ap": "AP", "mp": "MP"}
+_LISTED = re.compile(r"\b(?P<noun>[a-z]+)\(s\) (?P<items>[\w, -]+)")  # `missing stat(s) hp, ap`
+# a value's Python type, as msgspec and a `type(x).__name__` name it: `Expected int, got str`
+_TYPE_WORDS = {
+    "int": "a whole number",
+    "float": "a number",
+    "str": "a text",
+    "bool": "true or false",
+    "array": "a list",
+    "list": "a list",
+    "tuple": "a list",
+    "object": "a table",
+    "dict": "a table",
+    "null": "nothing",
+    "NoneType": "nothing",
+}
+_TYPED = re.compile(r"\b(Expected|expected|got|not) (" + "|".join(_TYPE_WORDS) + r")\b")
+_PATH = re.compile(r"(?<![\w$])\$(?:\.|: )(?=\w|[A-Z])")  # msgspec's `$.hp`, `$: ...`: the field, or nothing
+_UNSET = re.compile(r"(use one of )None, ")  # an option's "not set" is no value one can type
 
 
 def resource(n: int | str, name: str) -> str:
@@ -111,7 +129,8 @@ def resource(n: int | str, name: str) -> str:
 def plainly(message: str) -> str:
     """A message as a person would write it: `1 target(s), 0 given` -> `1 target, 0 given`,
     `2 roll(s) were` -> `2 rolls were`, `targets: ` -> `targets: none`, `costs 1 actions but
-    actions 0 left` -> `costs 1 action but 0 actions left`.
+    actions 0 left` -> `costs 1 action but 0 actions left`, `$.hp: Expected int, got str` ->
+    `hp: expected a whole number, got a text`.
 
     For the words of a refusal the engine decides (they are what its recorded fights hash,
     so they stay as they are); this is where they are shown."""
@@ -128,7 +147,14 @@ def plainly(message: str) -> str:
         left = [resource(*reversed(part.split(" "))) for part in m["left"].split(", ")]
         return f"costs {', '.join(costs)} but {', '.join(left)} left"
 
-    return _EMPTY.sub(": none", _COST.sub(cost, _HEDGED.sub(hedged, message)))
+    def listed(m: re.Match[str]) -> str:
+        n = len([x for x in m["items"].split(",") if x.strip()])
+        return f"{m['noun'] if n == 1 else plural(m['noun'])} {m['items']}"
+
+    text = _LISTED.sub(listed, _HEDGED.sub(hedged, message))
+    text = _TYPED.sub(lambda m: f"{m[1].lower()} {_TYPE_WORDS[m[2]]}", text)
+    text = _PATH.sub("", _UNSET.sub(r"\1", text))
+    return _EMPTY.sub(": none", _COST.sub(cost, text))
 
 
 def add_example(state: Any) -> str:

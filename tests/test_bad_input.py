@@ -122,11 +122,11 @@ def test_a_bad_path_is_one_line(tmp_path, args, says):
 @pytest.mark.parametrize(
     ("stat", "says"),
     [
-        ('hp = "ten"', "Expected int"),
-        ("hp = inf", "Expected int"),
-        ("hp = nan", "Expected int"),
+        ('hp = "ten"', "hp: expected a whole number"),
+        ("hp = inf", "hp: expected a whole number"),
+        ("hp = nan", "hp: expected a whole number"),
         ("hp = -3", ">= 1"),
-        ("hp = true", "Expected int"),
+        ("hp = true", "hp: expected a whole number"),
         ("hp = 9223372036854775807", "stats.hp: 9223372036854775807 is past 9,999,999"),
         ("hp = 14\nap = 10000000", "stats.ap: 10000000 is past 9,999,999, the most a number in a roll can be"),
     ],

@@ -398,10 +398,10 @@ def test_every_command_runs_as_a_subprocess(tmp_path):
 @pytest.mark.parametrize(
     "stats, path",
     [
-        ('{ hp = 4, attack = "x" }', "$.attack: Expected int, got str"),
-        ('{ hp = "ten" }', "$.hp: Expected int, got str"),
-        ('{ hp = 4, damage = "2q6" }', "$.damage: can't read dice expression '2q6'"),
-        ("{ hp = 0 }", "$.hp: Expected int >= 1"),
+        ('{ hp = 4, attack = "x" }', "attack: expected a whole number, got a text"),
+        ('{ hp = "ten" }', "hp: expected a whole number, got a text"),
+        ('{ hp = 4, damage = "2q6" }', "damage: can't read dice expression '2q6'"),
+        ("{ hp = 0 }", "hp: expected a whole number >= 1"),
     ],
 )
 def test_a_bad_stat_in_an_encounter_file_names_the_file_the_combatant_and_the_key(tmp_path, stats, path):

@@ -64,6 +64,26 @@ def test_a_refusal_is_shown_in_plain_words():
     said = plainly("act: 1 entered roll(s) more than the command needs")
     assert said == "act: 1 entered roll more than the command needs"
     assert plainly("1d8 needs 1 face(s), 3 face(s) were entered") == "1d8 needs 1 face, 3 faces were entered"
+    assert plainly("ayla: missing stat(s) hp; skirmish needs hp") == "ayla: missing stat hp; skirmish needs hp"
+    assert plainly("add g9: stats must be a table of names and values, not int").endswith("not a whole number")
+    said = plainly("combatant g9: $.hp: Expected int, got str")
+    assert said == "combatant g9: hp: expected a whole number, got a text"
+    assert plainly("timing='x': not an accepted value; use one of None, turn") == (
+        "timing='x': not an accepted value; use one of turn"  # "not set" is no value one can type
+    )
+
+
+def test_a_new_users_mistakes_in_an_encounter_file_are_told_without_python(tmp_path):
+    text = (EXAMPLES / "skirmish-ambush.toml").read_text()
+    for wrong, says in (
+        (text.replace("hp = 14", 'hp = "fourteen"', 1), "hp: expected a whole number, got a text"),
+        (text.replace("hp = 14", "hpp = 14", 1), "missing stat hp"),
+    ):
+        path = tmp_path / "bad.toml"
+        path.write_text(wrong)
+        result = CliRunner().invoke(app, ["new", str(path), "--log", str(tmp_path / "bad.db")])
+        assert result.exit_code == 1 and says in result.output, result.output
+        assert python_in(result.output) == [] and "$." not in result.output
 
 
 # --- the command line, as a new user meets it ----------------------------------------------
