@@ -22,7 +22,7 @@ from combatlog.engine import Refused, RuleSystem, Session, get_rules, rule_names
 from combatlog.engine.dice import DiceError
 from combatlog.engine.encounter_file import EncounterFileError, read_encounter
 from combatlog.engine.grammar import UsageError, build_command, typed_roll
-from combatlog.engine.words import plainly
+from combatlog.engine.words import counted, plainly
 from combatlog.events import Command, LogError, json_schema
 from combatlog.projections import Projection, Snapshot
 from combatlog.replays import JsonlLog, copy_log, open_log
@@ -287,7 +287,7 @@ def new(
         execute(session, command)
     shown = _shown(log, log_path)
     click.echo(
-        f"{shown}: {len(session.state.combatants)} combatants under {session.state.rules}; "
+        f"{shown}: {counted(len(session.state.combatants), 'combatant')} under {session.state.rules}; "
         f"`combatlog do {shown} begin` starts the fight."
     )
     fair_state = session.state.fair

@@ -121,7 +121,7 @@ def audit(
                 err=True,
             )
         if report.clean:
-            click.echo(f"clean: {report.events} events in {report.steps} steps", err=True)
+            click.echo(f"clean: {report.events} events in {counted(report.steps, 'step')}", err=True)
     if strict and report.clean and (report.overrides or report.entered or report.amended):
         amended = f", {counted(len(report.amended), 'step')} amended" if report.amended else ""
         click.echo(

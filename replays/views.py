@@ -39,6 +39,7 @@ from typing import Any
 import msgspec
 
 from combatlog.engine import RuleSystem, get_rules
+from combatlog.engine.words import counted
 from combatlog.events import CorruptLog, Envelope, EventLog
 from combatlog.events import catalogue as ev
 from combatlog.events.privacy import (
@@ -482,7 +483,7 @@ def _combatant_changes(a: SeenCombatant, b: SeenCombatant) -> list[str]:
     has = {x.name: x.rounds for x in b.conditions}
     for name, rounds in has.items():
         if name not in had:
-            out.append(name + (f" ({rounds} rounds)" if rounds else ""))
+            out.append(name + (f" ({counted(rounds, 'round')})" if rounds else ""))
     out.extend(f"no longer {name}" for name in had if name not in has)
     for key in sorted(set(a.resources or {}) | set(b.resources or {})):
         x, y = (a.resources or {}).get(key, 0), (b.resources or {}).get(key, 0)
