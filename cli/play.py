@@ -292,7 +292,8 @@ def play(log_path: str, by: str) -> None:
                 held_for = (_whose(words), line)
                 click.echo(
                     f"the {counted(len(queued), 'queued roll')} {'is' if len(queued) == 1 else 'are'} kept for "
-                    f"{_whose_text(words)}; another command drops them; type more, or 'clear'"
+                    f"{_whose_text(words)}; another command drops {'it' if len(queued) == 1 else 'them'}; "
+                    "type more, or 'clear'"
                 )
             continue
         queued.clear()
