@@ -13,13 +13,13 @@ from typing import Any
 
 import msgspec
 
-from combatlog.engine import rules as _registry
+from combatlog.engine import registry as _registry
 from combatlog.engine.dice import DiceError
 from combatlog.engine.dice import parse as parse_dice
 from combatlog.engine.draft import Draft
 from combatlog.engine.errors import Refused
 from combatlog.engine.order import ActionPointOrder
-from combatlog.engine.rules.base import ActionSpec, BoardView, RuleSystem
+from combatlog.engine.protocol import ActionSpec, BoardView, RuleSystem
 from combatlog.engine.rules.infinite_realms.actions import (
     AIM,
     ATTACK,
@@ -73,7 +73,8 @@ class InfiniteRealms(RuleSystem):
     name = "infinite-realms"
     # 2: a wounded attacker's damage factor on a critical's extra damage and on a critical
     # miss's wounds; a game master's change of points or reach re-ranks the order
-    version = "2"
+    version = "3"  # 3: an unknown parameter is refused
+    params_since = 3
     events = EVENTS
     required_stats = ("hp", "ap", "init", "defense")
     options_type = IROptions

@@ -11,7 +11,7 @@ from __future__ import annotations
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from combatlog.engine.rules.base import ActionSpec
+from combatlog.engine.protocol import ActionParam, ActionSpec, weapon_names
 from combatlog.engine.rules.straalara.attack import attack, pool
 from combatlog.engine.rules.straalara.events import EffectLanded, EffectScheduled, StanceDeclared
 from combatlog.engine.rules.straalara.model import STANCE_DEFENSES, Declared, options_of, stats_of
@@ -20,7 +20,7 @@ from combatlog.projections import Combatant, Encounter, Pending
 
 if TYPE_CHECKING:
     from combatlog.engine.draft import Draft
-    from combatlog.engine.rules.base import RuleSystem
+    from combatlog.engine.protocol import RuleSystem
 
 STANCES = ("offense", "partial", "defense")
 DEFENSES = ("block", "parry", "dodge", "spell", "none")
@@ -167,6 +167,29 @@ def _check_defend(
     return check_stance(rules, state, actor, params, attacking=False)
 
 
+# every declaration carries the turn's stance and defense (the turn's first sets them)
+STANCE = (
+    ActionParam("stance", choices=STANCES, help="the stance for the turn (default partial)"),
+    ActionParam("defense", choices=DEFENSES, help="the defense against attacks this turn (default: the best)"),
+)
+ATTACK_PARAMS = (
+    ActionParam("weapon", help="the weapon (default: the first)", offered=weapon_names),
+    *STANCE,
+    ActionParam("move_to", help="where the attacker moves as it attacks"),
+    ActionParam("modifier", "int", help="added to the attack's difficulty (which stays within 2-10)"),
+    ActionParam("unseen", "bool", help="the target can't sense it coming: no dodge"),
+)
+MOVE_PARAMS = (ActionParam("move_to", help="where to, up to the full walk speed"), *STANCE)
+TASK_PARAMS = (
+    ActionParam("pool", "int", help="the dice pool: Attribute + Ability"),
+    ActionParam("difficulty", "int", help="the difficulty (default: the encounter's)"),
+    ActionParam("effect", help="what it does when it succeeds"),
+    ActionParam("at_end_of_turn", "bool", help="a delayed action: takes effect at the end of the turn"),
+    ActionParam("turns", "int", help="an extended action: takes effect at the end of this many turns"),
+    *STANCE,
+)
+
+
 def actions(rules: RuleSystem) -> list[ActionSpec]:
     """Straalara's actions, their checks bound to `rules`."""
 
@@ -182,6 +205,7 @@ def actions(rules: RuleSystem) -> list[ActionSpec]:
             _attack,
             check=bound(_check_attack),
             help="an attack with a weapon (params weapon, stance, defense, move_to, modifier, unseen)",
+            params=ATTACK_PARAMS,
         ),
         ActionSpec(
             "defend",
@@ -193,6 +217,7 @@ def actions(rules: RuleSystem) -> list[ActionSpec]:
             max_targets=0,
             check=bound(_check_defend),
             help="no attack: stance and defense only (params stance, defense)",
+            params=STANCE,
         ),
         ActionSpec(
             "move",
@@ -204,6 +229,7 @@ def actions(rules: RuleSystem) -> list[ActionSpec]:
             max_targets=0,
             check=bound(_check_move),
             help="move up to the full walk speed (params move_to, stance, defense)",
+            params=MOVE_PARAMS,
         ),
         ActionSpec(
             "task",
@@ -215,6 +241,7 @@ def actions(rules: RuleSystem) -> list[ActionSpec]:
             max_targets=0,
             check=bound(_check_task),
             help="a non-attack action (params pool, difficulty, effect, at_end_of_turn, turns)",
+            params=TASK_PARAMS,
         ),
     ]
 

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from combatlog.engine import rules as _registry
+from combatlog.engine import registry as _registry
 from combatlog.engine.draft import Draft
 from combatlog.engine.errors import Refused
 from combatlog.engine.order import RankedOrder
-from combatlog.engine.rules.base import ActionSpec, BoardView, RuleSystem, grid_problem
+from combatlog.engine.protocol import ActionSpec, BoardView, RuleSystem, grid_problem
 from combatlog.engine.rules.swords_of_infinity.actions import ACTIONS, MAJOR_WHILE_PINNED
 from combatlog.engine.rules.swords_of_infinity.events import (
     EVENTS,
@@ -51,7 +51,8 @@ class SwordsOfInfinity(RuleSystem):
     stats_type = SoIStats
     # 2: a Retaliate's target defends; Retaliate forgoes the turn's attack; a target whose
     # impairment was ignored checks Resist Impairment again when it is damaged again
-    version = "2"
+    version = "3"  # 3: an unknown parameter is refused
+    params_since = 3
     events = EVENTS
     required_stats = ("vitality", "dexterity", "awareness")
     options_type = SoIOptions

@@ -11,13 +11,13 @@ from typing import Any
 import msgspec
 from msgspec.structs import replace
 
-from combatlog.engine import rules as _registry
+from combatlog.engine import registry as _registry
 from combatlog.engine.battlemap import Map
 from combatlog.engine.dicetree import excerpt
 from combatlog.engine.draft import Draft
 from combatlog.engine.errors import Refused
 from combatlog.engine.order import Order, RankedOrder
-from combatlog.engine.rules.base import ActionSpec, BoardView, RuleSystem
+from combatlog.engine.protocol import ActionSpec, BoardView, RuleSystem
 from combatlog.engine.rules.triptycho.actions import ACTIONS, SPECS, charged_play
 from combatlog.engine.rules.triptycho.events import (
     EVENTS,
@@ -101,7 +101,8 @@ class Triptycho(RuleSystem):
     """Triptycho (see `docs/rules/triptycho.md`)."""
 
     name = "triptycho"
-    version = "2"  # 2: the automatic entity never moves down a drop (a fall) while it may stay
+    version = "2"  # 2: an unknown parameter is refused; the automatic entity never falls down a drop
+    params_since = 2
     events = EVENTS
     stats_type = Stats
     options_type = Options
@@ -307,18 +308,6 @@ class Triptycho(RuleSystem):
     def board(self, state: Encounter) -> BoardView | None:
         spec = options_of(state).board.spec
         return BoardView(kind="sections", sections=tuple(spec.sections), borders=tuple(spec.borders))
-
-    def param_choices(self, state: Encounter, actor: Combatant, action: str) -> dict[str, tuple[str, ...]]:
-        hand = own(state).hands.get(actor.id, ())
-        sections = tuple(options_of(state).board.sections)
-        if action == "play":
-            return {"card": tuple(dict.fromkeys(hand))}
-        if action == "incant":
-            cards = stats_of(actor).cards
-            return {"card": tuple(c for c in dict.fromkeys(hand) if cards[c].incantation is not None)}
-        if action in ("move", "climb", "fall"):
-            return {"to": sections}
-        return {}
 
     def move_to(self, state: Encounter, actor: Combatant, place: str) -> Command | None:
         return Command(kind="act", actor=actor.id, action="move", params={"to": place})

@@ -8,7 +8,7 @@ from typing import Any
 
 from combatlog.engine.battlemap import Step
 from combatlog.engine.draft import Draft
-from combatlog.engine.rules.base import ActionSpec
+from combatlog.engine.protocol import ActionParam, ActionSpec
 from combatlog.engine.rules.triptycho.events import (
     BlockLowered,
     BlockRaised,
@@ -382,6 +382,35 @@ def _none(state: Encounter, actor: Combatant, targets: tuple[str, ...], params: 
     return None
 
 
+# --- parameters, and what a form offers for them ------------------------------------
+
+
+def _hand(state: Encounter, actor: Combatant) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(own(state).hands.get(actor.id, ())))
+
+
+def _incantations(state: Encounter, actor: Combatant) -> tuple[str, ...]:
+    cards = stats_of(actor).cards
+    return tuple(c for c in _hand(state, actor) if cards[c].incantation is not None)
+
+
+def _sections(state: Encounter, actor: Combatant) -> tuple[str, ...]:
+    return tuple(options_of(state).board.sections)
+
+
+def _neighbours(state: Encounter, actor: Combatant) -> tuple[str, ...]:
+    return tuple(options_of(state).board.neighbours(section_of(actor)))
+
+
+def _blockers(state: Encounter, actor: Combatant) -> tuple[str, ...]:
+    return tuple(sorted(own(state).blocks))
+
+
+# every action may end the turn (nothing left to do), and the turn's end discards a card
+DISCARD = ActionParam("discard", help="the card let go if this ends the turn (default: the oldest)", offered=_hand)
+TO = ActionParam("to", help="the section moved to", offered=_sections)
+
+
 ACTIONS = (
     ActionSpec(
         "move",
@@ -393,6 +422,7 @@ ACTIONS = (
         max_targets=0,
         check=_check_move,
         help="the turn's Move 1 over a soft border (to=SECTION); free, once",
+        params=(TO, DISCARD),
     ),
     ActionSpec(
         "climb",
@@ -404,6 +434,7 @@ ACTIONS = (
         max_targets=0,
         check=_check_climb,
         help="an Acrobatics check climbing a height toward to=SECTION (the turn's Move)",
+        params=(ActionParam("to", help="the section climbed toward", offered=_sections), DISCARD),
     ),
     ActionSpec(
         "fall",
@@ -415,6 +446,7 @@ ACTIONS = (
         max_targets=0,
         check=_check_fall,
         help="let go of a climb, falling what has been climbed (the turn's Move)",
+        params=(DISCARD,),
     ),
     ActionSpec(
         "block",
@@ -426,6 +458,10 @@ ACTIONS = (
         max_targets=0,
         check=_check_block,
         help="Strategy phase: block enemies leaving toward=SECTION",
+        params=(
+            ActionParam("toward", help="the adjacent section whose border is blocked", offered=_neighbours),
+            DISCARD,
+        ),
     ),
     ActionSpec(
         "lower",
@@ -437,6 +473,7 @@ ACTIONS = (
         max_targets=0,
         check=_check_lower,
         help="lower one's Block (free)",
+        params=(DISCARD,),
     ),
     ActionSpec(
         "incant",
@@ -448,6 +485,10 @@ ACTIONS = (
         max_targets=0,
         check=_check_incant,
         help="Action phase: begin incanting (card=NAME: the one meant, checked for Range)",
+        params=(
+            ActionParam("card", help="the Incantation card meant (Range is checked now)", offered=_incantations),
+            DISCARD,
+        ),
     ),
     ActionSpec(
         "play",
@@ -459,6 +500,17 @@ ACTIONS = (
         max_targets=1,
         check=_check_play,
         help="play card=NAME (a target; section=S for an area; to=S for a Move card)",
+        params=(
+            ActionParam("card", help="the card played, from the hand", offered=_hand),
+            ActionParam("section", help="an area attack's section", offered=_sections),
+            ActionParam("to", help="where a Move card goes", offered=_sections),
+            ActionParam("a", help="a border blocked from afar: one section", offered=_sections),
+            ActionParam("b", help="a border blocked from afar: the other section", offered=_sections),
+            ActionParam(
+                "intercepted_by", help="who takes a shot, holding a Block on a border it crosses", offered=_blockers
+            ),
+            DISCARD,
+        ),
     ),
 )
 SPECS = {spec.name: spec for spec in ACTIONS}  # by name: the same actions whatever the state
