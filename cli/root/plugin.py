@@ -4,13 +4,13 @@
 
 A system subclasses `RuleSystem`, declares its events (tagged with its name as a prefix,
 `minid20.AttackRolled`), their folds (`register_fold`) and the phases they may occur in
-(`allow`), its typed `Stats`/`Options`/`State` (msgspec Structs), and names its instance in
-the `combatlog.rules` entry-point group. `register` (and loading the entry point) checks it
-and says what breaks the protocol in one line (`PluginError`). `docs/writing-a-rule-system.md`
-walks through one; `combatlog rulesets --check NAME` runs the checklist on an installed one.
+(`allow`), its typed `Stats`/`Options`/`State` (msgspec Structs), the version of this API it
+was written for (`api = 4`, the number: `API` is this combatlog's), and names its instance in
+the `combatlog.rules` entry-point group. `register` (and loading the entry point) checks it and
+says what breaks the protocol in one line (`PluginError`), an older plugin's hooks among it.
+`docs/writing-a-rule-system.md` walks through one; `combatlog rulesets --check NAME` runs the
+checklist on an installed one.
 """
-
-from __future__ import annotations
 
 from msgspec.structs import replace
 
@@ -19,7 +19,7 @@ from combatlog.engine.dice import DiceError, Expr, parse
 from combatlog.engine.draft import Draft
 from combatlog.engine.errors import Refused
 from combatlog.engine.order import ActionPointOrder, Order, RankedOrder, ReverseDeclareOrder, make_order
-from combatlog.engine.rules import PluginError, check, register
+from combatlog.engine.rules import API, PluginError, check, register
 from combatlog.engine.rules.base import ActionSpec, OptionSpec, RollMods, RuleSystem
 from combatlog.engine.rules.typed import DiceExpr, PerMapping, put_row
 from combatlog.engine.timing import Timing, make_timing
@@ -31,7 +31,9 @@ from combatlog.events import (
     DamageApplied,
     DiceRolled,
     Event,
+    InitiativeRolled,
     Moved,
+    OrderSet,
     ResourceSpent,
     ResourcesSet,
 )
@@ -41,6 +43,7 @@ from combatlog.projections.fold import register_fold
 from combatlog.projections.phases import DECLARE, END, INITIATIVE, LIVE, RESOLVE, SETUP, SURPRISE, allow
 
 __all__ = [
+    "API",
     "DECLARE",
     "END",
     "INITIATIVE",
@@ -64,10 +67,12 @@ __all__ = [
     "Encounter",
     "Event",
     "Expr",
+    "InitiativeRolled",
     "Map",
     "Moved",
     "OptionSpec",
     "Order",
+    "OrderSet",
     "PerMapping",
     "Pending",
     "PluginError",

@@ -32,6 +32,7 @@ class Skirmish(RuleSystem):
 
     name = "skirmish"
     version = "2"  # 2: a hit never heals (damage below 0 deals 0)
+    api = 4  # the plugin API it is written for (a copy of this template keeps it)
     events = EVENTS
     stats_type = Stats
     options_type = Options
