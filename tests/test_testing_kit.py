@@ -98,3 +98,14 @@ def test_the_kit_is_not_imported_by_the_pytest_plugin_alone():
     code = "import sys, combatlog.testing; print('combatlog.engine' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"
+
+
+def test_a_saved_fight_is_a_log_the_pytest_plugin_replays(tmp_path):
+    from combatlog.replays import open_log
+    from combatlog.replays.audit import audit
+
+    f = fight("skirmish", AYLA, G1, seed=2)
+    assert f.play_out() > 0 and f.outcome is not None
+    f.save(tmp_path / "duel.jsonl")
+    saved = open_log(tmp_path / "duel.jsonl", create=False, read_only=True)
+    assert list(saved.lines()) == list(f.log.lines()) and audit(saved, workers=1).clean

@@ -14,6 +14,7 @@ dice typed at the table do, so its log audits clean and replays.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
 from typing import Any, TypeVar
 
 from combatlog.engine import Refused, Session
@@ -195,6 +196,11 @@ class Fight:
         entered, entered_for = typed(dice)
         return self._step(self.session.auto(entered=entered, entered_for=entered_for))
 
+    def play_out(self, max_steps: int = 10_000) -> int:
+        """Let the automatic policy play the fight to its end with the seed's dice (a fight
+        without a seed is refused at its first roll); returns the steps taken."""
+        return self.session.play_out(max_steps)
+
     def undo(self) -> Step:
         """Undo the last step."""
         return self._step(self.session.undo())
@@ -279,6 +285,18 @@ class Fight:
         from combatlog.replays.transcript import transcript
 
         return [line for _, line in transcript(self.log, dice=dice)]
+
+    def save(self, path: str | Path) -> None:
+        """Write the fight's log to `path` (a new `.jsonl`, `.db` or `.sqlite` file), to keep as a
+        saved log the pytest plugin replays (`pytest --combatlog-logs DIR`); raises LogError when
+        the file holds a log already."""
+        from combatlog.replays import copy_log, open_log
+
+        target = open_log(path)
+        try:
+            copy_log(self.log, target)
+        finally:
+            target.close()
 
     def audit(self) -> None:
         """Raise AssertionError naming the first finding unless the log audits clean (every step

@@ -11,8 +11,8 @@ roll they are for, and what it did read back.
         f.act("ayla", "strike", "g1", dice={"strike by ayla": 17, "damage by ayla": 5})
         assert f.hp("g1") == 2
 
-`fight`, `fighter`, `Fight` (act, end_turn, do, auto, undo, redo; hp, damage, conditions,
-defeated, outcome, events, told, audit), `Step` (events, of, rolls, outcome(s), told) and
+`fight`, `fighter`, `Fight` (act, end_turn, do, begin, auto, play_out, undo, redo; hp, damage, conditions,
+defeated, outcome, events, told, audit, save), `Step` (events, of, rolls, outcome(s), told) and
 `Refused`, loaded on first use: the plugin below is loaded by every pytest run, and needs none
 of them.
 
