@@ -31,6 +31,7 @@ from combatlog.events import (
     EventLog,
     LogError,
     StepSigned,
+    event_types,
     line_decoder,
     seal,
 )
@@ -469,6 +470,14 @@ class Session(Playing):
             try:
                 folded.append(decode(line))
             except Exception as exc:  # msgspec's errors: a field given a value of the wrong type
+                if type(event) not in event_types():
+                    rules = self.state.rules or "its rule system"
+                    raise Refused(
+                        command.kind,
+                        f"event {event.__struct_config__.tag} is not among {rules}'s events, so no log could read "
+                        "it back",
+                        f"list {type(event).__name__} in the RuleSystem's events",
+                    ) from None
                 raise Refused(command.kind, f"{type(event).__name__} can't be stored as given ({exc})") from None
         if self.signer is not None:  # the step's last line signs the digest of the line before it
             key, signature = self.signer(previous)

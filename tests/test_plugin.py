@@ -202,6 +202,45 @@ def test_an_event_of_the_system_missing_from_its_events_is_named_at_load_with_th
     assert registry.check(listed) is listed
 
 
+class Shouted(Event, frozen=True, tag="Shouted"):  # not tagged with a system's name: the load can't tell whose
+    who: str
+
+
+register_fold(Shouted)(lambda state, e: state)
+allow("Shouted")
+
+
+def test_an_event_emitted_but_in_no_systems_events_is_refused_naming_the_fix(monkeypatch):
+    from combatlog.engine import Refused, Session
+    from combatlog.replays import MemoryLog
+
+    def shout(draft, pending):
+        draft.emit(Shouted(who=pending.actor))
+        return "shouts"
+
+    class Loud(_Good):
+        name = "loud"
+
+        def actions(self, state, actor):
+            return [ActionSpec("shout", None, {}, shout, targets="none", min_targets=0, max_targets=0)]
+
+    monkeypatch.setattr(registry, "_systems", dict(registry._systems))  # registered for this test alone
+    registry.register(Loud())
+    s = Session(MemoryLog())
+    s.do("create", rules="loud", seed=1)
+    s.do("add", id="a", side="x", stats={})
+    s.do("add", id="b", side="y", stats={})
+    s.do("begin")
+    head = s.log.head()
+    with pytest.raises(Refused) as err:
+        s.do("act", actor=s.state.acting[0], action="shout")
+    assert str(err.value) == (
+        "act: event Shouted is not among loud's events, so no log could read it back; "
+        "list Shouted in the RuleSystem's events"
+    )
+    assert s.log.head() == head
+
+
 def test_the_bundled_systems_keep_the_current_protocol():
     for name in registry.names():
         system = registry.get(name)
