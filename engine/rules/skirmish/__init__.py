@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from combatlog.engine import rules as _registry
+from combatlog.engine import registry as _registry
 from combatlog.engine.draft import Draft
 from combatlog.engine.order import Order, make_order
-from combatlog.engine.rules.base import ActionSpec, RuleSystem
+from combatlog.engine.protocol import ActionSpec, RuleSystem
 from combatlog.engine.rules.skirmish.actions import ACTIONS, AP_COST
 from combatlog.engine.rules.skirmish.events import EVENTS
 from combatlog.engine.rules.skirmish.model import Options, Stats
@@ -31,7 +31,8 @@ class Skirmish(RuleSystem):
     """The test system (see `docs/rules/skirmish.md`)."""
 
     name = "skirmish"
-    version = "2"  # 2: a hit never heals (damage below 0 deals 0)
+    version = "3"  # 2: a hit never heals (damage below 0 deals 0); 3: a tier acts together
+    tiers_since = 3  # tied combatants (ties = "simultaneous") and a group rolling once hold their damage
     api = 4  # the plugin API it is written for (a copy of this template keeps it)
     events = EVENTS
     stats_type = Stats

@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from combatlog.engine import Refused, Session
+from combatlog.engine.protocol import RuleSystem
 from combatlog.engine.rollnames import read_name
-from combatlog.engine.rules.base import RuleSystem
 from combatlog.events import ActionResolved, Command, DiceRolled, Event, EventLog
 from combatlog.projections import Combatant, Encounter
 from combatlog.projections.replay import envelopes

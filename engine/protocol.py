@@ -16,10 +16,10 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
+from combatlog.engine import typed
 from combatlog.engine.dicetree import excerpt
 from combatlog.engine.errors import Refused
 from combatlog.engine.order import Order, make_order
-from combatlog.engine.rules import typed
 from combatlog.engine.timing import Timing, make_timing
 from combatlog.events import Command
 
@@ -137,11 +137,11 @@ class RuleSystem:
 
     name: str = ""
     version: str = "1"  # the rules' version: what they decide (`since`); recorded in every log
-    # the plugin API it was written for (`combatlog.engine.rules.api.API`); None: held to the
+    # the plugin API it was written for (`combatlog.engine.plugin_api.API`); None: held to the
     # current one by its hooks alone. Checked when the system is registered.
     api: int | None = None
     events: tuple[type, ...] = ()
-    # The typed models (msgspec Structs; see `combatlog.engine.rules.typed`): a combatant's
+    # The typed models (msgspec Structs; see `combatlog.engine.typed`): a combatant's
     # stats, the encounter's options, and the system's own per-encounter state (kept in
     # `Encounter.extra`, registered with the projections by `register`).
     stats_type: type[Any] | None = None
@@ -158,6 +158,10 @@ class RuleSystem:
     # conditions that change attack rolls (`Draft.attack_roll`): the roller's own, and the target's
     rolling_mods: dict[str, RollMods] = {}  # "blessed": RollMods(bonus=1), "poisoned": RollMods(advantage=-1)
     targeted_mods: dict[str, RollMods] = {}  # "dodging": RollMods(advantage=-1), "prone": RollMods(advantage=1)
+    # The version of these rules from which a tier (combatants sharing a rank in the order) acts
+    # together: the damage dealt within it is held until the whole tier has acted (see
+    # `tiers_hold`). None: a tier's actions land one by one, as before tiers did.
+    tiers_since: int | None = None
 
     # --- the encounter's options and combatants ---------------------------------------
 
@@ -272,6 +276,13 @@ class RuleSystem:
                 _RELEASES.clear()
             _RELEASES[recorded] = number
         return number >= version
+
+    def tiers_hold(self, state: Encounter) -> bool:
+        """True when the encounter's tiers act together (from version `tiers_since` of the rules):
+        what one member of a tier deals lands only once the whole tier has acted. Asked by the turn
+        procedure (`combatlog.engine.turns`), which holds and releases the damage."""
+        since = self.tiers_since
+        return since is not None and self.since(state, since)
 
     def stats(self, combatant: Combatant) -> Any:
         """`combatant`'s stats as this system's `stats_type` (converted once per stats mapping)."""

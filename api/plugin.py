@@ -12,6 +12,8 @@ says what breaks the protocol in one line (`PluginError`), an older plugin's hoo
 checklist on an installed one.
 """
 
+# no `from __future__ import annotations`: it would make `annotations` a name of this module
+
 from msgspec.structs import replace
 
 from combatlog.engine.battlemap import Map
@@ -19,10 +21,10 @@ from combatlog.engine.dice import DiceError, Expr, parse
 from combatlog.engine.draft import Draft
 from combatlog.engine.errors import Refused
 from combatlog.engine.order import ActionPointOrder, Order, RankedOrder, ReverseDeclareOrder, make_order
-from combatlog.engine.rules import API, PluginError, check, register
-from combatlog.engine.rules.base import ActionSpec, OptionSpec, RollMods, RuleSystem
-from combatlog.engine.rules.typed import DiceExpr, PerMapping, put_row
+from combatlog.engine.protocol import ActionSpec, OptionSpec, RollMods, RuleSystem
+from combatlog.engine.registry import API, PluginError, check, register
 from combatlog.engine.timing import Timing, make_timing
+from combatlog.engine.typed import DiceExpr, PerMapping, put_row
 from combatlog.events import (
     CombatantDefeated,
     Command,
