@@ -163,6 +163,8 @@ def _create(view: Projection, command: Command) -> list[Event]:
         rules = registry.get(str(p.get("rules", "")))
     except KeyError as exc:
         raise Refused("create", str(exc.args[0])) from None
+    except registry.PluginError as exc:  # a plugin that breaks the protocol: what to change, in its line
+        raise Refused("create", f"the rule system doesn't load: {exc}") from None
     options = rules.options(dict(p.get("options", {})))
     seed = p.get("seed")
     if seed is not None and not isinstance(seed, int):

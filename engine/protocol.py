@@ -199,7 +199,10 @@ class RuleSystem:
     """Base class of every rule system; override what the system's text says differently."""
 
     name: str = ""
-    version: str = "1"
+    version: str = "1"  # the rules' version: what they decide (`since`); recorded in every log
+    # the plugin API it was written for (`combatlog.engine.plugin_api.API`); None: held to the
+    # current one by its hooks alone. Checked when the system is registered.
+    api: int | None = None
     events: tuple[type, ...] = ()
     # The typed models (msgspec Structs; see `combatlog.engine.typed`): a combatant's
     # stats, the encounter's options, and the system's own per-encounter state (kept in
