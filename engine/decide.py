@@ -94,8 +94,10 @@ _DIGEST = re.compile(r"^[0-9a-f]{64}$")
 
 
 def rules_of(state: Encounter) -> RuleSystem:
-    """The rule system the encounter was created under."""
-    return registry.get(state.rules or "")
+    """The rule system the encounter was created under, as its recorded options choose it
+    (`RuleSystem.variant`: Starflight's Simple Combat plays with a variant of Starflight).
+    Raises KeyError (`MissingRuleSystem`) when that system isn't installed."""
+    return registry.get(state.rules or "").variant(state.options)
 
 
 def decide(view: Projection, command: Command, dice: Dice, rules: RuleSystem | None = None) -> list[Event]:

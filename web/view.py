@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from combatlog.engine import RuleSystem, get_rules
+from combatlog.engine import RuleSystem, rules_of
 from combatlog.engine.rules.base import ActionSpec, level_of
 from combatlog.events import Command
 from combatlog.projections import Combatant, Encounter
@@ -124,7 +124,7 @@ def layout(view: Seen) -> Screen:
 
 def _rules(state: Encounter) -> RuleSystem | None:
     try:
-        return get_rules(state.rules) if state.rules is not None else None
+        return rules_of(state) if state.rules is not None else None
     except KeyError:
         return None
 

@@ -213,6 +213,14 @@ class RuleSystem:
             out[key] = value
         return out
 
+    def variant(self, options: dict[str, Any]) -> RuleSystem:
+        """The instance that plays an encounter created with `options` (filled in by `options`):
+        this one, or a variant of these rules that the options choose, written as a subclass that
+        overrides only what differs (Starflight's Simple Combat). `rules_of(state)` asks it, so the
+        choice follows from what the log recorded at the encounter's creation: the log names the
+        system and its options, never the variant."""
+        return self
+
     def check_combatant(self, stats: dict[str, Any], who: str = "") -> dict[str, Any]:
         """The combatant's stats, validated; raises Refused naming who and the missing or bad stat.
 
