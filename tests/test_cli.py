@@ -12,6 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from combatlog.cli.main import app
+from combatlog.engine import get_rules
 from combatlog.engine.encounter_file import read_encounter
 from combatlog.replays import open_log
 
@@ -166,7 +167,7 @@ def test_replay_stops_at_the_seq_asked_and_transcript_reads_as_prose(tmp_path):
 
 
 def test_rulesets_and_schema_describe_what_is_installed():
-    assert "skirmish 2" in run("rulesets").output
+    assert f"skirmish {get_rules('skirmish').version}\n" in run("rulesets").output
     schema = json.loads(run("schema").output)
     assert schema["title"] == "combatlog log line"
     assert max(len(name) for name in schema["$defs"]) <= 40  # readable names, not the union spelled out
@@ -349,7 +350,7 @@ def test_transcript_as_html_and_markdown(tmp_path):
     demo(log, "--timing", "mixed")
     page = run("transcript", str(log), "--format", "html").output
     assert page.startswith("<!DOCTYPE html>") and "<h2>Surprise round.</h2>" in page and "</html>" in page
-    assert "<h1>A Thrynn patrol on Arth under starflight 1, seed 7.</h1>" in page
+    assert f"<h1>A Thrynn patrol on Arth under starflight {get_rules('starflight').version}, seed 7.</h1>" in page
     md = run("transcript", str(log), "--format", "markdown").output
     assert "### Round 1." in md and "- Composite strength (initial)" in md
     assert " against FHD " in run("transcript", str(log)).output  # the surprise round's flat-footed targets
