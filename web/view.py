@@ -193,8 +193,10 @@ def _choice(rules: RuleSystem, state: Encounter, actor: Combatant, spec: ActionS
     else:
         targets = [
             (c.id, c.name)
-            for c in state.active()
-            if c.id != actor.id
+            for c in state.combatants.values()
+            if not c.removed
+            and (c.defeated is None or spec.targets_down_ok)
+            and c.id != actor.id
             and (
                 kind == "any"
                 or (kind == "enemy") == (c.side != actor.side)

@@ -31,7 +31,7 @@ class Skirmish(RuleSystem):
     """The test system (see `docs/rules/skirmish.md`)."""
 
     name = "skirmish"
-    version = "2"  # 2: a hit never heals (damage below 0 deals 0)
+    version = "3"  # 2: a hit never heals (damage below 0 deals 0); 3: a target gone says so in the core's words
     events = EVENTS
     stats_type = Stats
     options_type = Options
@@ -86,6 +86,11 @@ class Skirmish(RuleSystem):
         if state.options.get("order") == "action-points":
             return {"ap": AP_COST[spec.name]}
         return dict(spec.cost)
+
+    def target_gone(self, draft: Draft, pending: Pending, target: Combatant) -> str | None:
+        if self.since(draft.state, 3):
+            return super().target_gone(draft, pending, target)
+        return f"{target.name} is already down"  # versions 1 and 2, removed or defeated
 
     def after_damage(self, draft: Draft, target: str) -> None:
         c = draft.state.combatants[target]

@@ -69,7 +69,7 @@ class Starflight(RuleSystem):
     """Starflight RPG, chapter 9.1 (see the module's docstring)."""
 
     name = "starflight"
-    version = "1"
+    version = "2"  # 2: a target gone before the action resolves says so in the core's words
     events = EVENTS
     required_stats = ("hp", "initiative", "hd", "strength")
     options_type = SFOptions
@@ -226,6 +226,12 @@ class Starflight(RuleSystem):
         if "heal" in actor.stats:
             out.append(HEAL)
         return out
+
+    def target_gone(self, draft: Draft, pending: Pending, target: Combatant) -> str | None:
+        if self.since(draft.state, 2):
+            return super().target_gone(draft, pending, target)
+        already = "" if pending.action == "heal" else "already "  # version 1's two wordings
+        return f"{target.name} is {already}{target.defeated or 'gone'}"
 
     def round_started(self, draft: Draft) -> None:
         state = draft.state

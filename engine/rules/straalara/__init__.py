@@ -32,7 +32,7 @@ from combatlog.engine.rules.straalara.model import STANCE_DEFENSES, Options, Sta
 from combatlog.engine.rules.straalara.order import StraalaraOrder
 from combatlog.engine.rules.straalara.policy import policy
 from combatlog.engine.timing import Timing, make_timing
-from combatlog.events import Command, ConditionRemoved, GmRuling, TurnEnded
+from combatlog.events import Command, ConditionRemoved, GmRuling, Moved, TurnEnded
 from combatlog.projections import Combatant, Encounter, Pending
 
 _ORDERS = {False: StraalaraOrder(interleaved=False), True: StraalaraOrder(interleaved=True)}
@@ -45,7 +45,7 @@ class Straalara(RuleSystem):
     """Straalara (see the module's docstring)."""
 
     name = "straalara"
-    version = "2"  # 2: a wounded rating may go below 0
+    version = "3"  # 2: a wounded rating may go below 0; 3: a target gone loses the attack whole, in the core's words
     events = EVENTS
     stats_type = Stats
     options_type = Options
@@ -106,6 +106,17 @@ class Straalara(RuleSystem):
 
     def idle(self, state: Encounter, combatant: Combatant) -> bool:
         return combatant.resources.get("actions", 0) < 1  # nothing affordable (see `affordable`)
+
+    def action_lost(self, draft: Draft, pending: Pending) -> str | None:
+        return _actions.lost_if_dazed(draft, pending)
+
+    def target_gone(self, draft: Draft, pending: Pending, target: Combatant) -> str | None:
+        if self.since(draft.state, 3):
+            return super().target_gone(draft, pending, target)
+        to = pending.params.get("move_to")  # versions 1 and 2 moved first, then found no one to attack
+        if to:
+            draft.emit(Moved(combatant=pending.actor, to=str(to), distance=0))
+        return f"no attack: {target.name} is already {target.defeated or 'gone'}"
 
     def declared(self, draft: Draft, pending: Pending) -> None:
         _actions.declared(draft, pending)

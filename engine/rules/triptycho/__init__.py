@@ -100,7 +100,7 @@ class Triptycho(RuleSystem):
     """Triptycho (see `docs/rules/triptycho.md`)."""
 
     name = "triptycho"
-    version = "1"
+    version = "2"  # 2: a card played at a target gone before it resolves is lost, in the core's words
     events = EVENTS
     stats_type = Stats
     options_type = Options
@@ -244,6 +244,11 @@ class Triptycho(RuleSystem):
             c = state.combatants[cid]
             if not c.active or any(c.has(x) for x in DOWN_BLOCKERS):
                 draft.emit(BlockLowered(combatant=cid, reason="immobilized, defenseless or down"))
+
+    def target_gone(self, draft: Draft, pending: Pending, target: Combatant) -> str | None:
+        if self.since(draft.state, 2):
+            return super().target_gone(draft, pending, target)
+        return None  # version 1 played the card all the same
 
     def after_damage(self, draft: Draft, target: str) -> None:
         c = draft.state.combatants[target]
