@@ -3,8 +3,9 @@
 The procedure common to every rule system lives here: creating the encounter, adding
 combatants, the game master's surprise ruling, beginning the fight (initiative, the
 order, the first round), declaring actions, ending turns and rounds, releasing held
-damage, the end check, rulings, overrides, notes, undo and redo. The rule system
-(`combatlog.engine.rules`) supplies the numbers and the actions.
+damage, the end check, rulings, overrides, notes, undo and redo. The rule system (the
+protocol in `combatlog.engine.protocol`, found by name in `combatlog.engine.registry`)
+supplies the numbers and the actions.
 
 `decide` never writes anything: it returns the events, or raises Refused and nothing
 happens.
@@ -18,13 +19,13 @@ from typing import Any
 
 import msgspec
 
-from combatlog.engine import rules as registry
+from combatlog.engine import registry
 from combatlog.engine.dice import Dice, DiceError, DiceMismatch, parse
 from combatlog.engine.dicetree import MAX_DIGITS
 from combatlog.engine.draft import Draft
 from combatlog.engine.errors import Refused
 from combatlog.engine.fair import commitment, contribution_problem, is_commitment
-from combatlog.engine.rules.base import ActionSpec, RuleSystem
+from combatlog.engine.protocol import ActionSpec, RuleSystem
 from combatlog.engine.turns import advance, resolve, start_round
 from combatlog.events import (
     ActionDeclared,

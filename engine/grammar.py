@@ -9,7 +9,7 @@ from typing import Any
 
 from combatlog.engine.dice import DiceError
 from combatlog.engine.dice import parse as parse_dice
-from combatlog.engine.rules.base import RuleSystem
+from combatlog.engine.protocol import RuleSystem
 from combatlog.events import Command
 
 

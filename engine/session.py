@@ -16,7 +16,7 @@ from combatlog.engine.decide import decide, legal_commands, rules_of
 from combatlog.engine.dice import Dice, DiceError, EnteredDice, Expr, MixedDice, NeedDice, SeededDice
 from combatlog.engine.errors import Refused
 from combatlog.engine.fair import Secret, effective_seed, read_secret, secret_path
-from combatlog.engine.rules.base import RuleSystem
+from combatlog.engine.protocol import RuleSystem
 from combatlog.engine.signing import from_environment
 from combatlog.engine.turns import STALL_ROUNDS, stall_outcome
 from combatlog.events import (

@@ -198,7 +198,7 @@ def signatures(log: EventLog, public: str) -> list[Finding]:
 
 def missing_rules(log: EventLog) -> tuple[int, str] | None:
     """(seq, why) when the rule system `log` was recorded under isn't installed, else None."""
-    from combatlog.engine.rules import MissingRuleSystem, get
+    from combatlog.engine.registry import MissingRuleSystem, get
 
     for seq, line in enumerate(log.lines(1, 4), start=1):
         if b'"EncounterCreated"' not in line:

@@ -12,7 +12,7 @@ from msgspec.structs import replace
 from combatlog.engine import Refused, RuleSystem, Session, get_rules, rules_of
 from combatlog.engine.dice import Dice, SeededDice
 from combatlog.engine.lean import LeanSession
-from combatlog.engine.rules.base import level_of
+from combatlog.engine.protocol import level_of
 from combatlog.events import Command, DamageApplied, DiceRolled, Event, EventLog, StepRedone, StepUndone
 from combatlog.projections import Combatant, Encounter, envelopes, replay
 from combatlog.replays import MemoryLog

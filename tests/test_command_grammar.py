@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from combatlog.engine import rules as registry
+from combatlog.engine import registry
 from combatlog.engine.grammar import (
     UsageError,
     build_command,

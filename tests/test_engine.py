@@ -359,7 +359,7 @@ def test_every_rule_system_names_the_combatant_whose_stat_it_refuses(rules, stat
 
 
 def test_a_self_targeted_action_refuses_another_target():
-    from combatlog.engine.rules.base import ActionSpec
+    from combatlog.engine.protocol import ActionSpec
 
     s = new_session(begin=True)
     actor = s.state.combatants[s.state.acting[0]]
@@ -426,7 +426,7 @@ def test_a_condition_until_a_turn_is_cleared_when_its_bearer_is_defeated():
 
 
 def test_conditions_give_advantage_disadvantage_a_bonus_and_a_reroll_to_every_attack(monkeypatch):
-    from combatlog.engine.rules.base import RollMods
+    from combatlog.engine.protocol import RollMods
     from combatlog.engine.rules.skirmish import SKIRMISH
     from combatlog.events import DiceRolled
 

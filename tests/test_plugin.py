@@ -16,8 +16,7 @@ import msgspec
 import pytest
 
 import combatlog.plugin as plugin
-from combatlog.engine import get_rules
-from combatlog.engine import rules as registry
+from combatlog.engine import get_rules, registry
 from combatlog.plugin import ActionSpec, Event, PluginError, RuleSystem, allow, register_fold
 
 MINID20 = Path(__file__).parent / "plugins" / "minid20"
@@ -111,6 +110,8 @@ def test_the_plugin_module_exports_what_a_system_needs():
     ):
         assert hasattr(plugin, name), name
     assert set(plugin.__all__) <= set(dir(plugin))
+    # and nothing else: every public name of the module is one it means to export
+    assert {n for n in dir(plugin) if not n.startswith("_")} == set(plugin.__all__)
 
 
 def test_one_broken_plugin_never_hides_the_rest(monkeypatch):

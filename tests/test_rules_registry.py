@@ -6,9 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from combatlog.engine import RuleSystem, Session, get_rules, rule_names, rules_of
-from combatlog.engine import rules as registry
-from combatlog.engine.rules.base import ActionSpec, OptionSpec
+from combatlog.engine import RuleSystem, Session, get_rules, registry, rule_names, rules_of
+from combatlog.engine.protocol import ActionSpec, OptionSpec
 from combatlog.engine.rules.skirmish import SKIRMISH
 from combatlog.replays import MemoryLog
 
@@ -138,7 +137,7 @@ def test_a_decoder_made_before_a_system_loaded_decodes_its_events(tmp_path):
 
 
 def test_an_unknown_tag_loads_only_a_system_a_log_named(monkeypatch):
-    from combatlog.engine import rules as registry
+    from combatlog.engine import registry
     from combatlog.events import catalogue
 
     loaded = []
@@ -164,7 +163,7 @@ def test_an_unknown_tag_loads_only_a_system_a_log_named(monkeypatch):
 
 
 def test_a_stray_plugin_tag_in_a_log_loads_no_plugin_and_the_creation_names_its_system(monkeypatch):
-    from combatlog.engine import rules as registry
+    from combatlog.engine import registry
     from combatlog.events import CorruptLog, Note, catalogue, decode_line
     from combatlog.projections import replay
     from combatlog.replays import MemoryLog

@@ -10,11 +10,10 @@ from typing import Any
 import msgspec
 import pytest
 
-from combatlog.engine import RuleSystem, Session, get_rules, make_timing, rules_of
-from combatlog.engine import rules as registry
+from combatlog.engine import RuleSystem, Session, get_rules, make_timing, registry, rules_of
 from combatlog.engine.draft import Draft
 from combatlog.engine.errors import Refused
-from combatlog.engine.rules.base import ActionSpec
+from combatlog.engine.protocol import ActionSpec
 from combatlog.engine.session import dice_for
 from combatlog.engine.turns import gone, resolve
 from combatlog.events import (

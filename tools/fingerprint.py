@@ -40,7 +40,7 @@ import msgspec
 from combatlog.engine.encounter_file import read_encounter
 from combatlog.engine.errors import Refused
 from combatlog.engine.lean import LeanSession
-from combatlog.engine.rules import get as get_rules
+from combatlog.engine.registry import get as get_rules
 from combatlog.events import Command
 from combatlog.simulate.run import MAX_STEPS, run_seed, with_seed
 

@@ -10,7 +10,7 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Any
 
-from combatlog.engine.rules.base import BoardView
+from combatlog.engine.protocol import BoardView
 from combatlog.replays.views import Seen
 
 CELL = 44  # a grid square, in px

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from combatlog.engine import RuleSystem, rules_of
-from combatlog.engine.rules.base import ActionSpec, level_of
+from combatlog.engine.protocol import ActionSpec, level_of
 from combatlog.events import Command
 from combatlog.projections import Combatant, Encounter
 from combatlog.replays.views import UNSEEN_NAME, Seen, Viewer, seen

@@ -11,7 +11,7 @@ from __future__ import annotations
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from combatlog.engine.rules.base import ActionSpec
+from combatlog.engine.protocol import ActionSpec
 from combatlog.engine.rules.straalara.attack import attack, pool
 from combatlog.engine.rules.straalara.events import EffectLanded, EffectScheduled, StanceDeclared
 from combatlog.engine.rules.straalara.model import STANCE_DEFENSES, Declared, options_of, stats_of
@@ -20,7 +20,7 @@ from combatlog.projections import Combatant, Encounter, Pending
 
 if TYPE_CHECKING:
     from combatlog.engine.draft import Draft
-    from combatlog.engine.rules.base import RuleSystem
+    from combatlog.engine.protocol import RuleSystem
 
 STANCES = ("offense", "partial", "defense")
 DEFENSES = ("block", "parry", "dodge", "spell", "none")

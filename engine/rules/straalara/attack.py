@@ -19,7 +19,7 @@ from combatlog.projections import Combatant, Encounter, Pending
 
 if TYPE_CHECKING:
     from combatlog.engine.draft import Draft
-    from combatlog.engine.rules.base import RuleSystem
+    from combatlog.engine.protocol import RuleSystem
 
 DEFENSE_STANCE_DICE = 4
 PAST = {"block": "blocked", "parry": "parried", "dodge": "dodged", "spell": "turned by a spell"}

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Literal
 import msgspec
 from msgspec import Meta
 
-from combatlog.engine.rules.typed import PerMapping
+from combatlog.engine.typed import PerMapping
 
 if TYPE_CHECKING:
     from combatlog.projections import Combatant, Encounter

@@ -4,7 +4,7 @@ turn marks, maintained spells, retreats) and their folds."""
 from __future__ import annotations
 
 from combatlog.engine.rules.swords_of_infinity.model import Pin, Turn, own, replace
-from combatlog.engine.rules.typed import put_row
+from combatlog.engine.typed import put_row
 from combatlog.events import Event
 from combatlog.projections import Encounter
 from combatlog.projections.fold import register_fold

@@ -10,7 +10,7 @@ from typing import Annotated, Any, Literal
 import msgspec
 from msgspec import Meta
 
-from combatlog.engine.rules.typed import PerMapping
+from combatlog.engine.typed import PerMapping
 from combatlog.projections import Combatant, Encounter
 
 Score = Annotated[int, Meta(ge=0, le=1000)]

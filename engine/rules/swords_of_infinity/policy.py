@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from combatlog.engine.rules.base import RuleSystem
+from combatlog.engine.protocol import RuleSystem
 from combatlog.engine.rules.swords_of_infinity.model import own, stats_of
 from combatlog.engine.rules.swords_of_infinity.reading import at, feet, spirit_left, weapon
 from combatlog.events import Command

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import contextlib
 
-from combatlog.engine.rules.base import RuleSystem
+from combatlog.engine.protocol import RuleSystem
 from combatlog.engine.rules.swords_of_infinity.model import LIFTED_BY_RETREAT, Weapon, own, stats_of
 from combatlog.projections import Combatant, Encounter
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from combatlog.engine.battlemap import Step
 from combatlog.engine.draft import Draft
-from combatlog.engine.rules.base import ActionSpec
+from combatlog.engine.protocol import ActionSpec
 from combatlog.engine.rules.triptycho.events import (
     BlockLowered,
     BlockRaised,

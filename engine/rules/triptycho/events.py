@@ -6,7 +6,7 @@ from __future__ import annotations
 from msgspec.structs import replace
 
 from combatlog.engine.rules.triptycho.model import Block, Climb, DistantBlock, own
-from combatlog.engine.rules.typed import put_row
+from combatlog.engine.typed import put_row
 from combatlog.events import Event
 from combatlog.projections import Encounter
 from combatlog.projections.fold import register_fold

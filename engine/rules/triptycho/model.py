@@ -11,7 +11,7 @@ import msgspec
 from msgspec import Meta
 
 from combatlog.engine.battlemap import Map, MapSpec, Step
-from combatlog.engine.rules.typed import PerMapping
+from combatlog.engine.typed import PerMapping
 from combatlog.projections import Combatant, Encounter
 
 Die = Annotated[str, Meta(pattern=r"^d[0-9]+$", description="a die of the ladder: d4, d6, ...")]

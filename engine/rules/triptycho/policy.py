@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from combatlog.engine.rules.base import ActionSpec, RuleSystem
+from combatlog.engine.protocol import ActionSpec, RuleSystem
 from combatlog.engine.rules.triptycho.actions import SPECS, aim, aims, card_problem, charged_play
 from combatlog.engine.rules.triptycho.model import options_of, own, section_of, stats_of
 from combatlog.events import Command

@@ -10,7 +10,7 @@ and says what breaks the protocol in one line (`PluginError`). `docs/writing-a-r
 walks through one; `combatlog rulesets --check NAME` runs the checklist on an installed one.
 """
 
-from __future__ import annotations
+# no `from __future__ import annotations`: it would make `annotations` a name of this module
 
 from msgspec.structs import replace
 
@@ -19,10 +19,10 @@ from combatlog.engine.dice import DiceError, Expr, parse
 from combatlog.engine.draft import Draft
 from combatlog.engine.errors import Refused
 from combatlog.engine.order import ActionPointOrder, Order, RankedOrder, ReverseDeclareOrder, make_order
-from combatlog.engine.rules import PluginError, check, register
-from combatlog.engine.rules.base import ActionSpec, OptionSpec, RollMods, RuleSystem
-from combatlog.engine.rules.typed import DiceExpr, PerMapping, put_row
+from combatlog.engine.protocol import ActionSpec, OptionSpec, RollMods, RuleSystem
+from combatlog.engine.registry import PluginError, check, register
 from combatlog.engine.timing import Timing, make_timing
+from combatlog.engine.typed import DiceExpr, PerMapping, put_row
 from combatlog.events import (
     CombatantDefeated,
     Command,

@@ -16,10 +16,10 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
+from combatlog.engine import typed
 from combatlog.engine.dicetree import excerpt
 from combatlog.engine.errors import Refused
 from combatlog.engine.order import Order, make_order
-from combatlog.engine.rules import typed
 from combatlog.engine.timing import Timing, make_timing
 from combatlog.engine.turns import gone
 from combatlog.events import Command
@@ -144,7 +144,7 @@ class RuleSystem:
     name: str = ""
     version: str = "1"
     events: tuple[type, ...] = ()
-    # The typed models (msgspec Structs; see `combatlog.engine.rules.typed`): a combatant's
+    # The typed models (msgspec Structs; see `combatlog.engine.typed`): a combatant's
     # stats, the encounter's options, and the system's own per-encounter state (kept in
     # `Encounter.extra`, registered with the projections by `register`).
     stats_type: type[Any] | None = None
