@@ -26,7 +26,7 @@ from combatlog.engine.draft import Draft
 from combatlog.engine.errors import Refused
 from combatlog.engine.fair import commitment, contribution_problem, is_commitment
 from combatlog.engine.protocol import ActionSpec, RuleSystem
-from combatlog.engine.turns import advance, resolve, start_round
+from combatlog.engine.turns import advance, resolve_declared, start_round
 from combatlog.events import (
     ActionDeclared,
     CombatantAdded,
@@ -356,7 +356,7 @@ def _act(draft: Draft, command: Command) -> None:
     if timing.immediate(spec.category):
         draft.emit(ResolutionStarted(category=spec.category))
         pending = draft.state.pending[-1]
-        resolve(draft, pending)
+        resolve_declared(draft, pending)
     order = draft.turn_order
     order.after_action(draft)
     state = draft.state

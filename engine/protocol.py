@@ -161,6 +161,10 @@ class RuleSystem:
     # conditions that change attack rolls (`Draft.attack_roll`): the roller's own, and the target's
     rolling_mods: dict[str, RollMods] = {}  # "blessed": RollMods(bonus=1), "poisoned": RollMods(advantage=-1)
     targeted_mods: dict[str, RollMods] = {}  # "dodging": RollMods(advantage=-1), "prone": RollMods(advantage=1)
+    # The version of these rules from which a tier (combatants sharing a rank in the order) acts
+    # together: the damage dealt within it is held until the whole tier has acted (see
+    # `tiers_hold`). None: a tier's actions land one by one, as before tiers did.
+    tiers_since: int | None = None
 
     # --- the encounter's options and combatants ---------------------------------------
 
@@ -283,6 +287,13 @@ class RuleSystem:
                 _RELEASES.clear()
             _RELEASES[recorded] = number
         return number >= version
+
+    def tiers_hold(self, state: Encounter) -> bool:
+        """True when the encounter's tiers act together (from version `tiers_since` of the rules):
+        what one member of a tier deals lands only once the whole tier has acted. Asked by the turn
+        procedure (`combatlog.engine.turns`), which holds and releases the damage."""
+        since = self.tiers_since
+        return since is not None and self.since(state, since)
 
     def stats(self, combatant: Combatant) -> Any:
         """`combatant`'s stats as this system's `stats_type` (converted once per stats mapping)."""

@@ -509,16 +509,16 @@ def test_a_log_of_another_version_of_its_rules_is_read_but_not_played_on(monkeyp
     monkeypatch.setattr(type(get_rules("skirmish")), "version", "1")
     recorded = _weak_hitter().log
     monkeypatch.undo()  # this combatlog plays its own version again
-    playing = get_rules("skirmish").version
+    now = f"skirmish {get_rules('skirmish').version}"
     path = tmp_path / "v1.jsonl"
     copy_log(recorded, JsonlLog(path))
     before = path.read_bytes()
     session = Session(JsonlLog(path))
     for command in (session.auto, session.undo, lambda: session.do("note", text="later")):
-        with pytest.raises(Refused, match=f"recorded under skirmish 1, and this combatlog plays skirmish {playing}"):
+        with pytest.raises(Refused, match=f"recorded under skirmish 1, and this combatlog plays {now}"):
             command()
     result = CliRunner().invoke(app, ["do", str(path), "auto"])
-    assert result.exit_code == 1 and "skirmish 1" in result.output and f"skirmish {playing}" in result.output
+    assert result.exit_code == 1 and "skirmish 1" in result.output and now in result.output
     assert result.output.strip().count("\n") == 0, result.output
     assert path.read_bytes() == before
     assert CliRunner().invoke(app, ["show", str(path)]).exit_code == 0  # still read

@@ -219,5 +219,5 @@ def test_a_log_recorded_under_other_rules_is_refused_in_one_line():
     old = Path(__file__).parent / "fixtures" / "before-rule-packages" / "skirmish.jsonl"
     result = run("simulate", str(old), "--runs", "5")
     assert result.exit_code == 1 and result.output.count("\n") == 1
-    playing = get_rules("skirmish").version
-    assert f"recorded under skirmish 1, and this combatlog plays skirmish {playing}" in result.output
+    now = get_rules("skirmish").version
+    assert f"recorded under skirmish 1, and this combatlog plays skirmish {now}" in result.output

@@ -46,6 +46,7 @@ class Straalara(RuleSystem):
 
     name = "straalara"
     version = "3"  # 2: a wounded rating may go below 0; 3: a target gone loses the attack whole, in the core's words
+    tiers_since = 1  # its order resolves tier by tier (score and rating) and always did
     events = EVENTS
     stats_type = Stats
     options_type = Options
