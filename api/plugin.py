@@ -19,7 +19,7 @@ from combatlog.engine.dice import DiceError, Expr, parse
 from combatlog.engine.draft import Draft
 from combatlog.engine.errors import Refused
 from combatlog.engine.order import ActionPointOrder, Order, RankedOrder, ReverseDeclareOrder, make_order
-from combatlog.engine.protocol import ActionSpec, OptionSpec, RollMods, RuleSystem
+from combatlog.engine.protocol import ActionParam, ActionSpec, OptionSpec, RollMods, RuleSystem
 from combatlog.engine.registry import PluginError, check, register
 from combatlog.engine.timing import Timing, make_timing
 from combatlog.engine.typed import DiceExpr, PerMapping, put_row
@@ -48,6 +48,7 @@ __all__ = [
     "RESOLVE",
     "SETUP",
     "SURPRISE",
+    "ActionParam",
     "ActionPointOrder",
     "ActionSpec",
     "Combatant",

@@ -53,7 +53,8 @@ def _summary(session: Session) -> str:
 
 def words_for(session: Session, line: str) -> list[str]:
     """What may come next on a `play` line, where the cursor is: a command, then (for `act`) the
-    acting combatant, its actions, the targets the action takes, and `key=` parameters."""
+    acting combatant, its actions, the targets the action takes, and the `key=` parameters it
+    declares, then a parameter's values where the action lists them."""
     state = session.state
     words = line.split()
     ending = not line or line.endswith(" ")
@@ -99,10 +100,16 @@ def words_for(session: Session, line: str) -> list[str]:
     spec = specs.get(done[2])
     if spec is None:
         return []
+    key, typed_value, _ = ("" if ending else words[-1]).partition("=")
+    if typed_value:  # a parameter's value: those the action lists for it now
+        return [f"{key}={v}" for v in rules.param_choices(state, actor, spec.name).get(key, ())]
     out: list[str] = []
     if spec.targets not in ("none", "self"):
         out += [c.id for c in state.active() if c.id != actor.id and c.id not in done]
-    out += [f"{key}=" for key in re.findall(r"\b([a-z_]+)=", spec.help) if f"{key}=" not in line]
+    given = {w.partition("=")[0] for w in done if "=" in w}
+    # the parameters it declares (one that declares none: those its help names)
+    names = [p.name for p in spec.params] if spec.params is not None else re.findall(r"\b([a-z_]+)=", spec.help)
+    out += [f"{key}=" for key in names if key not in given]
     return out
 
 

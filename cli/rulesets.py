@@ -10,7 +10,7 @@ import click
 import msgspec
 
 from combatlog.cli.main import app, example_path, fail
-from combatlog.engine import Refused, Session, get_rules, rule_names
+from combatlog.engine import ActionParam, Refused, Session, get_rules, rule_names
 from combatlog.engine.dice import DiceError
 from combatlog.engine.encounter_file import EncounterFileError, read_encounter
 from combatlog.replays import open_log
@@ -113,6 +113,15 @@ def _ruleset(name: str) -> None:
             cost = cost or "free"
             targets = spec.targets if spec.max_targets else "no target"
             click.echo(f"  action {spec.name} [{cost}; {targets}]" + (f": {spec.help}" if spec.help else ""))
+            if spec.params:
+                click.echo("    params: " + ", ".join(_param_word(p) for p in spec.params))
+
+
+def _param_word(p: ActionParam) -> str:
+    """A declared parameter as `rulesets` lists it: `defense=none|block|dodge`, `x (int)`, `weapon`."""
+    if p.choices:
+        return f"{p.name}=" + "|".join(str(c).lower() if isinstance(c, bool) else str(c) for c in p.choices)
+    return p.name if p.kind == "text" else f"{p.name} ({p.kind})"
 
 
 def _check_ruleset(name: str) -> None:

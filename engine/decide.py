@@ -324,6 +324,7 @@ def _act(draft: Draft, command: Command) -> None:
             f"{size:,} bytes of parameters; an action takes at most {MAX_PARAMS:,}",
             "give the action's own parameters (weapon=axe, to=gallery)",
         )
+    rules.check_params(state, actor, spec, params)  # one it doesn't take: refused, naming those it does
     if spec.check is not None:
         why = spec.check(state, actor, targets, params)
         if why:
@@ -693,6 +694,7 @@ def _override_effects(draft: Draft, reason: str, effects: list[str], p: dict[str
                     ends=ends,
                 )
             )
+            draft.rules.after_condition(draft, target, str(v["name"]))
         elif key == "remove_condition":
             draft.emit(ConditionRemoved(target=target, condition=str(v["name"]), reason=reason))
         elif key == "defeat":

@@ -9,6 +9,7 @@ procedure common to all of them and calls these hooks.
 
 from __future__ import annotations
 
+import difflib
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -53,6 +54,15 @@ def level_of(left: int, most: int) -> str:
     return "critical"
 
 
+def weapon_names(state: Encounter, actor: Combatant) -> tuple[str, ...]:
+    """The names of `actor`'s weapons as its stats give them (`weapons`, each with a `name`):
+    what a form offers for a `weapon` parameter."""
+    weapons = actor.stats.get("weapons")
+    if not isinstance(weapons, list):
+        return ()
+    return tuple(str(w["name"]) for w in weapons if isinstance(w, dict) and isinstance(w.get("name"), str))
+
+
 @dataclass(frozen=True)
 class BoardView:
     """Where a system's combatants stand, as a screen draws it: `sections` of a map (with its
@@ -66,11 +76,56 @@ class BoardView:
     distances: tuple[tuple[str, str, int, bool], ...] = ()  # (a, b, yards, engaged), for "distances"
 
 
+PARAM_KINDS = ("text", "int", "number", "bool")  # the kinds of value an action's parameter takes
+
+
+@dataclass(frozen=True)
+class ActionParam:
+    """A parameter an action takes (`act bo move to=door`): its name, the kind of value, the
+    values accepted when they are a fixed few, and a line of help.
+
+    `kind`: "text" (any value, read as text), "int" (a whole number), "number" (a whole or
+    decimal number) or "bool" (true or false). `choices`: the values accepted, when they are a
+    fixed few (`defense` among none, block, dodge). `offered(state, actor)`: the values a form
+    lists now, when they depend on the fight (the actor's weapons, the cards in its hand, the
+    map's sections): they help a person choose; the action's check decides.
+    """
+
+    name: str
+    kind: str = "text"
+    choices: tuple[Any, ...] = ()
+    help: str = ""
+    offered: Callable[[Encounter, Combatant], tuple[str, ...]] | None = None
+
+    def problem(self, value: Any) -> str | None:
+        """Why `value` isn't one this parameter takes (its kind, its choices), or None."""
+        kind = self.kind
+        if kind == "int" and type(value) is not int:
+            return "not a whole number"
+        if kind == "number" and (type(value) is bool or not isinstance(value, (int, float))):
+            return "not a number"
+        if kind == "bool" and type(value) is not bool:
+            return "use true or false"
+        if self.choices and not any(type(value) is type(c) and value == c for c in self.choices):
+            return "not an accepted value; use one of " + ", ".join(_word(c) for c in self.choices)
+        return None
+
+    def listed(self, state: Encounter, actor: Combatant) -> tuple[str, ...]:
+        """The values a form offers now, as a person types them (none: any value is typed)."""
+        if self.choices:
+            return tuple(_word(c) for c in self.choices)
+        if self.offered is not None:
+            return self.offered(state, actor)
+        return ("true", "false") if self.kind == "bool" else ()
+
+
 @dataclass(frozen=True)
 class ActionSpec:
-    """An action a combatant may declare: its category, cost, targets and resolution.
+    """An action a combatant may declare: its category, cost, targets, parameters and resolution.
 
-    `targets`: "enemy", "ally", "any", "self" or "none". `check(state, actor, targets,
+    `targets`: "enemy", "ally", "any", "self" or "none". `params`: the parameters it takes
+    (`ActionParam`s; `()` for none); left None, it declares none and takes whatever it is
+    given, as actions did before parameters were declared. `check(state, actor, targets,
     params)` returns why the action can't be taken now, or None. `resolve(draft, pending)`
     emits the action's effects and returns a short outcome; it starts at the mechanics:
     `combatlog.engine.turns.resolve` has made sure the actor and every target are still in the
@@ -88,7 +143,15 @@ class ActionSpec:
     max_targets: int = 1
     check: Callable[[Encounter, Combatant, tuple[str, ...], dict[str, Any]], str | None] | None = None
     help: str = ""
+    params: tuple[ActionParam, ...] | None = None
     targets_down_ok: bool = False
+
+    def param(self, name: str) -> ActionParam | None:
+        """The declared parameter `name`, or None."""
+        for p in self.params or ():
+            if p.name == name:
+                return p
+        return None
 
 
 @dataclass(frozen=True)
@@ -159,6 +222,9 @@ class RuleSystem:
     # example encounter files a plugin ships, as "package:file.toml" (for `demo`, `init`, `rulesets --check`)
     examples: tuple[str, ...] = ()
     # conditions that change attack rolls (`Draft.attack_roll`): the roller's own, and the target's
+    # the version of these rules from which `check_params` refuses a parameter an action doesn't
+    # declare (a log recorded under an older one re-decides as it was recorded)
+    params_since: int = 1
     rolling_mods: dict[str, RollMods] = {}  # "blessed": RollMods(bonus=1), "poisoned": RollMods(advantage=-1)
     targeted_mods: dict[str, RollMods] = {}  # "dodging": RollMods(advantage=-1), "prone": RollMods(advantage=1)
     # The version of these rules from which a tier (combatants sharing a rank in the order) acts
@@ -355,6 +421,30 @@ class RuleSystem:
         known = ", ".join(s.name for s in self.actions(state, actor)) or "none"
         raise Refused(f"{actor.name}: {name!r}", f"{self.name} has no such action", f"actions: {known}")
 
+    def check_params(self, state: Encounter, actor: Combatant, spec: ActionSpec, params: dict[str, Any]) -> None:
+        """Refuse, in one line naming those `spec` takes, a parameter it doesn't declare or a
+        value one doesn't take (its kind, its choices; a null value is left to the action's
+        check). Nothing is checked for an action that declares none (`spec.params` is None),
+        nor in an encounter created under a version of these rules before `params_since`."""
+        declared = spec.params
+        if not params or declared is None or not self.since(state, self.params_since):
+            return
+        unknown = [key for key in params if spec.param(key) is None]
+        if unknown:
+            names = [p.name for p in declared]
+            said = ", ".join(excerpt(str(key)) for key in unknown)
+            close = [m for key in unknown for m in difflib.get_close_matches(str(key), names, n=1)]
+            raise Refused(
+                actor.name,
+                f"{spec.name} takes no parameter{'s' if len(unknown) > 1 else ''} {said}"
+                + (f" (did you mean {' or '.join(close)}?)" if close else ""),
+                f"it takes: {', '.join(names)}" if names else "it takes none",
+            )
+        for key, value in params.items():
+            why = None if value is None else spec.param(key).problem(value)  # type: ignore[union-attr]
+            if why:
+                raise Refused(actor.name, f"{spec.name} {key}={excerpt(_word(value))}: {why}")
+
     def cost(self, state: Encounter, actor: Combatant, spec: ActionSpec, params: dict[str, Any]) -> dict[str, int]:
         """What declaring `spec` costs `actor` (default: the spec's cost)."""
         return dict(spec.cost)
@@ -427,6 +517,10 @@ class RuleSystem:
     def after_damage(self, draft: Draft, target: str) -> None:
         """Hook after damage counted on `target` (thresholds, defeat)."""
 
+    def after_condition(self, draft: Draft, target: str, condition: str) -> None:
+        """Hook right after the game master put `condition` on `target` (an override): what it
+        brings about at once (Triptycho lowers an Immobilized blocker's Block)."""
+
     def outcome(self, state: Encounter) -> tuple[str, str | None] | None:
         """(outcome, winning side) when the encounter is over by the rules, else None.
 
@@ -471,14 +565,16 @@ class RuleSystem:
 
     def param_choices(self, state: Encounter, actor: Combatant, action: str) -> dict[str, tuple[str, ...]]:
         """The parameters a form offers for `actor`'s `action`, each with its choices now (a
-        form's lists; the action's check still decides). Default: `weapon`, among the names of
-        the actor's weapons, when it has any."""
-        weapons = actor.stats.get("weapons")
-        names = (
-            tuple(str(w["name"]) for w in weapons if isinstance(w, dict) and isinstance(w.get("name"), str))
-            if isinstance(weapons, list)
-            else ()
-        )
+        form's list; none: a value typed; the action's check still decides). Default: the
+        parameters the action declares (`ActionSpec.params`, each `ActionParam.listed`); for
+        one that declares none, `weapon`, among the names of the actor's weapons, when it has any."""
+        try:
+            spec = self.action(state, actor, action)
+        except Refused:
+            return {}
+        if spec.params is not None:
+            return {p.name: p.listed(state, actor) for p in spec.params}
+        names = weapon_names(state, actor)
         return {"weapon": names} if names else {}
 
     def place_of(self, state: Encounter, c: Combatant) -> str | None:

@@ -319,7 +319,11 @@ def test_a_clock_stamps_events_only_when_given():
     assert b'"at":"2026-11-23T10:00:00Z"' in lines(timed)[0]
 
 
-def test_what_a_caller_passes_in_is_not_shared_with_the_state_it_made():
+def test_what_a_caller_passes_in_is_not_shared_with_the_state_it_made(monkeypatch):
+    from combatlog.engine import get_rules
+
+    # skirmish 2 kept a parameter no action reads (`plan`), as logs recorded then hold them
+    monkeypatch.setattr(type(get_rules("skirmish")), "version", "2")
     s = new_session(seed=4, begin=True, timing="simultaneous")
     actor = s.state.acting[0]
     plan = {"route": ["ford", "bank"]}

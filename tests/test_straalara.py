@@ -199,11 +199,27 @@ def test_the_defense_stance_may_not_attack():
     assert list(s.log.lines()) == before
 
 
-def test_offense_may_not_dodge():
-    s = st(f("a", "x"), f("b", "y"))
+@pytest.mark.parametrize("defense", ["dodge", "block", "spell"])
+def test_offense_can_only_soak_or_parry_and_anything_else_is_refused_naming_what_is(defense):
+    # "Offense: Character can only Soak or Parry, not Dodge." A block isn't a parry: "A parry is
+    # a block using a melee weapon or shield", not every block a parry; nor is a spell.
+    s = st(f("a", "x"), f("b", "y", spell_defense=3))
     begin(s, 10, 3)
-    with pytest.raises(Refused, match="Offense stance may only soak or parry"):
-        attack(s, "b", "a", stance="offense", defense="dodge")
+    before = list(s.log.lines())
+    with pytest.raises(Refused) as refused:
+        attack(s, "b", "a", stance="offense", defense=defense)
+    assert str(refused.value) == (
+        f"B: attack: the Offense stance can only soak or parry, not {defense}: defense=parry, or none (soak alone)"
+    )
+    assert list(s.log.lines()) == before
+    attack(s, "b", "a", stance="offense", defense="parry")
+
+
+def test_offense_defends_by_parry_when_no_defense_is_declared_even_with_a_bigger_brawl():
+    s = st(f("a", "x"), f("b", "y", brawl=5))  # block 3 + 5 = 8 dice, parry 3 + 2 = 5
+    begin(s, 10, 3)
+    attack(s, "b", "a", stance="offense")
+    assert s.state.extra.declared["b"].defense == "parry"
 
 
 def test_the_stance_holds_for_the_whole_turn():
@@ -226,6 +242,39 @@ def test_the_defense_stance_adds_four_dice_to_parry_and_soak():
     events = attack(s, "a", "b", stance="partial", faces=hit + parry + damage + soak + (1, 1))
     expressions = [e.expression for e in of(events, DiceRolled)]
     assert expressions[:4] == ["6d10>=6c", "9d10>=6c", "7d10>=6", "7d10>=6"]
+
+
+@pytest.mark.parametrize(
+    ("defense", "pool"),
+    [("parry", "9d10>=6c"), ("dodge", "9d10>=6c"), ("block", "4d10>=6c"), ("spell", "3d10>=6c")],
+)
+def test_the_defense_stance_adds_four_dice_to_soak_parry_and_dodge_only(defense, pool):
+    # "Defense: Character may not attack, but gets a +4 dice to add to any Soak, Parry or Dodge
+    # rolls": parry 3 + 2 + 4, dodge 3 + 2 + 4; a block stays Dexterity 3 + Brawl 1, a spell its 3
+    s = st(f("a", "x"), f("b", "y", spell_defense=3))
+    begin(s, 10, 3)
+    defend(s, "b", stance="defense", defense=defense)
+    hit = (9, 9, 9, 9, 2, 2)  # 4 successes
+    saved = NO * int(pool[0])  # no success
+    damage = (7,) + NO * 6  # 4 + 3 dice: 1 success
+    soak = NO * 7  # Stamina 3 + 4, whatever the defense
+    events = attack(s, "a", "b", stance="partial", faces=hit + saved + damage + soak + (1, 1))
+    assert [e.expression for e in of(events, DiceRolled)][:4] == ["6d10>=6c", pool, "7d10>=6", "7d10>=6"]
+
+
+def test_a_version_2_log_still_gives_a_block_four_dice_and_lets_offense_block(monkeypatch):
+    from combatlog.engine.rules.straalara import STRAALARA as straalara
+
+    monkeypatch.setattr(type(straalara), "version", "2")
+    s = st(f("a", "x"), f("b", "y"))
+    begin(s, 10, 3)
+    defend(s, "b", stance="defense", defense="block")
+    hit = (9, 9, 9, 9, 2, 2)
+    events = attack(s, "a", "b", stance="offense", defense="block", faces=hit + NO * 8 + (7,) + NO * 6 + NO * 7)
+    assert [e.expression for e in of(events, DiceRolled)][1] == "8d10>=6c"  # Dexterity 3 + Brawl 1 + 4
+    assert s.state.rules_version == "2"
+    monkeypatch.undo()
+    assert audit(s.log, workers=1).clean
 
 
 # --- attack, defense, damage -----------------------------------------------------------------

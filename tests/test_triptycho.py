@@ -12,7 +12,7 @@ from combatlog.engine.battlemap import Map
 from combatlog.engine.rules.triptycho.events import CardDrawn, ChargesChanged
 from combatlog.engine.rules.triptycho.model import Stats
 from combatlog.engine.rules.triptycho.sight import seen_as
-from combatlog.events import DamageApplied, DiceRolled
+from combatlog.events import ActionResolved, DamageApplied, DiceRolled
 from combatlog.events.privacy import Seat
 from combatlog.replays.audit import audit
 from combatlog.replays.transcript import transcript
@@ -518,3 +518,145 @@ def test_the_game_masters_lines_show_each_hand_and_another_side_sees_only_how_ma
     assert "y holds Plan" in s.rules.summary(s.state)
     seen = s.rules.seen_by(s.state, Seat(sides=frozenset({"p"})))
     assert "y holds 1 card(s)" in s.rules.summary(seen)
+
+
+# --- version 2: what the text says where version 1 read it otherwise ------------------------
+
+SPARK = {"name": "Spark", "range": 1, "incantation": 1, "hit": "d8", "damage": "d6"}
+
+
+def _at_version_1(monkeypatch) -> None:
+    from combatlog.engine import get_rules
+
+    monkeypatch.setattr(type(get_rules("triptycho")), "version", "1")
+
+
+def test_a_range_incantation_begun_with_an_enemy_alongside_is_refused_however_it_began():
+    # "If the Action has an Incantation entry along with a Range entry, only check for enemies
+    # in the occupied section when beginning the incantation"
+    s = tri(HALL, ent("x", "p", "a", SPARK, kind="pc"), ent("y", "q", "a"))
+    with pytest.raises(Refused, match="an enemy in the section: no Range incantation may begin"):
+        act(s, "x", "incant", card="Spark")
+    events = act(s, "x", "incant")  # no card named: it may still pay for a card without Range
+    assert of(events, ActionResolved)[0].outcome.endswith("an enemy alongside: no Range incantation on these charges")
+    forced(s, "end_turn", actor="x")
+    forced(s, "end_turn", actor="y")
+    assert s.state.extra.charges["x"] == 1
+    with pytest.raises(Refused, match="X began incanting with an enemy in the section: no Range incantation"):
+        act(s, "x", "play", "y", faces=(8, 1, 6), card="Spark")
+    act(s, "x", "incant")  # going on with the same incantation keeps it barred
+    forced(s, "end_turn", actor="x")
+    forced(s, "end_turn", actor="y")
+    assert s.state.extra.charges["x"] == 2
+    with pytest.raises(Refused, match="X began incanting with an enemy in the section"):
+        act(s, "x", "play", "y", faces=(8, 1, 6), card="Spark")
+    assert audit(s.log, workers=1).clean
+
+
+def test_a_range_incantation_begun_alone_fires_though_an_enemy_came_in_later():
+    # "the Action is not canceled if an enemy then enters the occupied section later, and it can
+    # still fire normally at the start of the incanting entity's finishing turn"
+    s = tri(HALL, ent("x", "p", "a", SPARK, kind="pc"), ent("y", "q", "b"))
+    act(s, "x", "incant")
+    forced(s, "end_turn", actor="x")
+    act(s, "y", "move", to="a")
+    forced(s, "end_turn", actor="y")
+    act(s, "x", "play", "y", faces=(8, 1, 6), card="Spark")
+    assert s.state.combatants["y"].damage == 6
+
+
+def test_a_version_1_log_still_fires_a_range_incantation_begun_beside_an_enemy(monkeypatch):
+    _at_version_1(monkeypatch)
+    s = tri(HALL, ent("x", "p", "a", SPARK, kind="pc"), ent("y", "q", "a"))
+    act(s, "x", "incant")
+    forced(s, "end_turn", actor="x")
+    forced(s, "end_turn", actor="y")
+    act(s, "x", "play", "y", faces=(8, 1, 6), card="Spark")
+    assert s.state.rules_version == "1" and s.state.combatants["y"].damage == 6
+    monkeypatch.undo()
+    assert audit(s.log, workers=1).clean  # re-decided under version 1, as recorded
+
+
+# the ogre stands across a lit hall and a dark crypt; x, in the lit yard, throws fire at one of them
+LIGHTS = board(
+    section("hall"),
+    section("crypt", light="dark"),
+    section("yard"),
+    borders=[border("hall", "crypt"), border("crypt", "yard")],
+)
+FIRE = {"name": "Fire", "range": 2, "area": "enemies", "hit": "d8", "damage": "d6"}
+
+
+def _ogre(**kw: object):
+    return tri(LIGHTS, ent("x", "p", "yard", FIRE, kind="pc"), ent("ogre", "q", "hall+crypt", **kw))
+
+
+def test_a_large_entity_is_lit_or_dark_as_the_section_the_attack_occurs_in():
+    # "If an entity occupies multiple sections with different illumination, only consider the
+    # section in which the attack occurs."
+    s = _ogre()
+    events = act(s, "x", "play", faces=(5, 2, 3), card="Fire", section="crypt")
+    assert rolls(events)[0] == ("1d6", (5,))  # d8 lowered: x can't see the ogre in the dark crypt
+    assert "[Debilitated, OGRE Hindered]" in of(events, ActionResolved)[0].outcome
+    s = _ogre()
+    events = act(s, "x", "play", faces=(5, 2, 3), card="Fire", section="hall")
+    assert rolls(events)[0] == ("1d8", (5,))  # the same ogre, attacked in the lit hall: seen
+
+
+def test_a_large_entity_is_hindered_by_the_dark_section_it_is_attacked_in():
+    # Hindered lowers its Miss with hindered = "miss"; it can't see in the crypt, but can in the hall
+    for where, miss in (("crypt", "1d4"), ("hall", "1d6")):
+        s = tri(LIGHTS, ent("x", "p", "yard", FIRE, kind="pc"), ent("ogre", "q", "hall+crypt"), hindered="miss")
+        events = act(s, "x", "play", faces=(5, 2, 3), card="Fire", section=where)
+        assert rolls(events)[1][0] == miss
+
+
+def test_a_version_1_log_still_reads_a_large_entitys_light_in_its_first_section(monkeypatch):
+    _at_version_1(monkeypatch)
+    s = _ogre()
+    events = act(s, "x", "play", faces=(5, 2, 3), card="Fire", section="crypt")
+    assert rolls(events)[0] == ("1d8", (5,))
+    monkeypatch.undo()
+    assert audit(s.log, workers=1).clean
+
+
+def _blocking_pair():
+    """x and y in b; y blocks b -> c in round 1; x's turn of round 2 has begun."""
+    s = tri(HALL, ent("x", "p", "b", kind="pc"), ent("y", "q", "b"))
+    forced(s, "end_turn", actor="x")
+    act(s, "y", "block", toward="c")
+    forced(s, "end_turn", actor="y")
+    assert s.state.round == 2 and s.state.acting == ("x",)
+    return s
+
+
+def _override(s, **effect: object) -> list:
+    return forced(s, "override", params={"reason": "the game master", **effect})
+
+
+def test_a_block_is_lowered_the_moment_its_blocker_becomes_immobilized():
+    # "Blocks are automatically lowered if an entity becomes Immobilized or Defenseless"
+    from combatlog.engine.rules.triptycho.events import BlockLowered
+
+    s = _blocking_pair()
+    events = _override(s, condition={"target": "y", "name": "immobilized"})
+    assert BlockLowered(combatant="y", reason="immobilized") in events
+    assert "Y lowers the Block (immobilized)." in _told(s)
+    _override(s, remove_condition={"target": "y", "name": "immobilized"})
+    act(s, "x", "move", to="c")  # freed again in the same round, y blocks nothing until it blocks again
+    assert s.state.combatants["x"].position == "c"
+    s = _blocking_pair()
+    assert BlockLowered(combatant="y", reason="defenseless") in _override(
+        s, condition={"target": "y", "name": "defenseless"}
+    )
+
+
+def test_a_version_1_log_still_keeps_the_block_up_until_the_rounds_end(monkeypatch):
+    _at_version_1(monkeypatch)
+    s = _blocking_pair()
+    _override(s, condition={"target": "y", "name": "immobilized"})
+    _override(s, remove_condition={"target": "y", "name": "immobilized"})
+    with pytest.raises(Refused, match="Y blocks the border from b to c"):
+        act(s, "x", "move", to="c")
+    monkeypatch.undo()
+    assert audit(s.log, workers=1).clean

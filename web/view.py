@@ -148,6 +148,18 @@ class Choice:
     max_targets: int
     dice: list[str] = field(default_factory=list)  # the rolls it asks for ("1d20+4 to hit"), when told
     params: dict[str, tuple[str, ...]] = field(default_factory=dict)  # a parameter's choices, for a list
+    param_help: dict[str, str] = field(default_factory=dict)  # a declared parameter's line of help
+
+
+@dataclass(frozen=True)
+class ParamField:
+    """One parameter input of a turn's form: its name, its choices (none: a value typed), its
+    help, and the actions that take it."""
+
+    name: str
+    choices: tuple[str, ...]
+    help: str
+    actions: tuple[str, ...]
 
 
 def with_dice(session: Any, turn: Turn) -> Turn:
@@ -171,6 +183,18 @@ class Turn:
     name: str
     resources: dict[str, int]
     choices: list[Choice]
+
+    @property
+    def fields(self) -> list[ParamField]:
+        """The parameters of every action offered, one input each (a list when any action
+        offers choices for it), in the order the actions declare them."""
+        merged: dict[str, tuple[list[str], list[str], str]] = {}
+        for c in self.choices:
+            for name, options in c.params.items():
+                listed, takers, help = merged.setdefault(name, ([], [], c.param_help.get(name, "")))
+                listed.extend(o for o in options if o not in listed)
+                takers.append(c.name)
+        return [ParamField(name, tuple(listed), help, tuple(takers)) for name, (listed, takers, help) in merged.items()]
 
 
 def turns(state: Encounter) -> list[Turn]:
@@ -210,6 +234,7 @@ def _choice(rules: RuleSystem, state: Encounter, actor: Combatant, spec: ActionS
     cost = cost or "free"
     return Choice(
         params=rules.param_choices(state, actor, spec.name),
+        param_help={p.name: p.help for p in spec.params or ()},
         name=spec.name,
         cost=cost,
         help=spec.help,

@@ -73,8 +73,10 @@ class InfiniteRealms(RuleSystem):
     name = "infinite-realms"
     # 2: a wounded attacker's damage factor on a critical's extra damage and on a critical
     # miss's wounds; a game master's change of points or reach re-ranks the order
-    # 3: a target gone before the action resolves says so in the core's words
+    # 3: an unknown parameter is refused; a target gone before the action resolves says so in
+    # the core's words
     version = "3"
+    params_since = 3
     events = EVENTS
     required_stats = ("hp", "ap", "init", "defense")
     options_type = IROptions

@@ -31,10 +31,12 @@ class Skirmish(RuleSystem):
     """The test system (see `docs/rules/skirmish.md`)."""
 
     name = "skirmish"
-    # 2: a hit never heals (damage below 0 deals 0); 3: a tier acts together, and a target gone
-    # by the time an action resolves says so in the core's words
+    # 2: a hit never heals (damage below 0 deals 0); 3: a tier acts together, an unknown
+    # parameter is refused, and a target gone by the time an action resolves says so in the
+    # core's words
     version = "3"
     tiers_since = 3  # tied combatants (ties = "simultaneous") and a group rolling once hold their damage
+    params_since = 3
     events = EVENTS
     stats_type = Stats
     options_type = Options

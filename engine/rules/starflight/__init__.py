@@ -69,10 +69,12 @@ class Starflight(RuleSystem):
     """Starflight RPG, chapter 9.1 (see the module's docstring)."""
 
     name = "starflight"
-    # 2: a group rolling once acts simultaneously (its tier's damage held to its turn's end); a
-    # target gone before the action resolves says so in the core's words
+    # 2: a group rolling once acts simultaneously (its tier's damage held to its turn's end), an
+    # unknown parameter is refused, and a target gone before the action resolves says so in the
+    # core's words
     version = "2"
     tiers_since = 2
+    params_since = 2
     events = EVENTS
     required_stats = ("hp", "initiative", "hd", "strength")
     options_type = SFOptions

@@ -100,7 +100,12 @@ class Triptycho(RuleSystem):
     """Triptycho (see `docs/rules/triptycho.md`)."""
 
     name = "triptycho"
-    version = "2"  # 2: a card played at a target gone before it resolves is lost, in the core's words
+    # 2: an unknown parameter is refused; a Range incantation is checked for enemies as the
+    # incantation begins, however it began; a large entity's light is read in the section an
+    # area attack names; a Block is lowered as its blocker becomes Immobilized or Defenseless;
+    # a card played at a target gone before it resolves is lost, in the core's words
+    version = "2"
+    params_since = 2
     events = EVENTS
     stats_type = Stats
     options_type = Options
@@ -245,6 +250,12 @@ class Triptycho(RuleSystem):
             if not c.active or any(c.has(x) for x in DOWN_BLOCKERS):
                 draft.emit(BlockLowered(combatant=cid, reason="immobilized, defenseless or down"))
 
+    def after_condition(self, draft: Draft, target: str, condition: str) -> None:
+        # version 2: "Blocks are automatically lowered if an entity becomes Immobilized or
+        # Defenseless", as it does; version 1 lowered them as the round ended
+        if condition in DOWN_BLOCKERS and target in own(draft.state).blocks and self.since(draft.state, 2):
+            draft.emit(BlockLowered(combatant=target, reason=condition))
+
     def target_gone(self, draft: Draft, pending: Pending, target: Combatant) -> str | None:
         if self.since(draft.state, 2):
             return super().target_gone(draft, pending, target)
@@ -311,18 +322,6 @@ class Triptycho(RuleSystem):
     def board(self, state: Encounter) -> BoardView | None:
         spec = options_of(state).board.spec
         return BoardView(kind="sections", sections=tuple(spec.sections), borders=tuple(spec.borders))
-
-    def param_choices(self, state: Encounter, actor: Combatant, action: str) -> dict[str, tuple[str, ...]]:
-        hand = own(state).hands.get(actor.id, ())
-        sections = tuple(options_of(state).board.sections)
-        if action == "play":
-            return {"card": tuple(dict.fromkeys(hand))}
-        if action == "incant":
-            cards = stats_of(actor).cards
-            return {"card": tuple(c for c in dict.fromkeys(hand) if cards[c].incantation is not None)}
-        if action in ("move", "climb", "fall"):
-            return {"to": sections}
-        return {}
 
     def move_to(self, state: Encounter, actor: Combatant, place: str) -> Command | None:
         return Command(kind="act", actor=actor.id, action="move", params={"to": place})
