@@ -105,7 +105,7 @@ def _ruleset(name: str) -> None:
     state = session.state
     seen: set[str] = set()
     for c in state.active():
-        for spec in rules.actions(state, c):
+        for spec in session.rules.actions(state, c):
             if spec.name in seen:
                 continue
             seen.add(spec.name)

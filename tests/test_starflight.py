@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from combatlog.engine import Refused, Session
+from combatlog.engine import Refused, Session, get_rules, rules_of
 from combatlog.engine.encounter_file import read_encounter
+from combatlog.engine.rules.starflight import Starflight, StarflightSimple
 from combatlog.engine.rules.starflight.events import GoalEvent, GroupsRanked, HitsTaken, Placed, StrengthTotalled
 from combatlog.engine.rules.starflight.reading import auto_target, range_between, shields
 from combatlog.engine.rules.starflight.simple_combat import simple_losses, size_modifiers
@@ -524,6 +525,27 @@ def test_simple_combat_size_and_experience_modifiers():
     assert of(events, GroupsRanked)[0].modifiers == {"g": 3, "h": 2}
     with pytest.raises(Refused, match="at most"):
         sf(fighter("a", "A"), method="simple", simple_experience={"g": 6})
+
+
+def test_simple_combat_is_played_by_its_variant_while_the_log_names_starflight_and_its_options():
+    s = sf(fighter("a", "A"), fighter("x", "B"), method="simple")
+    created = next(s.log.lines(1, 2))
+    assert b'"rules":"starflight"' in created and b'"method":"simple"' in created
+    assert type(rules_of(replay(s.log).state)) is StarflightSimple
+    assert s.rules.name == "starflight" and s.rules.version == get_rules("starflight").version
+    standard = sf(fighter("a", "A"), fighter("x", "B"))
+    assert type(standard.rules) is Starflight
+
+
+def test_simple_combat_declares_no_actions_and_standard_rounds_no_exchange():
+    s = sf(fighter("a", "A"), fighter("x", "B"), method="simple")
+    run(s, "begin")
+    with pytest.raises(Refused, match="starflight has no such action.*actions: none"):
+        act(s, "a", "shoot", "x")
+    standard = sf(fighter("a", "A"), fighter("x", "B"))
+    run(standard, "begin", [1, 1, 2, 2, 1, 1, 1, 1])
+    with pytest.raises(Refused, match="isn't Simple Combat"):
+        run(standard, "exchange")
 
 
 # --- the bundled example --------------------------------------------------------------
