@@ -16,6 +16,7 @@ from combatlog.events import ActionResolved, DamageApplied, DiceRolled
 from combatlog.events.privacy import Seat
 from combatlog.replays.audit import audit
 from combatlog.replays.transcript import transcript
+from combatlog.testing import Fight, fight
 from tests.builders import act, board, border, encounter, fighter, forced, of, section
 
 SWORD = {"name": "Sword", "hit": "d8", "damage": "d6", "weapon": "sword"}
@@ -32,6 +33,11 @@ def tri(battle_map: dict, *entities: dict, **options: object):
     s = encounter("triptycho", *entities, map=battle_map, order="listed", starting_hand=0, **options)
     forced(s, "begin")
     return s
+
+
+def hall(battle_map: dict, *entities: dict, **options: object) -> Fight:
+    """`tri` with the kit: a fight begun in the listed order, each roll's dice named."""
+    return fight("triptycho", *entities, map=battle_map, order="listed", starting_hand=0, **options)
 
 
 def rolls(events: list) -> list[tuple[str, tuple[int, ...]]]:
@@ -118,14 +124,13 @@ def test_a_hard_border_stops_a_move_but_not_phase():
 
 def test_a_height_3_drop_deals_3d4_and_fly_falls_not():
     cliff = board(section("top"), section("bottom"), borders=[border("top", "bottom", height=-3)])
-    s = tri(cliff, ent("x", "p", "top", kind="pc"), ent("y", "q", "bottom"))
-    events = act(s, "x", "move", faces=(1, 2, 4), to="bottom")
-    assert rolls(events) == [("3d4", (1, 2, 4))]
-    assert DamageApplied(target="x", amount=7, kind="fall") in events
+    f = hall(cliff, ent("x", "p", "top", kind="pc"), ent("y", "q", "bottom"))
+    step = f.act("x", "move", to="bottom", dice={"a fall of 3 by x": (1, 2, 4)})
+    assert rolls(step.events) == [("3d4", (1, 2, 4))]
+    assert DamageApplied(target="x", amount=7, kind="fall") in step.events
     flyer = {"name": "Wings", "move": 1, "movement": "fly"}
-    s = tri(cliff, ent("x", "p", "top", flyer, kind="pc"), ent("y", "q", "bottom"))
-    events = act(s, "x", "play", card="Wings", to="bottom")
-    assert not of(events, DamageApplied)
+    f = hall(cliff, ent("x", "p", "top", flyer, kind="pc"), ent("y", "q", "bottom"))
+    assert not f.act("x", "play", card="Wings", to="bottom").of(DamageApplied)
 
 
 def test_a_rise_needs_a_climb_or_a_move_with_height():
@@ -141,18 +146,31 @@ def test_a_rise_needs_a_climb_or_a_move_with_height():
 
 def test_climbing_a_height_2_border_takes_two_good_rolls_and_a_hurt_climber_may_fall():
     ledge = board(section("low"), section("high"), borders=[border("low", "high", height=2)])
-    s = tri(
+    f = hall(
         ledge,
         ent("x", "p", "low", kind="pc"),
         ent("y", "q", "low", {"name": "Rock", "thrown": 1, "hit": "d8", "damage": "d4"}),
     )
-    act(s, "x", "climb", faces=(4, 4), to="high")  # a tie succeeds: 1 of 2
-    assert s.state.extra.climbing["x"].done == 1 and s.state.combatants["x"].position == "low"
-    forced(s, "end_turn", actor="x")
+    f.act("x", "climb", to="high", dice={"climbing by x": 4, "acrobatics by gm": 4})  # a tie succeeds: 1 of 2
+    assert f.state.extra.climbing["x"].done == 1 and f.combatant("x").position == "low"
+    f.end_turn("x")
     # y throws at the climber (Vulnerable: Miss d6 -> d4); hurt, x holds on 2 against 5, and falls 1
-    events = act(s, "y", "play", "x", faces=(8, 1, 3, 2, 5, 4), card="Rock")
-    assert rolls(events)[:2] == [("1d8", (8,)), ("1d4", (1,))]
-    assert DamageApplied(target="x", amount=4, kind="fall") in events and "x" not in s.state.extra.climbing
+    step = f.act(
+        "y",
+        "play",
+        "x",
+        card="Rock",
+        dice={
+            "rock hit by y": 8,
+            "miss by x": 1,
+            "rock damage by y": 3,
+            "holding on by x": 2,
+            "acrobatics by gm": 5,
+            "a fall of 1 by x": 4,
+        },
+    )
+    assert rolls(step.events)[:2] == [("1d8", (8,)), ("1d4", (1,))]
+    assert DamageApplied(target="x", amount=4, kind="fall") in step.events and "x" not in f.state.extra.climbing
 
 
 def test_an_enemy_block_stops_leaving_but_not_entering():
@@ -182,13 +200,13 @@ def test_swimming_a_long_move_loses_a_section_for_each_water_section_entered():
 
 
 def test_an_attack_is_hit_against_miss_a_tie_hits_then_damage():
-    s = tri(HALL, ent("x", "p", "a", kind="pc"), ent("y", "q", "a"))
-    events = act(s, "x", "play", "y", faces=(4, 4, 5), card="Sword")
-    assert rolls(events) == [("1d8", (4,)), ("1d6", (4,)), ("1d6", (5,))]
-    assert s.state.combatants["y"].damage == 5
-    forced(s, "end_turn", actor="x")
-    events = act(s, "y", "play", "x", faces=(2, 3), card="Sword")
-    assert s.state.combatants["x"].damage == 0  # 2 against 3: a miss, no damage rolled
+    f = hall(HALL, ent("x", "p", "a", kind="pc"), ent("y", "q", "a"))
+    step = f.act("x", "play", "y", card="Sword", dice={"sword hit by x": 4, "miss by y": 4, "sword damage by x": 5})
+    assert rolls(step.events) == [("1d8", (4,)), ("1d6", (4,)), ("1d6", (5,))]
+    assert f.damage("y") == 5
+    f.end_turn("x")
+    step = f.act("y", "play", "x", card="Sword", dice={"hit by y": 2, "miss by x": 3})
+    assert f.damage("x") == 0 and len(step.rolls) == 2  # 2 against 3: a miss, no damage rolled
 
 
 def test_melee_reaches_only_its_own_section_and_reach_crosses_a_border():
@@ -221,9 +239,11 @@ def test_a_range_card_is_refused_with_an_enemy_alongside_but_thrown_is_not():
 
 def test_an_area_attack_without_range_hits_its_own_section_attacker_included():
     quake = {"name": "Quake", "area": "all", "hit": "d8", "damage": "d4"}
-    s = tri(HALL, ent("x", "p", "a", quake, kind="pc"), ent("y", "q", "a"), ent("z", "q", "b"))
-    events = act(s, "x", "play", faces=(8, 1, 2, 8, 1, 3), card="Quake")
-    hurt = {e.target: e.amount for e in of(events, DamageApplied)}
+    f = hall(HALL, ent("x", "p", "a", quake, kind="pc"), ent("y", "q", "a"), ent("z", "q", "b"))
+    step = f.act(
+        "x", "play", card="Quake", dice={"hit by x": [8, 8], "miss by x": 1, "miss by y": 1, "damage by x": [2, 3]}
+    )
+    hurt = {e.target: e.amount for e in step.of(DamageApplied)}
     assert hurt == {"x": 2, "y": 3}  # x and y in a; z in b untouched
 
 
@@ -497,12 +517,12 @@ def test_charges_are_kept_by_incanting_again_before_the_turn_ends():
 def test_the_game_master_calls_an_acrobatics_roll_and_a_tie_succeeds():
     from combatlog.events import GmRuling
 
-    s = tri(HALL, ent("x", "p", "a", kind="pc", acrobatics="d8"), ent("y", "q", "c"))
-    events = forced(s, "acrobatics", (4, 4), actor="x", params={"reason": "the ice"})
-    ruling = of(events, GmRuling)[0]
+    f = hall(HALL, ent("x", "p", "a", kind="pc", acrobatics="d8"), ent("y", "q", "c"))
+    step = f.do("acrobatics", actor="x", reason="the ice", dice={"acrobatics by x": 4, "acrobatics by gm": 4})
+    ruling = step.of(GmRuling)[0]
     assert ruling.decision == "succeeds" and "4 against 4" in ruling.text
-    events = forced(s, "acrobatics", (2, 5), actor="x", params={"reason": "the ice"})
-    assert of(events, GmRuling)[0].decision == "fails"
+    step = f.do("acrobatics", actor="x", reason="the ice", dice={"by gm": 5, "by x": 2})
+    assert step.of(GmRuling)[0].decision == "fails"
 
 
 def test_the_game_masters_lines_show_each_hand_and_another_side_sees_only_how_many():

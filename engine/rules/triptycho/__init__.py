@@ -102,7 +102,8 @@ class Triptycho(RuleSystem):
     name = "triptycho"
     # 2: an unknown parameter is refused; a Range incantation is checked for enemies as the
     # incantation begins, however it began; a large entity's light is read in the section an
-    # area attack names; a Block is lowered as its blocker becomes Immobilized or Defenseless
+    # area attack names; a Block is lowered as its blocker becomes Immobilized or Defenseless;
+    # a card played at a target gone before it resolves is lost, in the core's words
     version = "2"
     params_since = 2
     events = EVENTS
@@ -254,6 +255,11 @@ class Triptycho(RuleSystem):
         # Defenseless", as it does; version 1 lowered them as the round ended
         if condition in DOWN_BLOCKERS and target in own(draft.state).blocks and self.since(draft.state, 2):
             draft.emit(BlockLowered(combatant=target, reason=condition))
+
+    def target_gone(self, draft: Draft, pending: Pending, target: Combatant) -> str | None:
+        if self.since(draft.state, 2):
+            return super().target_gone(draft, pending, target)
+        return None  # version 1 played the card all the same
 
     def after_damage(self, draft: Draft, target: str) -> None:
         c = draft.state.combatants[target]
