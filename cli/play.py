@@ -16,20 +16,45 @@ from combatlog.cli.main import show as show_cmd
 from combatlog.engine import Refused, Session
 from combatlog.engine.dice import DiceError
 from combatlog.engine.grammar import _UNCOLONED, UsageError, parse_line, split_words, typed_roll
+from combatlog.engine.rollnames import GM, asked, suggested
 from combatlog.engine.words import add_example, counted, plainly
-from combatlog.events import LogError
+from combatlog.events import DiceRolled, LogError
 from combatlog.replays.transcript import transcript
 
 # a roll typed at the table: dice first, or a formula opening with a bracket ((1d20+5)*2: 15)
 _DICE_LINE = re.compile(r"^\s*(?P<expr>\(*[0-9]*d[0-9%]+[^:]*)\s*:\s*(?P<faces>[0-9 ,]+)$", re.I)
+
+# dice typed for a named roll: words of what it is for, `by` who rolls it (`damage by bo: 6`)
+_NAMED_LINE = re.compile(r"^\s*(?P<name>[a-z][^:]*?\s+by\s+\S+)\s*:\s*(?P<faces>[0-9 ,]+)$", re.I)
 
 PLAY_HELP = (
     "act ACTOR ACTION [TARGET...] [key=value...] | end_turn [ACTOR] | begin | auto | surprise SIDE... | "
     "note TEXT | ruling TOPIC DECISION | end [OUTCOME] | undo | redo | status | show | log [N] | "
     "add id=ID side=SIDE [name=NAME] [kind=pc|npc] stats='{...}' (help shows one for this fight) | "
     "dice? COMMAND | help | quit; "
-    "physical dice: type '2d10: 7 9' before the command that rolls them"
+    "physical dice: type '2d10: 7 9' before the command that rolls them (the next rolls of those dice "
+    "take them, whoever rolls), or name the roll: 'damage by bo: 6'"
 )
+COMMANDS = [
+    "act",
+    "end_turn",
+    "begin",
+    "auto",
+    "undo",
+    "redo",
+    "show",
+    "status",
+    "log",
+    "note",
+    "ruling",
+    "surprise",
+    "remove",
+    "override",
+    "end",
+    "clear",
+    "help",
+    "quit",
+]
 
 
 def _summary(session: Session) -> str:
@@ -79,26 +104,7 @@ def words_for(session: Session, line: str) -> list[str]:
     words = line.split()
     ending = not line or line.endswith(" ")
     done = words if ending else words[:-1]  # the words already finished
-    commands = [
-        "act",
-        "end_turn",
-        "begin",
-        "auto",
-        "undo",
-        "redo",
-        "show",
-        "status",
-        "log",
-        "note",
-        "ruling",
-        "surprise",
-        "remove",
-        "override",
-        "end",
-        "clear",
-        "help",
-        "quit",
-    ]
+    commands = list(COMMANDS)
     rules = _rules_of(session)
     if rules is not None:
         commands += list(rules.commands)
@@ -166,10 +172,44 @@ def _rolls_asked(session: Session, line: str, by: str) -> str:
         events = session.preview(command, dice)
     except (Refused, DiceError, UsageError, LogError) as exc:
         return f"refused: {exc}"
-    from combatlog.events import DiceRolled
+    rolled = [e for e in events if isinstance(e, DiceRolled)]
+    if not rolled:
+        return "rolls asked: none"
+    first = rolled[0]
+    return (
+        "rolls asked: "
+        + "; ".join(asked(e.expression, e.purpose, e.by) for e in rolled)
+        + f"; to give one, name it: '{suggested(first.purpose, first.by)}: N'"
+    )
 
-    rolls = [f"{e.expression} ({e.purpose})" for e in events if isinstance(e, DiceRolled)]
-    return "rolls asked: " + ("; ".join(rolls) if rolls else "none")
+
+def _named_roll(session: Session, line: str) -> tuple[str, tuple[int, ...]] | None:
+    """The roll a `damage by bo: 6` line names and its faces, or None when the line isn't one (a
+    command's words come first); raises ValueError for a roller who isn't in the fight."""
+    m = _NAMED_LINE.match(line)
+    if m is None:
+        return None
+    rules = _rules_of(session)
+    if m["name"].split()[0] in (*COMMANDS, *(rules.commands if rules is not None else ())):
+        return None
+    who = m["name"].split()[-1]
+    rollers = {cid.lower(): cid for cid in session.state.combatants}
+    if who.lower() not in rollers and who.lower() != GM:
+        raise ValueError(
+            f"{line.strip()!r}: no one here is {who!r}; a roll is named by who rolls it: "
+            + ", ".join([*session.state.combatants, GM])
+        )
+    return typed_roll(line)
+
+
+def _where_typed_went(envelopes: list[Any]) -> str | None:
+    """Which roll each typed die went to, or None when the step took none."""
+    typed = [e.event for e in envelopes if isinstance(e.event, DiceRolled) and e.event.source == "entered"]
+    if not typed:
+        return None
+    return "typed dice went to: " + "; ".join(
+        f"{asked(r.expression, r.purpose, r.by)} [{' '.join(map(str, r.faces))}]" for r in typed
+    )
 
 
 def history_path() -> Path:
@@ -222,6 +262,17 @@ def play(log_path: str, by: str) -> None:
         line = line.strip()
         if not line or line.startswith("#"):
             continue
+        try:
+            named = _named_roll(session, line)
+        except ValueError as exc:
+            click.echo(f"refused: {plainly(str(exc))}")
+            refusals += 1
+            continue
+        if named is not None:
+            queued.append(named[1])
+            queued_for.append(named[0])
+            click.echo(f"dice queued: {counted(len(queued), 'roll')}; {named[0]} takes {' '.join(map(str, named[1]))}")
+            continue
         match = _DICE_LINE.match(line) or _UNCOLONED.match(line)
         if match:
             try:
@@ -232,7 +283,10 @@ def play(log_path: str, by: str) -> None:
                 click.echo(f"refused: {plainly(str(exc))}")
                 refusals += 1
                 continue
-            click.echo(f"dice queued: {counted(len(queued), 'roll')}")
+            click.echo(
+                f"dice queued: {counted(len(queued), 'roll')}; the next roll of {expr or 'as many dice'} takes it, "
+                "whoever rolls: to give one combatant's, name the roll ('damage by bo: 6'; dice? COMMAND lists them)"
+            )
             continue
         try:
             words = split_words(line)
@@ -303,10 +357,14 @@ def play(log_path: str, by: str) -> None:
                     "type more, or 'clear'"
                 )
             continue
-        queued.clear()
-        queued_for.clear()
         for told in told_since(session, before):  # what the step did, as the transcript tells it
             click.echo(told)
+        if queued:  # where the dice typed before it went: the roll and who rolled it
+            went = _where_typed_went(envelopes_)
+            if went is not None:
+                click.echo(went)
+        queued.clear()
+        queued_for.clear()
         click.echo(f"seq {envelopes_[-1].seq}: " + _summary(session))
     click.echo(f"saved: {_shown(session.log, log_path)} ({session.log.head()[0]} events)")
     if refusals and not sys.stdin.isatty():  # a script (or a pipe) learns a line was refused

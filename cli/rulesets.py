@@ -40,7 +40,7 @@ def rulesets(name: str | None, check_it: bool) -> None:
         try:
             rules = get_rules(name)
         except Exception as exc:  # one broken plugin never hides the rest
-            click.echo(f"{name}: failed to load ({type(exc).__name__}: {' '.join(str(exc).split())[:160]})")
+            click.echo(f"{name}: failed to load ({type(exc).__name__}: {' '.join(str(exc).split())[:400]})")
             continue
         click.echo(f"{name} {rules.version}")
         _options(rules)
@@ -116,7 +116,7 @@ def _ruleset(name: str) -> None:
     state = session.state
     seen: set[str] = set()
     for c in state.active():
-        for spec in rules.actions(state, c):
+        for spec in session.rules.actions(state, c):
             if spec.name in seen:
                 continue
             seen.add(spec.name)
@@ -146,7 +146,7 @@ def _check_ruleset(name: str) -> None:
     try:
         get_rules(name)
     except Exception as exc:
-        fail(f"{name}: failed to load ({type(exc).__name__}: {' '.join(str(exc).split())[:200]})")
+        fail(f"{name}: failed to load ({type(exc).__name__}: {' '.join(str(exc).split())[:400]})")
     path = example_path(name)
 
     def step(what: str, ok: bool, why: str = "") -> None:

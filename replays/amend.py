@@ -22,7 +22,7 @@ from typing import Any
 
 import msgspec
 
-from combatlog.engine import Refused, Session, get_rules
+from combatlog.engine import Refused, Session, rules_of
 from combatlog.engine.grammar import UsageError, parse_line, typed_rolls
 from combatlog.engine.session import FROM_ENVIRONMENT, EnvironmentKey
 from combatlog.engine.words import counted
@@ -212,7 +212,7 @@ def _corrected(
     if isinstance(command, Command):
         return command if dice is None else msgspec.structs.replace(command, entered=entered, entered_for=entered_for)
     try:
-        return parse_line(command, entered, by, get_rules(state.rules or ""), entered_for)
+        return parse_line(command, entered, by, rules_of(state), entered_for)
     except UsageError as exc:
         raise Refused("amend --command", str(exc)) from None
 

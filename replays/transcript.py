@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from combatlog.engine import get_rules
+from combatlog.engine import get_rules, rules_of
 from combatlog.engine.words import spoken
 from combatlog.events import Envelope, EventLog
 from combatlog.events import catalogue as ev
@@ -90,7 +90,7 @@ def _tell(
     releasing: set[str] | None = None
     judge = Judge(viewer, hidden=hidden)
     if start is not None and start.state.rules is not None:  # what the start was waiting to resolve
-        rules = get_rules(start.state.rules)
+        rules = rules_of(start.state)
         told = told_state(start.state, hidden or frozenset())
         declared = {p.id: rules.describe(told, p) for p in start.state.pending}
     for items in folded_steps(stream, log, projection=start):
@@ -143,7 +143,7 @@ def _tell(
                 yield from deferred  # what the action did, after the line that says it
                 deferred.clear()
             elif t is ev.EncounterCreated:
-                rules = get_rules(e.rules)
+                rules = get_rules(e.rules).variant(e.options)
                 line = f"{e.title or 'An encounter'} under {e.rules} {e.rules_version}" + (
                     f", seed {e.seed}."
                     if e.seed is not None

@@ -38,7 +38,7 @@ from typing import Any
 
 import msgspec
 
-from combatlog.engine import RuleSystem, get_rules
+from combatlog.engine import RuleSystem, rules_of
 from combatlog.engine.words import counted
 from combatlog.events import CorruptLog, Envelope, EventLog
 from combatlog.events import catalogue as ev
@@ -126,7 +126,7 @@ def _side_seat(word: str, sides: tuple[str, ...], state: Encounter | None) -> Se
 
 def _rules(state: Encounter) -> RuleSystem | None:
     try:
-        return get_rules(state.rules) if state.rules is not None else None
+        return rules_of(state) if state.rules is not None else None
     except KeyError:
         return None
 

@@ -9,7 +9,7 @@ from typing import Any
 import msgspec
 from msgspec.structs import replace
 
-from combatlog.engine import Refused, RuleSystem, Session, get_rules
+from combatlog.engine import Refused, RuleSystem, Session, get_rules, rules_of
 from combatlog.engine.dice import Dice, SeededDice
 from combatlog.engine.lean import LeanSession
 from combatlog.engine.protocol import level_of
@@ -110,7 +110,7 @@ def ending(rules: RuleSystem, state: Encounter, c: Combatant) -> tuple[int | Non
 def summary(state: Encounter, dealt: dict[str, int], run: int) -> FightSummary:
     """The summary of a fight that ended in `state`, with `dealt` damage dealt by each combatant."""
     ids = list(state.combatants)
-    rules = get_rules(str(state.rules))
+    rules = rules_of(state)
     ends = [ending(rules, state, c) for c in state.combatants.values()]
     return FightSummary(
         run=run,

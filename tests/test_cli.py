@@ -696,3 +696,44 @@ def test_an_undone_steps_lines_stay_in_the_transcript_marked_undone(tmp_path):
     assert '<del title="undone">Note: the bridge holds</del>' in run("transcript", str(log), "--format", "html").output
     run("do", str(log), "redo")
     assert "Note: the bridge holds" in run("transcript", str(log)).output.splitlines()  # redone: no mark
+
+
+def test_play_gives_dice_named_for_a_roll_to_that_roll_whoever_resolves_first(tmp_path):
+    # simultaneous: g1's declaration resolves both strikes, Ayla's first; dice typed in order would
+    # give Ayla's strike the 19 meant for g1's
+    encounter = tmp_path / "duel.toml"
+    encounter.write_text(
+        'rules = "skirmish"\n[options]\ntiming = "simultaneous"\n'
+        '[[combatants]]\nid = "ayla"\nside = "party"\nkind = "pc"\n'
+        '[combatants.stats]\nhp = 14\ninit = 3\nattack = 4\ndefense = 12\ndamage = "1d8"\n'
+        '[[combatants]]\nid = "g1"\nside = "goblins"\n'
+        '[combatants.stats]\nhp = 9\ninit = 2\nattack = 1\ndefense = 10\ndamage = "1d6"\n'
+    )
+    log = tmp_path / "duel.jsonl"
+    assert run("new", str(encounter), "--log", str(log)).exit_code == 0
+    script = [
+        "initiative by g1: 3",
+        "initiative by ayla: 15",
+        "begin",
+        "act ayla strike g1",
+        "damage by zed: 3",  # no one of that name: refused at once
+        "strike by g1: 19",
+        "damage by g1: 4",
+        "strike by ayla: 15",
+        "damage by ayla: 8",
+        "note a hit by bo: 5",  # a command's words come first: a note, not dice
+        "act g1 strike ayla",
+        "quit",
+    ]
+    result = CliRunner().invoke(app, ["play", str(log)], input="\n".join(script) + "\n", catch_exceptions=False)
+    assert "refused: 'damage by zed: 3': no one here is 'zed'; a roll is named by who rolls it: ayla, g1, gm" in (
+        result.output
+    )
+    assert "dice queued: 4 rolls; damage by ayla takes 8" in result.output
+    assert (
+        "typed dice went to: 1d20+4 (strike at g1) by ayla [15]; 1d8 (strike damage to g1) by ayla [8]; "
+        "1d20+1 (strike at ayla) by g1 [19]; 1d6 (strike damage to ayla) by g1 [4]"
+    ) in result.output
+    state = json.loads(run("show", str(log), "--json").output)
+    assert state["combatants"]["g1"]["damage"] == 8 and state["combatants"]["ayla"]["damage"] == 4
+    assert run("audit", str(log)).exit_code == 0

@@ -21,6 +21,7 @@ from combatlog.engine.rules.swords_of_infinity.model import ATTACKED, RESISTED, 
 from combatlog.engine.rules.swords_of_infinity.movement import _check_move, _check_resisted, _move, _resisted
 from combatlog.engine.rules.swords_of_infinity.reading import (
     _v2,
+    _v3,
     composition,
     destroyed,
     feet,
@@ -58,6 +59,13 @@ def _forgone(state: Encounter, actor: Combatant) -> str | None:
     if actor.conditions and _v2(state) and actor.has("retaliating"):
         return f"{actor.name} holds a Retaliate this turn and forgoes its attack"
     return None
+
+
+def _retaliate(draft: Draft, p: Pending) -> str:
+    draft.emit(ConditionApplied(target=p.actor, condition="retaliating", source=p.actor))
+    if _v3(draft.state):  # the holder chooses among those who come close (`movement.walk`)
+        return "holds an attack for an enemy coming within reach"
+    return "holds an attack for the first enemy to come close"
 
 
 def _check_retaliate(
@@ -146,7 +154,10 @@ def _dual(draft: Draft, p: Pending) -> str:
     targets = list(p.targets) + [p.targets[-1]] * (2 - len(p.targets))
     said = [f"{first.name}: " + strike(draft, me.id, targets[0], first, p.params)]
     if draft.state.combatants[me.id].active:
-        said.append(f"{second.name} (off hand): " + strike(draft, me.id, targets[1], second, p.params, offhand=True))
+        other = draft.state.combatants[targets[1]]  # the first blow may have felled it
+        gone = draft.rules.target_gone(draft, p, other) if not other.active else None
+        blow = gone or strike(draft, me.id, other.id, second, p.params, offhand=True)
+        said.append(f"{second.name} (off hand): {blow}")
     draft.emit(ConditionApplied(target=me.id, condition="vulnerable (dual wielding)", source=me.id))
     _attacked(draft, me.id)
     return "; ".join(said)
@@ -424,10 +435,10 @@ ACTIONS = [
     ),
     _no_target(
         "retaliate",
-        _condition_action("retaliating", "holds an attack for the first enemy to come close"),
+        _retaliate,
         ONE,
         _check_retaliate,
-        "attack the next enemy whose move ends within reach (forgoes the turn's attack)",
+        "hold an attack for an enemy coming within reach, chosen then (forgoes the turn's attack)",
     ),
     _no_target("prone", _prone, ONE, help="get down: cover against ranged attacks, vulnerable to melee"),
     _no_target("stand", _stand, ONE, _check_stand, help="get up from prone"),

@@ -101,7 +101,12 @@ class Triptycho(RuleSystem):
     """Triptycho (see `docs/rules/triptycho.md`)."""
 
     name = "triptycho"
-    version = "2"  # 2: an unknown parameter is refused; the automatic entity never falls down a drop
+    # 2: an unknown parameter is refused; a Range incantation is checked for enemies as the
+    # incantation begins, however it began; a large entity's light is read in the section an
+    # area attack names; a Block is lowered as its blocker becomes Immobilized or Defenseless;
+    # a card played at a target gone before it resolves is lost, in the core's words; the
+    # automatic entity never moves down a drop (a fall) while it may stay
+    version = "2"
     params_since = 2
     events = EVENTS
     stats_type = Stats
@@ -246,6 +251,17 @@ class Triptycho(RuleSystem):
             c = state.combatants[cid]
             if not c.active or any(c.has(x) for x in DOWN_BLOCKERS):
                 draft.emit(BlockLowered(combatant=cid, reason="immobilized, defenseless or down"))
+
+    def after_condition(self, draft: Draft, target: str, condition: str) -> None:
+        # version 2: "Blocks are automatically lowered if an entity becomes Immobilized or
+        # Defenseless", as it does; version 1 lowered them as the round ended
+        if condition in DOWN_BLOCKERS and target in own(draft.state).blocks and self.since(draft.state, 2):
+            draft.emit(BlockLowered(combatant=target, reason=condition))
+
+    def target_gone(self, draft: Draft, pending: Pending, target: Combatant) -> str | None:
+        if self.since(draft.state, 2):
+            return super().target_gone(draft, pending, target)
+        return None  # version 1 played the card all the same
 
     def after_damage(self, draft: Draft, target: str) -> None:
         c = draft.state.combatants[target]

@@ -8,7 +8,7 @@ from typing import Any
 
 from combatlog.engine.battlemap import Step
 from combatlog.engine.draft import Draft
-from combatlog.engine.protocol import ActionParam, ActionSpec
+from combatlog.engine.protocol import ActionParam, ActionSpec, RuleSystem
 from combatlog.engine.rules.triptycho.events import (
     BlockLowered,
     BlockRaised,
@@ -190,7 +190,14 @@ def aim(
     """Whom an attack card hits, with the path each shot takes; or why it can't be played."""
     ways = options_of(state).ways
     here = section_of(actor)
-    if card.range is not None and enemy_in(state, actor, here):
+    if card.range is not None and card.incantation is not None and RuleSystem.since(state, 2):
+        # "only check for enemies in the occupied section when beginning the incantation"
+        if actor.id in own(state).barred:
+            return [], (
+                f"{actor.name} began incanting with an enemy in the section: "
+                "no Range incantation on these charges (Thrown and Reach can)"
+            )
+    elif card.range is not None and enemy_in(state, actor, here):
         charged = charged_play(state, actor, card) or (
             card.incantation is not None and own(state).charges.get(actor.id, 0) >= card.incantation
         )
@@ -301,7 +308,14 @@ def _lower(draft: Draft, p: Pending) -> str:
 
 
 def _incant(draft: Draft, p: Pending) -> str:
-    draft.emit(IncantingChanged(combatant=p.actor, incanting=True))
+    state = draft.state
+    actor = state.combatants[p.actor]
+    # version 2: an enemy alongside as the incantation begins bars Range cards from its charges,
+    # however it began (`card=NAME` refuses such a card at once)
+    alongside = RuleSystem.since(state, 2) and enemy_in(state, actor, section_of(actor))
+    draft.emit(IncantingChanged(combatant=p.actor, incanting=True, enemy_in_section=alongside))
+    if alongside:
+        return "begins incanting, an enemy alongside: no Range incantation on these charges"
     return "begins incanting"
 
 
@@ -323,15 +337,20 @@ def _play(draft: Draft, p: Pending) -> str:
         until = state.round + card.block - 1
         draft.emit(DistantBlockRaised(combatant=actor.id, a=a, b=b, until=until))
         said.append(f"blocks the border {a}|{b} from afar, through round {until}")
+    # an area attack occurs in the section it names (`aim` checked it), whoever stands there
+    area_at = str(p.params.get("section", section_of(actor))) if card.area is not None else None
     for target, path in aimed:
-        said.append(attack(draft, actor, card, draft.state.combatants[target.id], path))
+        said.append(attack(draft, actor, card, draft.state.combatants[target.id], path, area_at))
     if card.effect:
         said.append(card.effect)
     return "; ".join(said)
 
 
-def attack(draft: Draft, actor: Combatant, card: Card, target: Combatant, path: tuple[Step, ...]) -> str:
-    """The card's Hit die against the target's Miss die (a tie goes to the attacker), then Damage."""
+def attack(
+    draft: Draft, actor: Combatant, card: Card, target: Combatant, path: tuple[Step, ...], area_at: str | None = None
+) -> str:
+    """The card's Hit die against the target's Miss die (a tie goes to the attacker), then Damage.
+    `area_at`: the section an area attack names."""
     state = draft.state
     opts = options_of(state)
     mine = own(state)
@@ -339,7 +358,11 @@ def attack(draft: Draft, actor: Combatant, card: Card, target: Combatant, path: 
         for d in mine.distant:
             if any({d.a, d.b} == {s.a, s.b} for s in path):
                 return f"{target.name}: the shot crosses {d.a}|{d.b}, blocked from afar: a miss"
-    where = section_of(target)
+    # "If an entity occupies multiple sections with different illumination, only consider the
+    # section in which the attack occurs": version 2 reads a large target's light (and whether
+    # it can see there) in the section an area attack names; version 1 read its first section
+    attacked_in = area_at if area_at is not None and RuleSystem.since(state, 2) else None
+    where = attacked_in or section_of(target)
     hit_down, miss_down, why = 0, 0, []
     if not can_see(state, actor, target, where) or actor.has("debilitated") or actor.id in mine.climbing:
         hit_down += 1
@@ -350,7 +373,7 @@ def attack(draft: Draft, actor: Combatant, card: Card, target: Combatant, path: 
     if hindered(state, actor) or actor.has("hindered"):
         hit_down += opts.hindered in ("hit", "both")
         why.append(f"{actor.name} Hindered")
-    if hindered(state, target) or target.has("hindered"):
+    if hindered(state, target, attacked_in) or target.has("hindered"):
         miss_down += opts.hindered in ("miss", "both")
         why.append(f"{target.name} Hindered")
     swims = card.weapon is not None and card.weapon not in SWIM_WEAPONS and swimming(state, actor)

@@ -217,6 +217,8 @@ class State(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, gc=Fa
     incanting: tuple[str, ...] = ()
     charges: dict[str, int] = {}
     charged_at: dict[str, int] = {}  # the round a charge was gained at the start of a turn
+    # those whose incantation began with an enemy in their section: no Range card on its charges
+    barred: tuple[str, ...] = ()
     climbing: dict[str, Climb] = {}
 
 

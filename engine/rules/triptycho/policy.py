@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from combatlog.engine.protocol import ActionSpec, RuleSystem
-from combatlog.engine.rules.triptycho.actions import SPECS, aim, aims, card_problem, charged_play
+from combatlog.engine.rules.triptycho.actions import SPECS, aim, aims, card_problem, charged_play, enemy_in
 from combatlog.engine.rules.triptycho.model import options_of, own, section_of, stats_of
 from combatlog.events import Command
 from combatlog.projections import Combatant, Encounter
@@ -80,6 +80,12 @@ def policy(rules: RuleSystem, state: Encounter, actor: Combatant) -> Command:
             return _command(state, actor, "play", (), card=name, section=at)
         return _command(state, actor, "play", (at,), card=name)
     wanted = any(cards[n].incantation is not None for n in hand)
+    if wanted and rules.since(state, 2):
+        # an incantation begun (or kept) with an enemy alongside can't pay for a Range card
+        barred = enemy_in(state, actor, section_of(actor)) or (
+            actor.id in mine.barred and mine.charges.get(actor.id, 0) > 0
+        )
+        wanted = any(cards[n].incantation is not None and (cards[n].range is None or not barred) for n in hand)
     if wanted and actor.id not in mine.incanting and _can(state, actor, _INCANT, {}):
         return _command(state, actor, "incant", ())
     if actor.resources.get("move", 0) and enemies and climbing is None:
