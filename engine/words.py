@@ -115,6 +115,8 @@ _TYPE_WORDS = {
 _TYPED = re.compile(r"\b(Expected|expected|got|not) (" + "|".join(_TYPE_WORDS) + r")\b")
 _PATH = re.compile(r"(?<![\w$])\$(?:\.|: )(?=\w|[A-Z])")  # msgspec's `$.hp`, `$: ...`: the field, or nothing
 _UNSET = re.compile(r"(use one of )None, ")  # an option's "not set" is no value one can type
+_ONE_DIE = re.compile(r"\b1 dice\b")
+_FACES = re.compile(r"\b(given|entered): \[([\d, .-]*)\]")  # the faces typed: `3, 4`, not `[3, 4]`
 
 
 def resource(n: int | str, name: str) -> str:
@@ -154,6 +156,7 @@ def plainly(message: str) -> str:
     text = _LISTED.sub(listed, _HEDGED.sub(hedged, message))
     text = _TYPED.sub(lambda m: f"{m[1].lower()} {_TYPE_WORDS[m[2]]}", text)
     text = _PATH.sub("", _UNSET.sub(r"\1", text))
+    text = _FACES.sub(r"\1: \2", _ONE_DIE.sub("1 die", text))
     return _EMPTY.sub(": none", _COST.sub(cost, text))
 
 

@@ -65,6 +65,8 @@ def test_a_refusal_is_shown_in_plain_words():
     assert said == "act: 1 entered roll more than the command needs"
     assert plainly("1d8 needs 1 face(s), 3 face(s) were entered") == "1d8 needs 1 face, 3 faces were entered"
     assert plainly("ayla: missing stat(s) hp; skirmish needs hp") == "ayla: missing stat hp; skirmish needs hp"
+    said = plainly("1d6 (damage) rolls 1 dice, 2 face(s) were given: [3, 4]")
+    assert said == "1d6 (damage) rolls 1 die, 2 faces were given: 3, 4"
     assert plainly("add g9: stats must be a table of names and values, not int").endswith("not a whole number")
     said = plainly("combatant g9: $.hp: Expected int, got str")
     assert said == "combatant g9: hp: expected a whole number, got a text"
