@@ -88,6 +88,23 @@ def _whose(words: list[str]) -> str:
     return kind
 
 
+def _rolls_itself(session: Session, kind: str, line: str, by: str) -> bool:
+    """True when a refused line's command would roll dice of its own, or is refused without the
+    typed dice too (not its turn, no such target): the dice before it were typed for it. A
+    command that rolls nothing (a note) was refused for the dice alone: they are for another."""
+    try:
+        if kind == "auto":
+            state = session.state
+            if not state.acting:
+                return True
+            command = session.rules.policy(state, state.combatants[state.acting[0]])
+        else:
+            command = parse_line(line, None, by, _rules_of(session))
+        return bool(session.rolls_asked(command))
+    except (Refused, DiceError, UsageError, LogError):
+        return True
+
+
 def _whose_text(words: list[str]) -> str:
     """`_whose` as a person reads it: `ayla's next act`, `the next 'auto'`."""
     kind = words[0] if words else ""
@@ -349,13 +366,15 @@ def play(log_path: str, by: str) -> None:
         except (Refused, DiceError, UsageError, LogError) as exc:
             click.echo(f"refused: {plainly(str(exc))}")
             refusals += 1
-            if queued:
+            if queued and _rolls_itself(session, kind, line, by):  # the dice were typed for it
                 held_for = (_whose(words), line)
                 click.echo(
                     f"the {counted(len(queued), 'queued roll')} {'is' if len(queued) == 1 else 'are'} kept for "
                     f"{_whose_text(words)}; another command drops {'it' if len(queued) == 1 else 'them'}; "
                     "type more, or 'clear'"
                 )
+            elif queued:  # a command that rolls nothing: they wait for the next that does
+                click.echo(f"the {counted(len(queued), 'queued roll')} {'is' if len(queued) == 1 else 'are'} kept")
             continue
         for told in told_since(session, before):  # what the step did, as the transcript tells it
             click.echo(told)

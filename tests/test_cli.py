@@ -662,7 +662,7 @@ def test_play_queues_a_typed_formula_too(tmp_path):
     log = _started(tmp_path)
     script = "(1d20+5)*2: 15\n(1d20,1d20)kh1: 3 18\n1d8+2d6: 4 1\nquit\n"
     result = CliRunner().invoke(app, ["play", str(log)], input=script, catch_exceptions=False)
-    assert "dice queued: 1 roll\n" in result.output and "dice queued: 2 rolls" in result.output
+    assert "dice queued: 1 roll;" in result.output and "dice queued: 2 rolls;" in result.output
     assert "refused: " in result.output and "3 numbers" in result.output  # 1d8+2d6 rolls three dice
 
 
