@@ -131,11 +131,6 @@ def test_an_enemy_alongside_when_the_incantation_begins_bars_the_range_card():
     assert s.state.combatants["hound"].damage == 0
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="incanting again to keep a charge is checked as a new beginning: an enemy who came "
-    "in after the incantation began bars the Range card at its finishing turn",
-)
 def test_a_two_charge_range_incantation_fires_though_an_enemy_came_in_during_it():
     """The text: "the Action is not canceled if an enemy then enters the occupied section later, and it
     can still fire normally at the start of the incanting entity's finishing turn regardless of

@@ -680,3 +680,67 @@ def test_a_version_1_log_still_keeps_the_block_up_until_the_rounds_end(monkeypat
         act(s, "x", "move", to="c")
     monkeypatch.undo()
     assert audit(s.log, workers=1).clean
+
+
+# --- version 2: an incantation kept going ---------------------------------------------------
+
+STORM = {"name": "Storm", "range": 1, "incantation": 2, "hit": "d8", "damage": "d6"}
+
+
+def _storm_begun_alone():
+    """x begins incanting Storm alone in a; y comes into a; x's turn of round 2 has begun, 1 charge held."""
+    s = tri(HALL, ent("x", "p", "a", STORM, kind="pc"), ent("y", "q", "b"))
+    act(s, "x", "incant", card="Storm")
+    forced(s, "end_turn", actor="x")
+    act(s, "y", "move", to="a")
+    forced(s, "end_turn", actor="y")
+    assert s.state.round == 2 and s.state.extra.charges["x"] == 1
+    return s
+
+
+def test_a_range_incantation_kept_going_fires_though_an_enemy_came_in_while_it_built():
+    # "only check for enemies in the occupied section when beginning the incantation; the Action
+    # is not canceled if an enemy then enters the occupied section later, and it can still fire
+    # normally at the start of the incanting entity's finishing turn regardless of the presence of
+    # enemies." and "The charge is maintained as long as you begin incanting once again before
+    # the end of your turn."
+    s = _storm_begun_alone()
+    events = act(s, "x", "incant", card="Storm")  # y alongside: going on, not beginning
+    assert of(events, ActionResolved)[0].outcome == "incants again, keeping 1 charge(s)"
+    forced(s, "end_turn", actor="x")
+    forced(s, "end_turn", actor="y")
+    assert s.state.round == 3 and s.state.extra.charges["x"] == 2
+    events = act(s, "x", "play", "y", faces=(8, 1, 6), card="Storm")
+    assert rolls(events) == [("1d8", (8,)), ("1d6", (1,)), ("1d6", (6,))]
+    assert s.state.combatants["y"].damage == 6
+    assert audit(s.log, workers=1).clean
+
+
+def test_a_range_incantation_begun_beside_an_enemy_stays_barred_when_named_going_on():
+    # "only check for enemies in the occupied section when beginning the incantation": begun
+    # beside y, the incantation stays barred from Range cards; naming one to go on is refused
+    s = tri(HALL, ent("x", "p", "a", STORM, kind="pc"), ent("y", "q", "a"))
+    act(s, "x", "incant")
+    forced(s, "end_turn", actor="x")
+    act(s, "y", "move", to="b")
+    forced(s, "end_turn", actor="y")
+    with pytest.raises(Refused, match="X began incanting with an enemy in the section: .*Storm has Range"):
+        act(s, "x", "incant", card="Storm")  # y has gone, yet the beginning decided
+    events = act(s, "x", "incant")
+    assert of(events, ActionResolved)[0].outcome == (
+        "incants again, keeping 1 charge(s): no Range incantation on them (begun with an enemy alongside)"
+    )
+
+
+def test_a_version_1_log_still_checks_each_incanting_again_for_enemies(monkeypatch):
+    _at_version_1(monkeypatch)
+    s = _storm_begun_alone()
+    with pytest.raises(Refused, match="an enemy in the section: no Range incantation may begin"):
+        act(s, "x", "incant", card="Storm")
+    assert of(act(s, "x", "incant"), ActionResolved)[0].outcome == "begins incanting"
+    forced(s, "end_turn", actor="x")
+    forced(s, "end_turn", actor="y")
+    act(s, "x", "play", "y", faces=(8, 1, 6), card="Storm")
+    assert s.state.rules_version == "1" and s.state.combatants["y"].damage == 6
+    monkeypatch.undo()
+    assert audit(s.log, workers=1).clean  # re-decided under version 1, as recorded

@@ -135,7 +135,17 @@ def _check_incant(state: Encounter, actor: Combatant, targets: tuple[str, ...], 
         card = stats_of(actor).cards.get(str(name))
         if card is None or card.incantation is None:
             return f"{name!r} isn't an Incantation card of {actor.name}'s"
-        if card.range is not None and enemy_in(state, actor, section_of(actor)):
+        if card.range is None:
+            return None
+        if RuleSystem.since(state, 2) and own(state).charges.get(actor.id, 0):
+            # going on with the incantation held: its beginning decided, whoever stands here now
+            if actor.id in own(state).barred:
+                return (
+                    f"{actor.name} began incanting with an enemy in the section: "
+                    f"no Range incantation on these charges ({card.name} has Range)"
+                )
+            return None
+        if enemy_in(state, actor, section_of(actor)):
             return "an enemy in the section: no Range incantation may begin"
     return None
 
@@ -311,11 +321,20 @@ def _incant(draft: Draft, p: Pending) -> str:
     state = draft.state
     actor = state.combatants[p.actor]
     # version 2: an enemy alongside as the incantation begins bars Range cards from its charges,
-    # however it began (`card=NAME` refuses such a card at once)
-    alongside = RuleSystem.since(state, 2) and enemy_in(state, actor, section_of(actor))
-    draft.emit(IncantingChanged(combatant=p.actor, incanting=True, enemy_in_section=alongside))
-    if alongside:
-        return "begins incanting, an enemy alongside: no Range incantation on these charges"
+    # however it began (`card=NAME` refuses such a card at once). Incanting again with charges
+    # held goes on with the same incantation: its beginning decided, whoever stands here now
+    if RuleSystem.since(state, 2):
+        held = own(state).charges.get(actor.id, 0)
+        if held:
+            draft.emit(IncantingChanged(combatant=p.actor, incanting=True))
+            said = f"incants again, keeping {held} charge(s)"
+            if actor.id in own(state).barred:
+                return said + ": no Range incantation on them (begun with an enemy alongside)"
+            return said
+        if enemy_in(state, actor, section_of(actor)):
+            draft.emit(IncantingChanged(combatant=p.actor, incanting=True, enemy_in_section=True))
+            return "begins incanting, an enemy alongside: no Range incantation on these charges"
+    draft.emit(IncantingChanged(combatant=p.actor, incanting=True))
     return "begins incanting"
 
 
