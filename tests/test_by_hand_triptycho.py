@@ -192,20 +192,7 @@ def test_an_area_attack_reads_a_large_entitys_light_in_the_section_it_strikes(og
     assert s.state.combatants["ogre"].damage == 4
 
 
-@pytest.mark.parametrize(
-    "ogre_at",
-    [
-        "hall+crypt",
-        pytest.param(
-            "crypt+hall",
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="a single-target attack counts only the large entity's first section: "
-                "'Sword is melee: Ogre isn't in hall' while the map shows it there",
-            ),
-        ),
-    ],
-)
+@pytest.mark.parametrize("ogre_at", ["hall+crypt", "crypt+hall"])
 def test_a_melee_attack_reaches_a_large_entity_in_the_attackers_section(ogre_at):
     """The text: "Particularly large entities may, at the DM's discretion, occupy multiple sections at a
     time." "An Action without a Range or Thrown entry is considered to be melee. Such Actions can

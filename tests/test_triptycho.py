@@ -682,7 +682,7 @@ def test_a_version_1_log_still_keeps_the_block_up_until_the_rounds_end(monkeypat
     assert audit(s.log, workers=1).clean
 
 
-# --- version 2: an incantation kept going ---------------------------------------------------
+# --- version 2: an incantation kept going, a large entity's sections ------------------------
 
 STORM = {"name": "Storm", "range": 1, "incantation": 2, "hit": "d8", "damage": "d6"}
 
@@ -744,3 +744,64 @@ def test_a_version_1_log_still_checks_each_incanting_again_for_enemies(monkeypat
     assert s.state.rules_version == "1" and s.state.combatants["y"].damage == 6
     monkeypatch.undo()
     assert audit(s.log, workers=1).clean  # re-decided under version 1, as recorded
+
+
+ARROW = {"name": "Arrow", "range": 2, "hit": "d8", "damage": "d6"}
+AXE = {"name": "Axe", "hit": "d8", "damage": "d6"}
+
+
+def test_a_single_target_attack_on_a_large_entity_occurs_in_its_nearest_section_or_the_one_named():
+    # "Particularly large entities may [...] occupy multiple sections at a time." "If an entity
+    # occupies multiple sections with different illumination, only consider the section in which
+    # the attack occurs." "the attacker can choose which section borders are crossed"
+    # The ogre stands across the lit hall and the dark crypt; x, in the lit yard, shoots an Arrow.
+    # The crypt is nearer (1 border, the hall 2): the shot occurs there, where x can't see it.
+    s = _ogre_at("hall+crypt", ARROW)
+    events = act(s, "x", "play", "ogre", faces=(5, 2, 3), card="Arrow")
+    assert rolls(events)[0] == ("1d6", (5,))  # d8 lowered: Debilitated
+    assert "[Debilitated, OGRE Hindered]" in of(events, ActionResolved)[0].outcome
+    s = _ogre_at("hall+crypt", ARROW)
+    with pytest.raises(Refused, match=r"OGRE isn't in yard \(it stands in hall, crypt\): section=SECTION"):
+        act(s, "x", "play", "ogre", faces=(5, 2, 3), card="Arrow", section="yard")
+    events = act(s, "x", "play", "ogre", faces=(5, 2, 3), card="Arrow", section="hall")  # x's choice
+    assert rolls(events) == [("1d8", (5,)), ("1d6", (2,)), ("1d6", (3,))]
+    assert s.state.combatants["ogre"].damage == 3
+    assert audit(s.log, workers=1).clean
+
+
+def test_a_melee_attack_on_a_large_entity_occurs_in_the_attackers_section():
+    # "An Action without a Range or Thrown entry is considered to be melee. Such Actions can only
+    # target entities in your occupied section." The ogre across the dark crypt and the lit hall;
+    # x in the hall swings its Axe: the attack occurs in the lit hall, where the ogre isn't
+    # Hindered (hindered = "miss": its Miss stays d6); naming the crypt is refused
+    s = _ogre_at("crypt+hall", AXE, x_at="hall", hindered="miss")
+    with pytest.raises(Refused, match="Axe is melee: it strikes in hall only, not crypt"):
+        act(s, "x", "play", "ogre", faces=(5, 2, 3), card="Axe", section="crypt")
+    events = act(s, "x", "play", "ogre", faces=(5, 2, 3), card="Axe")
+    assert rolls(events) == [("1d8", (5,)), ("1d6", (2,)), ("1d6", (3,))]
+    assert s.state.combatants["ogre"].damage == 3
+
+
+def test_section_is_refused_on_a_card_that_is_no_attack():
+    # a single-target attack honours section=; a card that attacks nothing refuses it, never ignores it
+    s = tri(HALL, ent("x", "p", "a", {"name": "Dash", "move": 2}, kind="pc"), ent("y", "q", "b"))
+    with pytest.raises(Refused, match="Dash isn't an attack: section=SECTION names where an attack occurs"):
+        act(s, "x", "play", card="Dash", to="c", section="c")
+    act(s, "x", "play", card="Dash", to="c")
+    assert s.state.combatants["x"].position == "c"
+
+
+def _ogre_at(where: str, card: dict, x_at: str = "yard", **options: object):
+    return tri(LIGHTS, ent("x", "p", x_at, card, kind="pc"), ent("ogre", "q", where), **options)
+
+
+def test_a_version_1_log_still_shoots_a_large_entity_in_its_first_section(monkeypatch):
+    _at_version_1(monkeypatch)
+    s = _ogre_at("hall+crypt", ARROW)
+    events = act(s, "x", "play", "ogre", faces=(5, 2, 3), card="Arrow", section="crypt")  # section= unread
+    assert rolls(events)[0] == ("1d8", (5,))  # read in the lit hall, its first section
+    s2 = _ogre_at("crypt+hall", AXE, x_at="hall")
+    with pytest.raises(Refused, match="Axe is melee: OGRE isn't in hall"):
+        act(s2, "x", "play", "ogre", faces=(5, 2, 3), card="Axe")
+    monkeypatch.undo()
+    assert audit(s.log, workers=1).clean
