@@ -682,7 +682,7 @@ def test_a_version_1_log_still_keeps_the_block_up_until_the_rounds_end(monkeypat
     assert audit(s.log, workers=1).clean
 
 
-# --- version 2: an incantation kept going, a large entity's sections ------------------------
+# --- version 2: an incantation kept, a large entity's sections, a condition's case ----------
 
 STORM = {"name": "Storm", "range": 1, "incantation": 2, "hit": "d8", "damage": "d6"}
 
@@ -803,5 +803,39 @@ def test_a_version_1_log_still_shoots_a_large_entity_in_its_first_section(monkey
     s2 = _ogre_at("crypt+hall", AXE, x_at="hall")
     with pytest.raises(Refused, match="Axe is melee: OGRE isn't in hall"):
         act(s2, "x", "play", "ogre", faces=(5, 2, 3), card="Axe")
+    monkeypatch.undo()
+    assert audit(s.log, workers=1).clean
+
+
+@pytest.mark.parametrize("name", ["Immobilized", "Defenseless", "IMMOBILIZED"])
+def test_a_condition_named_as_the_text_writes_it_lowers_a_block(name):
+    # "Additionally, Blocks are automatically lowered if an entity becomes Immobilized or
+    # Defenseless." A condition's name is read in any case
+    from combatlog.engine.rules.triptycho.events import BlockLowered
+
+    s = _blocking_pair()
+    events = _override(s, condition={"target": "y", "name": name})
+    assert BlockLowered(combatant="y", reason=name.lower()) in events
+    act(s, "x", "move", to="c")
+    assert s.state.combatants["x"].position == "c"
+
+
+def test_debilitated_as_the_text_writes_it_lowers_the_hit_die():
+    # "If an entity attacks another entity that it cannot see, then it is considered to be
+    # Debilitated for the attack" (the Hit penalty); put on by the game master as "Debilitated"
+    s = tri(HALL, ent("x", "p", "a", SWORD, kind="pc"), ent("y", "q", "a"))
+    _override(s, condition={"target": "x", "name": "Debilitated"})
+    events = act(s, "x", "play", "y", faces=(5, 2, 3), card="Sword")
+    assert rolls(events)[0] == ("1d6", (5,))
+
+
+def test_a_version_1_log_still_reads_condition_names_only_in_lowercase(monkeypatch):
+    _at_version_1(monkeypatch)
+    s = _blocking_pair()
+    _override(s, condition={"target": "y", "name": "Immobilized"})
+    forced(s, "end_turn", actor="x")
+    forced(s, "end_turn", actor="y")  # the round ends: version 1 lowered only "immobilized" then
+    with pytest.raises(Refused, match="Y blocks the border from b to c"):
+        act(s, "x", "move", to="c")
     monkeypatch.undo()
     assert audit(s.log, workers=1).clean

@@ -21,6 +21,7 @@ from combatlog.engine.rules.triptycho.events import (
 from combatlog.engine.rules.triptycho.model import (
     Card,
     Ways,
+    bears,
     options_of,
     own,
     section_of,
@@ -433,16 +434,16 @@ def attack(
     attacked_in = occurs_in if RuleSystem.since(state, 2) else None
     where = attacked_in or section_of(target)
     hit_down, miss_down, why = 0, 0, []
-    if not can_see(state, actor, target, where) or actor.has("debilitated") or actor.id in mine.climbing:
+    if not can_see(state, actor, target, where) or bears(state, actor, "debilitated") or actor.id in mine.climbing:
         hit_down += 1
         why.append("Debilitated")
-    if not can_see(state, target, actor) or target.has("vulnerable") or target.id in mine.climbing:
+    if not can_see(state, target, actor) or bears(state, target, "vulnerable") or target.id in mine.climbing:
         miss_down += 1
         why.append("Vulnerable")
-    if hindered(state, actor) or actor.has("hindered"):
+    if hindered(state, actor) or bears(state, actor, "hindered"):
         hit_down += opts.hindered in ("hit", "both")
         why.append(f"{actor.name} Hindered")
-    if hindered(state, target, attacked_in) or target.has("hindered"):
+    if hindered(state, target, attacked_in) or bears(state, target, "hindered"):
         miss_down += opts.hindered in ("miss", "both")
         why.append(f"{target.name} Hindered")
     swims = card.weapon is not None and card.weapon not in SWIM_WEAPONS and swimming(state, actor)
