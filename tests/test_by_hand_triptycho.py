@@ -131,11 +131,6 @@ def test_an_enemy_alongside_when_the_incantation_begins_bars_the_range_card():
     assert s.state.combatants["hound"].damage == 0
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="incanting again to keep a charge is checked as a new beginning: an enemy who came "
-    "in after the incantation began bars the Range card at its finishing turn",
-)
 def test_a_two_charge_range_incantation_fires_though_an_enemy_came_in_during_it():
     """The text: "the Action is not canceled if an enemy then enters the occupied section later, and it
     can still fire normally at the start of the incanting entity's finishing turn regardless of
@@ -197,20 +192,7 @@ def test_an_area_attack_reads_a_large_entitys_light_in_the_section_it_strikes(og
     assert s.state.combatants["ogre"].damage == 4
 
 
-@pytest.mark.parametrize(
-    "ogre_at",
-    [
-        "hall+crypt",
-        pytest.param(
-            "crypt+hall",
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="a single-target attack counts only the large entity's first section: "
-                "'Sword is melee: Ogre isn't in hall' while the map shows it there",
-            ),
-        ),
-    ],
-)
+@pytest.mark.parametrize("ogre_at", ["hall+crypt", "crypt+hall"])
 def test_a_melee_attack_reaches_a_large_entity_in_the_attackers_section(ogre_at):
     """The text: "Particularly large entities may, at the DM's discretion, occupy multiple sections at a
     time." "An Action without a Range or Thrown entry is considered to be melee. Such Actions can

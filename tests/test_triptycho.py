@@ -680,3 +680,162 @@ def test_a_version_1_log_still_keeps_the_block_up_until_the_rounds_end(monkeypat
         act(s, "x", "move", to="c")
     monkeypatch.undo()
     assert audit(s.log, workers=1).clean
+
+
+# --- version 2: an incantation kept, a large entity's sections, a condition's case ----------
+
+STORM = {"name": "Storm", "range": 1, "incantation": 2, "hit": "d8", "damage": "d6"}
+
+
+def _storm_begun_alone():
+    """x begins incanting Storm alone in a; y comes into a; x's turn of round 2 has begun, 1 charge held."""
+    s = tri(HALL, ent("x", "p", "a", STORM, kind="pc"), ent("y", "q", "b"))
+    act(s, "x", "incant", card="Storm")
+    forced(s, "end_turn", actor="x")
+    act(s, "y", "move", to="a")
+    forced(s, "end_turn", actor="y")
+    assert s.state.round == 2 and s.state.extra.charges["x"] == 1
+    return s
+
+
+def test_a_range_incantation_kept_going_fires_though_an_enemy_came_in_while_it_built():
+    # "only check for enemies in the occupied section when beginning the incantation; the Action
+    # is not canceled if an enemy then enters the occupied section later, and it can still fire
+    # normally at the start of the incanting entity's finishing turn regardless of the presence of
+    # enemies." and "The charge is maintained as long as you begin incanting once again before
+    # the end of your turn."
+    s = _storm_begun_alone()
+    events = act(s, "x", "incant", card="Storm")  # y alongside: going on, not beginning
+    assert of(events, ActionResolved)[0].outcome == "incants again, keeping 1 charge(s)"
+    forced(s, "end_turn", actor="x")
+    forced(s, "end_turn", actor="y")
+    assert s.state.round == 3 and s.state.extra.charges["x"] == 2
+    events = act(s, "x", "play", "y", faces=(8, 1, 6), card="Storm")
+    assert rolls(events) == [("1d8", (8,)), ("1d6", (1,)), ("1d6", (6,))]
+    assert s.state.combatants["y"].damage == 6
+    assert audit(s.log, workers=1).clean
+
+
+def test_a_range_incantation_begun_beside_an_enemy_stays_barred_when_named_going_on():
+    # "only check for enemies in the occupied section when beginning the incantation": begun
+    # beside y, the incantation stays barred from Range cards; naming one to go on is refused
+    s = tri(HALL, ent("x", "p", "a", STORM, kind="pc"), ent("y", "q", "a"))
+    act(s, "x", "incant")
+    forced(s, "end_turn", actor="x")
+    act(s, "y", "move", to="b")
+    forced(s, "end_turn", actor="y")
+    with pytest.raises(Refused, match="X began incanting with an enemy in the section: .*Storm has Range"):
+        act(s, "x", "incant", card="Storm")  # y has gone, yet the beginning decided
+    events = act(s, "x", "incant")
+    assert of(events, ActionResolved)[0].outcome == (
+        "incants again, keeping 1 charge(s): no Range incantation on them (begun with an enemy alongside)"
+    )
+
+
+def test_a_version_1_log_still_checks_each_incanting_again_for_enemies(monkeypatch):
+    _at_version_1(monkeypatch)
+    s = _storm_begun_alone()
+    with pytest.raises(Refused, match="an enemy in the section: no Range incantation may begin"):
+        act(s, "x", "incant", card="Storm")
+    assert of(act(s, "x", "incant"), ActionResolved)[0].outcome == "begins incanting"
+    forced(s, "end_turn", actor="x")
+    forced(s, "end_turn", actor="y")
+    act(s, "x", "play", "y", faces=(8, 1, 6), card="Storm")
+    assert s.state.rules_version == "1" and s.state.combatants["y"].damage == 6
+    monkeypatch.undo()
+    assert audit(s.log, workers=1).clean  # re-decided under version 1, as recorded
+
+
+ARROW = {"name": "Arrow", "range": 2, "hit": "d8", "damage": "d6"}
+AXE = {"name": "Axe", "hit": "d8", "damage": "d6"}
+
+
+def test_a_single_target_attack_on_a_large_entity_occurs_in_its_nearest_section_or_the_one_named():
+    # "Particularly large entities may [...] occupy multiple sections at a time." "If an entity
+    # occupies multiple sections with different illumination, only consider the section in which
+    # the attack occurs." "the attacker can choose which section borders are crossed"
+    # The ogre stands across the lit hall and the dark crypt; x, in the lit yard, shoots an Arrow.
+    # The crypt is nearer (1 border, the hall 2): the shot occurs there, where x can't see it.
+    s = _ogre_at("hall+crypt", ARROW)
+    events = act(s, "x", "play", "ogre", faces=(5, 2, 3), card="Arrow")
+    assert rolls(events)[0] == ("1d6", (5,))  # d8 lowered: Debilitated
+    assert "[Debilitated, OGRE Hindered]" in of(events, ActionResolved)[0].outcome
+    s = _ogre_at("hall+crypt", ARROW)
+    with pytest.raises(Refused, match=r"OGRE isn't in yard \(it stands in hall, crypt\): section=SECTION"):
+        act(s, "x", "play", "ogre", faces=(5, 2, 3), card="Arrow", section="yard")
+    events = act(s, "x", "play", "ogre", faces=(5, 2, 3), card="Arrow", section="hall")  # x's choice
+    assert rolls(events) == [("1d8", (5,)), ("1d6", (2,)), ("1d6", (3,))]
+    assert s.state.combatants["ogre"].damage == 3
+    assert audit(s.log, workers=1).clean
+
+
+def test_a_melee_attack_on_a_large_entity_occurs_in_the_attackers_section():
+    # "An Action without a Range or Thrown entry is considered to be melee. Such Actions can only
+    # target entities in your occupied section." The ogre across the dark crypt and the lit hall;
+    # x in the hall swings its Axe: the attack occurs in the lit hall, where the ogre isn't
+    # Hindered (hindered = "miss": its Miss stays d6); naming the crypt is refused
+    s = _ogre_at("crypt+hall", AXE, x_at="hall", hindered="miss")
+    with pytest.raises(Refused, match="Axe is melee: it strikes in hall only, not crypt"):
+        act(s, "x", "play", "ogre", faces=(5, 2, 3), card="Axe", section="crypt")
+    events = act(s, "x", "play", "ogre", faces=(5, 2, 3), card="Axe")
+    assert rolls(events) == [("1d8", (5,)), ("1d6", (2,)), ("1d6", (3,))]
+    assert s.state.combatants["ogre"].damage == 3
+
+
+def test_section_is_refused_on_a_card_that_is_no_attack():
+    # a single-target attack honours section=; a card that attacks nothing refuses it, never ignores it
+    s = tri(HALL, ent("x", "p", "a", {"name": "Dash", "move": 2}, kind="pc"), ent("y", "q", "b"))
+    with pytest.raises(Refused, match="Dash isn't an attack: section=SECTION names where an attack occurs"):
+        act(s, "x", "play", card="Dash", to="c", section="c")
+    act(s, "x", "play", card="Dash", to="c")
+    assert s.state.combatants["x"].position == "c"
+
+
+def _ogre_at(where: str, card: dict, x_at: str = "yard", **options: object):
+    return tri(LIGHTS, ent("x", "p", x_at, card, kind="pc"), ent("ogre", "q", where), **options)
+
+
+def test_a_version_1_log_still_shoots_a_large_entity_in_its_first_section(monkeypatch):
+    _at_version_1(monkeypatch)
+    s = _ogre_at("hall+crypt", ARROW)
+    events = act(s, "x", "play", "ogre", faces=(5, 2, 3), card="Arrow", section="crypt")  # section= unread
+    assert rolls(events)[0] == ("1d8", (5,))  # read in the lit hall, its first section
+    s2 = _ogre_at("crypt+hall", AXE, x_at="hall")
+    with pytest.raises(Refused, match="Axe is melee: OGRE isn't in hall"):
+        act(s2, "x", "play", "ogre", faces=(5, 2, 3), card="Axe")
+    monkeypatch.undo()
+    assert audit(s.log, workers=1).clean
+
+
+@pytest.mark.parametrize("name", ["Immobilized", "Defenseless", "IMMOBILIZED"])
+def test_a_condition_named_as_the_text_writes_it_lowers_a_block(name):
+    # "Additionally, Blocks are automatically lowered if an entity becomes Immobilized or
+    # Defenseless." A condition's name is read in any case
+    from combatlog.engine.rules.triptycho.events import BlockLowered
+
+    s = _blocking_pair()
+    events = _override(s, condition={"target": "y", "name": name})
+    assert BlockLowered(combatant="y", reason=name.lower()) in events
+    act(s, "x", "move", to="c")
+    assert s.state.combatants["x"].position == "c"
+
+
+def test_debilitated_as_the_text_writes_it_lowers_the_hit_die():
+    # "If an entity attacks another entity that it cannot see, then it is considered to be
+    # Debilitated for the attack" (the Hit penalty); put on by the game master as "Debilitated"
+    s = tri(HALL, ent("x", "p", "a", SWORD, kind="pc"), ent("y", "q", "a"))
+    _override(s, condition={"target": "x", "name": "Debilitated"})
+    events = act(s, "x", "play", "y", faces=(5, 2, 3), card="Sword")
+    assert rolls(events)[0] == ("1d6", (5,))
+
+
+def test_a_version_1_log_still_reads_condition_names_only_in_lowercase(monkeypatch):
+    _at_version_1(monkeypatch)
+    s = _blocking_pair()
+    _override(s, condition={"target": "y", "name": "Immobilized"})
+    forced(s, "end_turn", actor="x")
+    forced(s, "end_turn", actor="y")  # the round ends: version 1 lowered only "immobilized" then
+    with pytest.raises(Refused, match="Y blocks the border from b to c"):
+        act(s, "x", "move", to="c")
+    monkeypatch.undo()
+    assert audit(s.log, workers=1).clean

@@ -31,7 +31,16 @@ from combatlog.engine.rules.triptycho.events import (
     DistantBlockEnded,
     IncantingChanged,
 )
-from combatlog.engine.rules.triptycho.model import Options, State, Stats, options_of, own, section_of, stats_of
+from combatlog.engine.rules.triptycho.model import (
+    Options,
+    State,
+    Stats,
+    bears,
+    options_of,
+    own,
+    section_of,
+    stats_of,
+)
 from combatlog.engine.rules.triptycho.movement import DOWN_BLOCKERS, fall
 from combatlog.engine.rules.triptycho.policy import policy
 from combatlog.engine.timing import Timing, make_timing
@@ -249,14 +258,17 @@ class Triptycho(RuleSystem):
                 draft.emit(DistantBlockEnded(combatant=d.owner, a=d.a, b=d.b))
         for cid in sorted(own(state).blocks):
             c = state.combatants[cid]
-            if not c.active or any(c.has(x) for x in DOWN_BLOCKERS):
+            if not c.active or any(bears(state, c, x) for x in DOWN_BLOCKERS):
                 draft.emit(BlockLowered(combatant=cid, reason="immobilized, defenseless or down"))
 
     def after_condition(self, draft: Draft, target: str, condition: str) -> None:
         # version 2: "Blocks are automatically lowered if an entity becomes Immobilized or
-        # Defenseless", as it does; version 1 lowered them as the round ended
-        if condition in DOWN_BLOCKERS and target in own(draft.state).blocks and self.since(draft.state, 2):
-            draft.emit(BlockLowered(combatant=target, reason=condition))
+        # Defenseless", as it does, whatever the case of the name given; version 1 lowered them
+        # as the round ended
+        if target in own(draft.state).blocks and self.since(draft.state, 2):
+            name = condition.casefold()
+            if name in DOWN_BLOCKERS:
+                draft.emit(BlockLowered(combatant=target, reason=name))
 
     def target_gone(self, draft: Draft, pending: Pending, target: Combatant) -> str | None:
         if self.since(draft.state, 2):

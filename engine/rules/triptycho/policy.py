@@ -81,10 +81,12 @@ def policy(rules: RuleSystem, state: Encounter, actor: Combatant) -> Command:
         return _command(state, actor, "play", (at,), card=name)
     wanted = any(cards[n].incantation is not None for n in hand)
     if wanted and rules.since(state, 2):
-        # an incantation begun (or kept) with an enemy alongside can't pay for a Range card
-        barred = enemy_in(state, actor, section_of(actor)) or (
-            actor.id in mine.barred and mine.charges.get(actor.id, 0) > 0
-        )
+        # an incantation begun with an enemy alongside can't pay for a Range card; one kept
+        # (charges held) is as its beginning decided
+        if mine.charges.get(actor.id, 0) > 0:
+            barred = actor.id in mine.barred
+        else:
+            barred = enemy_in(state, actor, section_of(actor))
         wanted = any(cards[n].incantation is not None and (cards[n].range is None or not barred) for n in hand)
     if wanted and actor.id not in mine.incanting and _can(state, actor, _INCANT, {}):
         return _command(state, actor, "incant", ())
