@@ -22,6 +22,7 @@ from combatlog.engine.dicetree import excerpt
 from combatlog.engine.errors import Refused
 from combatlog.engine.order import Order, make_order
 from combatlog.engine.timing import Timing, make_timing
+from combatlog.engine.turns import gone
 from combatlog.events import Command
 
 if TYPE_CHECKING:
@@ -126,7 +127,11 @@ class ActionSpec:
     (`ActionParam`s; `()` for none); left None, it declares none and takes whatever it is
     given, as actions did before parameters were declared. `check(state, actor, targets,
     params)` returns why the action can't be taken now, or None. `resolve(draft, pending)`
-    emits the action's effects and returns a short outcome.
+    emits the action's effects and returns a short outcome; it starts at the mechanics:
+    `combatlog.engine.turns.resolve` has made sure the actor and every target are still in the
+    fight. `targets_down_ok`: its targets may be down (defeated, not removed), for an action
+    meant for the fallen (stabilising a dying ally, a coup de grace): such a target may be
+    declared, and the action resolves on it.
     """
 
     name: str
@@ -139,6 +144,7 @@ class ActionSpec:
     check: Callable[[Encounter, Combatant, tuple[str, ...], dict[str, Any]], str | None] | None = None
     help: str = ""
     params: tuple[ActionParam, ...] | None = None
+    targets_down_ok: bool = False
 
     def param(self, name: str) -> ActionParam | None:
         """The declared parameter `name`, or None."""
@@ -199,7 +205,10 @@ class RuleSystem:
     """Base class of every rule system; override what the system's text says differently."""
 
     name: str = ""
-    version: str = "1"
+    version: str = "1"  # the rules' version: what they decide (`since`); recorded in every log
+    # the plugin API it was written for (`combatlog.engine.plugin_api.API`); None: held to the
+    # current one by its hooks alone. Checked when the system is registered.
+    api: int | None = None
     events: tuple[type, ...] = ()
     # The typed models (msgspec Structs; see `combatlog.engine.typed`): a combatant's
     # stats, the encounter's options, and the system's own per-encounter state (kept in
@@ -282,6 +291,14 @@ class RuleSystem:
                 )
             out[key] = value
         return out
+
+    def variant(self, options: dict[str, Any]) -> RuleSystem:
+        """The instance that plays an encounter created with `options` (filled in by `options`):
+        this one, or a variant of these rules that the options choose, written as a subclass that
+        overrides only what differs (Starflight's Simple Combat). `rules_of(state)` asks it, so the
+        choice follows from what the log recorded at the encounter's creation: the log names the
+        system and its options, never the variant."""
+        return self
 
     def check_combatant(self, stats: dict[str, Any], who: str = "") -> dict[str, Any]:
         """The combatant's stats, validated; raises Refused naming who and the missing or bad stat.
@@ -473,6 +490,21 @@ class RuleSystem:
 
     def declared(self, draft: Draft, pending: Pending) -> None:
         """Hook right after an action is declared (before it resolves, if it resolves at once)."""
+
+    def action_lost(self, draft: Draft, pending: Pending) -> str | None:
+        """The outcome when `pending`'s actor loses the action as it comes to resolve, for a
+        condition of its own (Straalara's Dazed), having emitted what losing it changes; None: it
+        goes on. Asked once the actor is found still in the fight, before its targets are
+        checked (`target_gone`). Default: None."""
+        return None
+
+    def target_gone(self, draft: Draft, pending: Pending, target: Combatant) -> str | None:
+        """The outcome of `pending` when `target`, one of its targets, is no longer there as it
+        comes to resolve (removed, or defeated and the action doesn't say `targets_down_ok`): the
+        action is lost with that outcome; None resolves it all the same. Default: the one
+        sentence of `combatlog.engine.turns.gone`. A system overrides it only so that a log
+        recorded under an older version of its rules re-decides as it was recorded."""
+        return gone(target)
 
     def another_pass(self, state: Encounter) -> bool:
         """True when, every declared action resolved, the round goes on with another pass

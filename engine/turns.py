@@ -202,13 +202,37 @@ def shares_turn(state: Encounter, actor: str) -> bool:
     return False
 
 
+def gone(target: Combatant) -> str | None:
+    """Why an action can't reach `target` any more, in the one sentence every system's actions
+    share: it was removed from the encounter, or it is out of the fight (defeated); None while
+    it stands."""
+    if target.removed:
+        return f"lost: {target.name} is no longer in the encounter"
+    if target.defeated is not None:
+        return f"lost: {target.name} is already out of the fight ({target.defeated})"
+    return None
+
+
 def resolve(draft: Draft, pending: Pending) -> None:
-    """Resolve one declared action (lost if its actor is out of the fight by now)."""
+    """Resolve one declared action. It is lost if its actor is out of the fight by now, if the
+    rule system says the actor loses it (`action_lost`), or if one of its targets is gone
+    (`target_gone`: removed, or defeated unless the action's spec says `targets_down_ok`);
+    otherwise its spec's `resolve` starts at the mechanics."""
     state = draft.state
     actor = state.combatants[pending.actor]
     if not actor.active:
         draft.emit(ActionResolved(id=pending.id, outcome=f"lost: {actor.name} is {actor.defeated or 'gone'}"))
         return
-    spec = draft.rules.action(state, actor, pending.action)
-    outcome = spec.resolve(draft, pending)
+    rules = draft.rules
+    spec = rules.action(state, actor, pending.action)
+    outcome = rules.action_lost(draft, pending)
+    if outcome is None:
+        combatants = draft.state.combatants
+        for tid in pending.targets:
+            target = combatants[tid]
+            if target.removed or (target.defeated is not None and not spec.targets_down_ok):
+                outcome = rules.target_gone(draft, pending, target)
+                break
+        if outcome is None:
+            outcome = spec.resolve(draft, pending)
     draft.emit(ActionResolved(id=pending.id, outcome=outcome))

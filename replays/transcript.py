@@ -7,7 +7,8 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from combatlog.engine import get_rules
+from combatlog.engine import get_rules, rules_of
+from combatlog.engine.words import spoken
 from combatlog.events import Envelope, EventLog
 from combatlog.events import catalogue as ev
 from combatlog.events.privacy import GM, Viewer
@@ -89,7 +90,7 @@ def _tell(
     releasing: set[str] | None = None
     judge = Judge(viewer, hidden=hidden)
     if start is not None and start.state.rules is not None:  # what the start was waiting to resolve
-        rules = get_rules(start.state.rules)
+        rules = rules_of(start.state)
         told = told_state(start.state, hidden or frozenset())
         declared = {p.id: rules.describe(told, p) for p in start.state.pending}
     for items in folded_steps(stream, log, projection=start):
@@ -142,7 +143,7 @@ def _tell(
                 yield from deferred  # what the action did, after the line that says it
                 deferred.clear()
             elif t is ev.EncounterCreated:
-                rules = get_rules(e.rules)
+                rules = get_rules(e.rules).variant(e.options)
                 line = f"{e.title or 'An encounter'} under {e.rules} {e.rules_version}" + (
                     f", seed {e.seed}."
                     if e.seed is not None
@@ -193,7 +194,7 @@ def _tell(
             elif t is ev.Moved:
                 line = f"  {_name(state, e.combatant)} moves to {e.to}."
             elif t is ev.GmRuling:
-                line = f"GM ruling ({e.topic}): {e.decision}" + (f" - {e.text}" if e.text else "")
+                line = f"GM ruling ({e.topic}): {spoken(e.decision)}" + (f" - {e.text}" if e.text else "")
             elif t is ev.GmOverride:
                 line = f"GM override: {e.reason} ({e.subject})."
             elif t is ev.Note:
@@ -247,7 +248,7 @@ def _tell(
             elif t is ev.StepRedone:
                 line = f"Redone: step {e.step}."
             elif t is ev.EncounterEnded:
-                line = f"The encounter ends: {e.outcome}" + (f"; {e.winner} win." if e.winner else ".")
+                line = f"The encounter ends: {e.outcome}" + (f", won by {e.winner}." if e.winner else ".")
             elif rules is not None:
                 line = rules.narrate(state, e, dice)
             if line is not None:

@@ -22,6 +22,7 @@ from combatlog.projections import replay
 from combatlog.replays import JsonlLog, MemoryLog
 from combatlog.replays.audit import audit
 from combatlog.replays.transcript import transcript
+from combatlog.testing import fight
 from tests import builders
 
 run = builders.forced
@@ -49,7 +50,8 @@ def attack(s: Session, actor: str, target: str, faces, **params) -> str:
 def test_bjorics_block():
     # 20 in block + 35 awareness: 55; armour 3 on the left arm + a size 3 shield: -60; power 63 -> 3
     assert block_damage(63, 3, 3) == 3
-    s = soi(
+    f = fight(
+        "swords-of-infinity",
         fighter("raider", "B", dexterity=40),
         fighter(
             "bjoric",
@@ -59,24 +61,35 @@ def test_bjorics_block():
             armor={"left arm": 3, "head": 2},
             shield={"name": "shield", "size_class": 3},
         ),
+        dice={"initiative by raider": 10, "initiative by bjoric": 90},  # a success and a failure: the raider first
     )
-    run(s, "begin", [10, 90])  # the raider 10 (a success), Bjoric 90 (a failure): the raider first
-    said = attack(s, "raider", "bjoric", [29, 55, 63], defense="block", block_target="left arm")
+    step = f.act(
+        "raider",
+        "attack",
+        "bjoric",
+        defense="block",
+        block_target="left arm",
+        dice={"axe at bjoric": 29, "block by bjoric": 55, "axe power": 63},
+    )
     # the hit roll's ones digit 9: the head; Bjoric blocks (55 against 55) and takes it on the left arm
-    assert said == (
+    assert step.outcome == (
         "hit roll 29 against 50: a hit; block 55 against 55: the left arm takes it; "
         "power 63 against 70; 3 damage to the left arm (armour 6)"
     )
-    assert s.state.combatants["bjoric"].wounds == {"left arm": 3}
+    assert f.combatant("bjoric").wounds == {"left arm": 3}
 
 
 def test_parthenias_dodge():
     assert dodged(13, 27, 55) and not dodged(28, 27, 55) and not dodged(56, 90, 55)
-    s = soi(fighter("raider", "B"), fighter("parthenia", "A", dexterity=25, dodge=30))
-    run(s, "begin", [10, 90])
-    said = attack(s, "raider", "parthenia", [27, 13], defense="dodge")
-    assert said == "hit roll 27 against 50: a hit; dodge 13 against 55 and 27: dodged"
-    assert s.state.combatants["parthenia"].damage == 0
+    f = fight(
+        "swords-of-infinity",
+        fighter("raider", "B"),
+        fighter("parthenia", "A", dexterity=25, dodge=30),
+        dice={"initiative by raider": 10, "initiative by parthenia": 90},
+    )
+    step = f.act("raider", "attack", "parthenia", defense="dodge", dice={"axe at parthenia": 27, "dodge": 13})
+    assert step.outcome == "hit roll 27 against 50: a hit; dodge 13 against 55 and 27: dodged"
+    assert f.damage("parthenia") == 0
 
 
 def test_the_knockback_example_and_the_exploit_example():
@@ -128,26 +141,23 @@ def test_a_wound_penalises_every_check():
 
 
 def test_initiative_is_a_power_roll_and_failures_act_last():
-    s = soi(fighter("a", "A", dexterity=20, awareness=20), fighter("b", "B"), fighter("c", "B"))
-    run(s, "begin", [39, 80, 75])  # a: 39 under 40; b: 80 fails (TN 70); c: 75 fails
-    assert s.state.order == (("a",), ("c",), ("b",))
-    s = soi(
-        fighter("a", "A", dexterity=20, awareness=20), fighter("b", "B"), fighter("c", "B"), failed_initiative="roll"
-    )
-    run(s, "begin", [39, 80, 75])
-    assert s.state.order == (("b",), ("c",), ("a",))
+    trio = (fighter("a", "A", dexterity=20, awareness=20), fighter("b", "B"), fighter("c", "B"))
+    rolled = {"initiative by a": 39, "initiative by b": 80, "initiative by c": 75}
+    f = fight("swords-of-infinity", *trio, dice=rolled)  # a: 39 under 40; b: 80 fails (TN 70); c: 75 fails
+    assert f.state.order == (("a",), ("c",), ("b",))
+    f = fight("swords-of-infinity", *trio, dice=rolled, failed_initiative="roll")
+    assert f.state.order == (("b",), ("c",), ("a",))
 
 
 def test_two_actions_and_a_minor_action():
-    s = soi(fighter("a", "A"), fighter("b", "B"))
-    run(s, "begin", [10, 90])
-    run(s, "act", actor="a", action="speak", params={"text": "Yield!"})
-    attack(s, "a", "b", [99])
-    assert s.state.acting == ("a",)
+    f = fight("swords-of-infinity", fighter("a", "A"), fighter("b", "B"), dice={"initiative": [10, 90]})
+    f.act("a", "speak", text="Yield!")
+    f.act("a", "attack", "b", dice={"axe at b": 99})
+    assert f.acting == ("a",)
     with pytest.raises(Refused, match="minor"):
-        run(s, "act", actor="a", action="speak")
-    attack(s, "a", "b", [99])
-    assert s.state.acting == ("b",)
+        f.act("a", "speak")
+    f.act("a", "attack", "b", dice={"axe at b": 99})
+    assert f.acting == ("b",)
 
 
 def test_ranged_attacks_lose_1_per_5_feet_and_improvised_throws_5():

@@ -258,7 +258,7 @@ TIER_TOLD = [
     "  B takes 3 damage.",
     "  B is incapacitated.",
     "B attacks A: lost: B is incapacitated.",
-    "The encounter ends: victory; x win.",
+    "The encounter ends: victory, won by x.",
 ]
 
 
@@ -278,7 +278,7 @@ def test_markdown_and_html_put_a_tier_s_damage_under_its_action_too():
         "  - B takes 3 damage.",
         "  - B is incapacitated.",
         "- B attacks A: lost: B is incapacitated.",
-        "- The encounter ends: victory; x win.",
+        "- The encounter ends: victory, won by x.",
     ]
     page = list(render(lines(s), fmt="html"))
     at = page.index("<p>A attacks B: 2 successes; damage 5 dice: 3 − 0 soaked = 3 health levels.</p>")

@@ -74,10 +74,10 @@ def test_the_game_masters_screen_shows_the_odds_and_the_players_only_when_chosen
         post(client, table, kind="begin")
         client.get(f"/gm/{table.gm_token}")  # the step's study starts
         page = page_with(client, f"/gm/{table.gm_token}", "Odds now")
-        assert re.search(r"party win \d+% \(\d+–\d+%\)", page) and re.search(r"goes down: Ayla \d+%", page)
+        assert re.search(r"who wins: party \d+% \(\d+–\d+%\)", page) and re.search(r"goes down: Ayla \d+%", page)
         assert "Odds now" not in client.get(f"/play/{table.player_token}").text
         post(client, table, kind="view", odds="true")
         client.get(f"/gm/{table.gm_token}")  # the setting's step: a study of it starts
         players = page_with(client, f"/play/{table.player_token}", f"from seq {table.seq},")
-        assert re.search(r"party win \d+%", players)  # the odds of the latest step, not a page kept from before
+        assert re.search(r"who wins: party \d+%", players)  # the odds of the latest step, not a page kept from before
     table.close()

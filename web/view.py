@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from combatlog.engine import RuleSystem, get_rules
+from combatlog.engine import RuleSystem, rules_of
 from combatlog.engine.protocol import ActionSpec, level_of
 from combatlog.events import Command
 from combatlog.projections import Combatant, Encounter
@@ -124,7 +124,7 @@ def layout(view: Seen) -> Screen:
 
 def _rules(state: Encounter) -> RuleSystem | None:
     try:
-        return get_rules(state.rules) if state.rules is not None else None
+        return rules_of(state) if state.rules is not None else None
     except KeyError:
         return None
 
@@ -217,8 +217,10 @@ def _choice(rules: RuleSystem, state: Encounter, actor: Combatant, spec: ActionS
     else:
         targets = [
             (c.id, c.name)
-            for c in state.active()
-            if c.id != actor.id
+            for c in state.combatants.values()
+            if not c.removed
+            and (c.defeated is None or spec.targets_down_ok)
+            and c.id != actor.id
             and (
                 kind == "any"
                 or (kind == "enemy") == (c.side != actor.side)

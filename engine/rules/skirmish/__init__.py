@@ -31,11 +31,13 @@ class Skirmish(RuleSystem):
     """The test system (see `docs/rules/skirmish.md`)."""
 
     name = "skirmish"
-    # 2: a hit never heals (damage below 0 deals 0); 3: a tier acts together, and an unknown
-    # parameter is refused
+    # 2: a hit never heals (damage below 0 deals 0); 3: a tier acts together, an unknown
+    # parameter is refused, and a target gone by the time an action resolves says so in the
+    # core's words
     version = "3"
     tiers_since = 3  # tied combatants (ties = "simultaneous") and a group rolling once hold their damage
     params_since = 3
+    api = 4  # the plugin API it is written for (a copy of this template keeps it)
     events = EVENTS
     stats_type = Stats
     options_type = Options
@@ -90,6 +92,11 @@ class Skirmish(RuleSystem):
         if state.options.get("order") == "action-points":
             return {"ap": AP_COST[spec.name]}
         return dict(spec.cost)
+
+    def target_gone(self, draft: Draft, pending: Pending, target: Combatant) -> str | None:
+        if self.since(draft.state, 3):
+            return super().target_gone(draft, pending, target)
+        return f"{target.name} is already down"  # versions 1 and 2, removed or defeated
 
     def after_damage(self, draft: Draft, target: str) -> None:
         c = draft.state.combatants[target]

@@ -17,8 +17,6 @@ def attack(draft: Draft, p: Pending) -> str:
     state = draft.state
     attacker = state.combatants[p.actor]
     target = state.combatants[p.targets[0]]
-    if not target.active:
-        return f"{target.name} is already down"
     mine = draft.rules.stats(attacker)
     roll = draft.attack_roll(f"1d20+{mine.attack}", f"{p.action} at {target.id}", attacker.id, target.id)
     defense = draft.rules.stats(target).defense + (2 if target.has("guarded") else 0)

@@ -35,8 +35,6 @@ def _attack(draft: Draft, p: Pending) -> str:
     actor = state.combatants[p.actor]
     target = state.combatants[p.targets[0]]
     melee = p.action == "melee"
-    if not target.active:
-        return f"{target.name} is already {target.defeated or 'gone'}"
     w = weapon(actor, p.params.get("weapon"), melee)
     if w is None:
         return "no weapon for that"
@@ -150,8 +148,6 @@ def _heal(draft: Draft, p: Pending) -> str:
     state = draft.state
     actor = state.combatants[p.actor]
     target = state.combatants[p.targets[0]]
-    if not target.active:
-        return f"{target.name} is {target.defeated or 'gone'}"
     if target.has(NO_RECOVERY):
         return f"{target.name} can't be healed this round (damaged in the surprise round)"
     roll = draft.roll(str(stats_of(actor).heal), f"healing {target.id}", by=actor.id)

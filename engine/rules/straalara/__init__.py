@@ -32,7 +32,7 @@ from combatlog.engine.rules.straalara.model import Options, State, Stats, option
 from combatlog.engine.rules.straalara.order import StraalaraOrder
 from combatlog.engine.rules.straalara.policy import policy
 from combatlog.engine.timing import Timing, make_timing
-from combatlog.events import Command, ConditionRemoved, GmRuling, TurnEnded
+from combatlog.events import Command, ConditionRemoved, GmRuling, Moved, TurnEnded
 from combatlog.projections import Combatant, Encounter, Pending
 
 _ORDERS = {False: StraalaraOrder(interleaved=False), True: StraalaraOrder(interleaved=True)}
@@ -47,7 +47,7 @@ class Straalara(RuleSystem):
     name = "straalara"
     # 2: a wounded rating may go below 0; 3: an unknown parameter is refused, Offense defends
     # only by parry (or soak alone), and the Defense stance's 4 dice go to soak, parry and
-    # dodge, not to a block or a spell
+    # dodge, not to a block or a spell; a target gone loses the attack whole, in the core's words
     version = "3"
     tiers_since = 1  # its order resolves tier by tier (score and rating) and always did
     params_since = 3
@@ -111,6 +111,17 @@ class Straalara(RuleSystem):
 
     def idle(self, state: Encounter, combatant: Combatant) -> bool:
         return combatant.resources.get("actions", 0) < 1  # nothing affordable (see `affordable`)
+
+    def action_lost(self, draft: Draft, pending: Pending) -> str | None:
+        return _actions.lost_if_dazed(draft, pending)
+
+    def target_gone(self, draft: Draft, pending: Pending, target: Combatant) -> str | None:
+        if self.since(draft.state, 3):
+            return super().target_gone(draft, pending, target)
+        to = pending.params.get("move_to")  # versions 1 and 2 moved first, then found no one to attack
+        if to:
+            draft.emit(Moved(combatant=pending.actor, to=str(to), distance=0))
+        return f"no attack: {target.name} is already {target.defeated or 'gone'}"
 
     def declared(self, draft: Draft, pending: Pending) -> None:
         _actions.declared(draft, pending)

@@ -115,7 +115,8 @@ def _check_attack(
 
 
 def lost_if_dazed(draft: Draft, p: Pending) -> str | None:
-    """A Dazed actor's action is lost (and the daze with it); None when not Dazed."""
+    """A Dazed actor's action is lost (and the daze with it), whatever the action: the outcome,
+    or None when not Dazed (`Straalara.action_lost`, asked before every action resolves)."""
     actor = draft.state.combatants[p.actor]
     if not actor.has("dazed"):
         return None
@@ -123,18 +124,11 @@ def lost_if_dazed(draft: Draft, p: Pending) -> str | None:
     return f"lost: {actor.name} is Dazed"
 
 
-def _attack(draft: Draft, p: Pending) -> str:
-    return lost_if_dazed(draft, p) or attack(draft, p)
-
-
 def _defend(draft: Draft, p: Pending) -> str:
-    return lost_if_dazed(draft, p) or "defends"
+    return "defends"
 
 
 def _move(draft: Draft, p: Pending) -> str:
-    lost = lost_if_dazed(draft, p)
-    if lost:
-        return lost
     draft.emit(Moved(combatant=p.actor, to=str(p.params["move_to"]), distance=0))
     return f"moves to {p.params['move_to']}"
 
@@ -142,9 +136,6 @@ def _move(draft: Draft, p: Pending) -> str:
 def _task(draft: Draft, p: Pending) -> str:
     """A non-attack action: its pool against its difficulty; net successes take effect (now, or at
     the end of this turn or of a later one, for a delayed or extended action)."""
-    lost = lost_if_dazed(draft, p)
-    if lost:
-        return lost
     state = draft.state
     actor = state.combatants[p.actor]
     opts = options_of(state)
@@ -224,7 +215,7 @@ def actions(rules: RuleSystem) -> list[ActionSpec]:
             "attack",
             None,
             one,
-            _attack,
+            attack,
             check=bound(_check_attack),
             help="an attack with a weapon (params weapon, stance, defense, move_to, modifier, unseen)",
             params=ATTACK_PARAMS,

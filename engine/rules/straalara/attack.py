@@ -77,8 +77,6 @@ def attack(draft: Draft, p: Pending) -> str:
     to = params.get("move_to")
     if to:
         draft.emit(Moved(combatant=actor.id, to=str(to), distance=0))
-    if not target.active:
-        return f"no attack: {target.name} is already {target.defeated or 'gone'}"
     difficulty = difficulty_of(draft.rules, state, weapon, params)
     dice = attack_dice + opts.wound_penalty(actor.damage)
     net, botch = pool(draft, dice, difficulty, f"{weapon.name} at {target.id}", actor.id, cancel=True)

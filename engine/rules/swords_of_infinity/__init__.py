@@ -64,7 +64,8 @@ class SwordsOfInfinity(RuleSystem):
     # impairment was ignored checks Resist Impairment again when it is damaged again
     # 3: an unknown parameter is refused; a Retaliate's holder chooses whom to attack, among the
     # enemies that come within its reach, passing by or stopping there (the fight waits for the
-    # choice: `retaliation`)
+    # choice: `retaliation`); a target gone (a dual attack's second blow at one the first felled)
+    # says so in the core's words
     version = "3"
     params_since = 3
     events = EVENTS
@@ -173,6 +174,16 @@ class SwordsOfInfinity(RuleSystem):
             pinner = draft.state.combatants.get(pin.by)
             if pin.round < draft.state.round or pinner is None or not pinner.active:
                 draft.emit(Pinned(combatant=cid, by=None))
+
+    def target_gone(self, draft: Draft, pending: Pending, target: Combatant) -> str | None:
+        if self.since(draft.state, 3):
+            return super().target_gone(draft, pending, target)
+        # versions 1 and 2: an attack's blow found the target gone (a dual attack's second blow,
+        # at one the first felled; every action resolves in the step that declares it, at a
+        # target just found standing); the other actions had no check
+        if pending.action in ("attack", "dual_attack"):
+            return f"{target.name} is already {target.defeated}"
+        return None
 
     def after_damage(self, draft: Draft, target: str) -> None:
         state = draft.state

@@ -154,7 +154,10 @@ def _dual(draft: Draft, p: Pending) -> str:
     targets = list(p.targets) + [p.targets[-1]] * (2 - len(p.targets))
     said = [f"{first.name}: " + strike(draft, me.id, targets[0], first, p.params)]
     if draft.state.combatants[me.id].active:
-        said.append(f"{second.name} (off hand): " + strike(draft, me.id, targets[1], second, p.params, offhand=True))
+        other = draft.state.combatants[targets[1]]  # the first blow may have felled it
+        gone = draft.rules.target_gone(draft, p, other) if not other.active else None
+        blow = gone or strike(draft, me.id, other.id, second, p.params, offhand=True)
+        said.append(f"{second.name} (off hand): {blow}")
     draft.emit(ConditionApplied(target=me.id, condition="vulnerable (dual wielding)", source=me.id))
     _attacked(draft, me.id)
     return "; ".join(said)

@@ -31,10 +31,20 @@ from combatlog.engine.rules.triptycho.events import (
     DistantBlockEnded,
     IncantingChanged,
 )
-from combatlog.engine.rules.triptycho.model import Options, State, Stats, options_of, own, section_of, stats_of
+from combatlog.engine.rules.triptycho.model import (
+    Options,
+    State,
+    Stats,
+    bears,
+    options_of,
+    own,
+    section_of,
+    stats_of,
+)
 from combatlog.engine.rules.triptycho.movement import DOWN_BLOCKERS, fall
 from combatlog.engine.rules.triptycho.policy import policy
 from combatlog.engine.timing import Timing, make_timing
+from combatlog.engine.words import counted
 from combatlog.events import CombatantDefeated, Command, InitiativeRolled, Moved, OrderSet
 from combatlog.projections import Combatant, Encounter, Pending
 
@@ -102,7 +112,9 @@ class Triptycho(RuleSystem):
     name = "triptycho"
     # 2: an unknown parameter is refused; a Range incantation is checked for enemies as the
     # incantation begins, however it began; a large entity's light is read in the section an
-    # area attack names; a Block is lowered as its blocker becomes Immobilized or Defenseless
+    # area attack names; a Block is lowered as its blocker becomes Immobilized or Defenseless;
+    # a card played at a target gone before it resolves is lost, in the core's words; the
+    # automatic entity never moves down a drop (a fall) while it may stay
     version = "2"
     params_since = 2
     events = EVENTS
@@ -246,14 +258,22 @@ class Triptycho(RuleSystem):
                 draft.emit(DistantBlockEnded(combatant=d.owner, a=d.a, b=d.b))
         for cid in sorted(own(state).blocks):
             c = state.combatants[cid]
-            if not c.active or any(c.has(x) for x in DOWN_BLOCKERS):
+            if not c.active or any(bears(state, c, x) for x in DOWN_BLOCKERS):
                 draft.emit(BlockLowered(combatant=cid, reason="immobilized, defenseless or down"))
 
     def after_condition(self, draft: Draft, target: str, condition: str) -> None:
         # version 2: "Blocks are automatically lowered if an entity becomes Immobilized or
-        # Defenseless", as it does; version 1 lowered them as the round ended
-        if condition in DOWN_BLOCKERS and target in own(draft.state).blocks and self.since(draft.state, 2):
-            draft.emit(BlockLowered(combatant=target, reason=condition))
+        # Defenseless", as it does, whatever the case of the name given; version 1 lowered them
+        # as the round ended
+        if target in own(draft.state).blocks and self.since(draft.state, 2):
+            name = condition.casefold()
+            if name in DOWN_BLOCKERS:
+                draft.emit(BlockLowered(combatant=target, reason=name))
+
+    def target_gone(self, draft: Draft, pending: Pending, target: Combatant) -> str | None:
+        if self.since(draft.state, 2):
+            return super().target_gone(draft, pending, target)
+        return None  # version 1 played the card all the same
 
     def after_damage(self, draft: Draft, target: str) -> None:
         c = draft.state.combatants[target]
@@ -349,12 +369,12 @@ class Triptycho(RuleSystem):
         for cid, cards in sorted(mine.hands.items()):
             if state.combatants[cid].active:
                 known = [card for card in cards if card]
-                held = ", ".join(known) if len(known) == len(cards) else f"{len(cards)} card(s)"
+                held = ", ".join(known) if len(known) == len(cards) else counted(len(cards), "card")
                 lines.append(f"{cid} holds {held or 'no cards'}")
         for cid in mine.incanting:
             lines.append(f"{cid} is incanting")
         for cid, n in sorted(mine.charges.items()):
-            lines.append(f"{cid} holds {n} incantation charge(s)")
+            lines.append(f"{cid} holds {counted(n, 'incantation charge')}")
         for cid, climb in sorted(mine.climbing.items()):
             lines.append(f"{cid} is climbing toward {climb.toward} ({climb.done} so far)")
         return lines
