@@ -1,0 +1,207 @@
+"""Straalara's rules one sentence at a time ("004: Combat Turns",
+`shared/rules/001_945e0f0cccd3588e.txt`; readings in `docs/rules/straalara.md`).
+
+Each test quotes the sentence it holds the engine to and works its numbers through with the
+dice given by the roll they are for. The fighters are those of `tests/test_straalara.py`:
+Dexterity 3, Wits 2, Stamina 3; sword 4 dice of damage (Weaponry 3), knife 2 (Athletics 2),
+parry 5 (Melee 2), dodge 5 (Dodge 2), block 4 (Brawl 1), soak 3.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from combatlog.engine.rules.straalara.events import Dazed, DazingBlow
+from combatlog.engine.rules.straalara.order import second_score, tiers
+from combatlog.events import CombatantDefeated, DamageApplied
+from combatlog.testing import fight
+from tests.test_straalara import BASE, NO, f
+
+NEXT_TURN = {"initiative": [1, 1]}  # the last declaration resolves the turn; the next one's initiative
+
+
+def duel(defense: str = "none", stance: str = "partial", options: dict | None = None, **stats_b: object):
+    """a (score 15) against b (score 8), who declares first: `stance` and `defense`."""
+    d = fight(
+        "straalara",
+        f("a", "x"),
+        f("b", "y", **stats_b),
+        dice={"initiative by a": 10, "initiative by b": 3},
+        **(options or {}),
+    )
+    d.act("b", "defend", stance=stance, defense=defense)
+    return d
+
+
+# --- pools ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("weapon", "dice"),
+    [
+        ({"name": "fists", "kind": "brawl", "damage": 1}, 4),  # Dexterity 3 + Brawl 1
+        ({"name": "sword", "kind": "melee", "damage": 4}, 6),  # Dexterity 3 + Weaponry 3
+        ({"name": "bow", "kind": "bow", "damage": 3}, 5),  # Dexterity 3 + Archery 2
+        ({"name": "knife", "kind": "thrown", "damage": 2}, 5),  # Dexterity 3 + Athletics 2
+        ({"name": "bolt", "kind": "spell", "damage": 3, "pool": 7}, 7),  # the spell's own pool
+    ],
+)
+def test_an_attack_pool_is_dexterity_plus_the_ability_its_kind_names(weapon, dice):
+    # "Brawl (Dexterity + Brawl) ... Melee (Dexterity + Weaponry) ... Bows & Crossbows (Dexterity
+    # + Archery) ... Thrown weapons (Dexterity + Athletics) ... Spellcasting (See spell description)"
+    d = fight(
+        "straalara",
+        f("a", "x", archery=2, weapons=[weapon]),
+        f("b", "y"),
+        dice={"initiative by a": 10, "initiative by b": 3},
+    )
+    d.act("b", "defend", stance="partial", defense="none")
+    step = d.act("a", "attack", "b", stance="partial", dice={f"at b by a": NO * dice, **NEXT_TURN})
+    assert step.rolls[0].expression == f"{dice}d10>=6c"
+    assert step.outcomes[0] == "a miss: no successes at difficulty 6"
+
+
+@pytest.mark.parametrize(("defense", "dice"), [("block", 4), ("parry", 5), ("dodge", 5), ("spell", 6)])
+def test_a_defense_pool_is_dexterity_plus_brawl_melee_or_dodge_or_the_spells(defense, dice):
+    # "Blocking (Dexterity + Brawl) ... Parrying (Dexterity + Melee) ... Dodging (Dexterity + Dodge)"
+    d = duel(defense, spell_defense=6)
+    saved = (9,) + NO * (dice - 1)  # one success saves the attack's one
+    step = d.act("a", "attack", "b", stance="partial", dice={"sword": (9,) + NO * 5, "by b": saved, **NEXT_TURN})
+    assert step.rolls[1].expression == f"{dice}d10>=6c"
+    assert step.outcomes[0].endswith(": no hit")
+
+
+def test_soak_is_the_stamina_pool_unless_the_file_gives_one():
+    for stats, dice in (({}, 3), ({"soak": 5}, 5)):
+        d = duel(**stats)
+        step = d.act(
+            "a",
+            "attack",
+            "b",
+            stance="partial",
+            dice={"sword at b": (9,) + NO * 5, "sword damage": (7,) * 4, "soak by b": NO * dice, **NEXT_TURN},
+        )
+        assert step.rolls[2].expression == f"{dice}d10>=6"
+        assert d.damage("b") == 4
+
+
+# --- difficulty -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("modifier", "difficulty"), [(-9, 2), (-4, 2), (-3, 3), (3, 9), (4, 10), (9, 10)])
+def test_an_attacks_difficulty_is_6_adjusted_by_its_modifier_and_kept_within_2_and_10(modifier, difficulty):
+    # "The difficulty for most attacks is 6. It can be adjusted for situational modifiers"
+    d = duel()
+    # every die a 1 and a face under the difficulty: no success whatever the difficulty, a botch
+    step = d.act("a", "attack", "b", stance="partial", modifier=modifier, dice={"sword": (1,) * 6})
+    assert step.rolls[0].expression == f"6d10>={difficulty}c"
+
+
+def test_a_weapons_own_difficulty_replaces_the_base_one():
+    heavy = {"name": "maul", "kind": "melee", "damage": 5, "difficulty": 8}
+    d = fight(
+        "straalara",
+        f("a", "x", weapons=[heavy]),
+        f("b", "y"),
+        dice={"initiative by a": 10, "initiative by b": 3},
+    )
+    d.act("b", "defend", stance="partial", defense="none")
+    step = d.act("a", "attack", "b", stance="partial", modifier=1, dice={"maul": (1,) * 6})
+    assert step.rolls[0].expression == "6d10>=9c"
+
+
+# --- damage, Dazed, Incapacitated -------------------------------------------------------------
+
+
+def _hit_for(d, levels: int, goes_on: bool = True):
+    """a's sword: 1 success, damage 4 dice with `levels` successes, b soaks nothing (then the
+    next turn's initiative, if the fight `goes_on`)."""
+    damage = (7,) * levels + NO * (4 - levels)
+    dice = {"sword at b": (9,) + NO * 5, "sword damage": damage, "soak by b": NO * 3}
+    return d.act("a", "attack", "b", stance="partial", dice={**dice, **(NEXT_TURN if goes_on else {})})
+
+
+@pytest.mark.parametrize(("levels", "dazed"), [(3, False), (4, True)])
+def test_more_levels_than_stamina_from_one_attack_dazes(levels, dazed):
+    # "Dazed: When suffering more damage than Stamina." b's Stamina is 3
+    d = duel()
+    step = _hit_for(d, levels)
+    assert bool(step.of(DazingBlow)) is dazed and bool(step.of(Dazed)) is dazed
+
+
+def test_damage_successes_become_lost_health_levels_and_the_wound_penalty_comes_with_them():
+    # "Apply any net damage successes as lost health levels to the defender. Wound penalties take
+    # effect immediately." The default track: Bruised 0, Hurt -1, Injured -1, Wounded -2 ...
+    d = duel()
+    _hit_for(d, 2)
+    assert d.damage("b") == 2
+    assert d.session.rules.health_level(d.state, d.state.combatants["b"]) == "hurt"
+    # b's next parry rolls 5 - 1 = 4 dice
+    d.act("b", "defend", stance="partial", defense="parry")
+    saved = (9,) + NO * 3
+    step = d.act("a", "attack", "b", stance="partial", dice={"sword": (9,) + NO * 5, "parry by b": saved, **NEXT_TURN})
+    assert step.rolls[1].expression == "4d10>=6c"
+
+
+@pytest.mark.parametrize(("levels", "down"), [(6, False), (7, True)])
+def test_losing_more_levels_than_the_track_holds_is_incapacitated(levels, down):
+    # "Characters who reach Incapacitated collapse": the track holds 6 levels before it
+    d = duel()
+    d.do("override", reason="old wounds", damage={"target": "b", "amount": levels - 1})
+    step = _hit_for(d, 1, goes_on=not down)
+    assert bool(step.of(CombatantDefeated)) is down
+    if down:
+        assert step.of(CombatantDefeated) == [CombatantDefeated(combatant="b", how="incapacitated")]
+
+
+def test_incapacitated_is_death_when_the_table_says_so():
+    d = duel(options={"incapacitated": "die"})
+    d.do("override", reason="old wounds", damage={"target": "b", "amount": 6})
+    step = _hit_for(d, 1, goes_on=False)
+    assert step.of(CombatantDefeated) == [CombatantDefeated(combatant="b", how="dead")]
+
+
+def test_the_defense_stance_adds_4_dice_to_soak():
+    # "Defense: Character may not attack, but gets a +4 dice to add to any Soak, Parry or Dodge rolls."
+    d = duel(stance="defense")
+    step = d.act(
+        "a",
+        "attack",
+        "b",
+        stance="partial",
+        dice={"sword at b": (9,) + NO * 5, "sword damage": (7,) * 4, "soak by b": NO * 7, **NEXT_TURN},
+    )
+    assert step.rolls[2].expression == "7d10>=6"
+    assert step.of(DamageApplied)[0].amount == 4
+
+
+# --- the order --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("score", "second"), [(15, 5), (11, 1), (10, 0), (9, 0)])
+def test_offense_acts_again_at_initiative_minus_10_or_0_whichever_is_higher(score, second):
+    # "Character gets actions on their initial initiative and again at initiative -10 or 0,
+    # whichever is higher."
+    assert second_score(score) == second
+
+
+def test_the_order_ranks_score_then_rating_and_equal_pairs_share_a_tier():
+    # "If two characters have the same score, the one with the higher basic initiative rating goes
+    # first. If initiative ratings are also tied, the characters act simultaneously."
+    entries = [("a", 10, 5), ("b", 12, 3), ("c", 10, 6), ("d", 10, 5), ("e", 9, 9)]
+    assert tiers(entries) == (("b",), ("c",), ("a", "d"), ("e",))
+
+
+def test_defaults_of_a_fighter_given_only_wits_dexterity_and_stamina():
+    # every ability not given is 0: a brawl attack is Dexterity alone
+    bare = {"wits": 1, "dexterity": 2, "stamina": 2, "weapons": [{"name": "fists", "kind": "brawl", "damage": 1}]}
+    d = fight(
+        "straalara",
+        {"id": "a", "name": "A", "side": "x", "kind": "npc", "stats": bare},
+        f("b", "y"),
+        dice={"initiative by a": 10, "initiative by b": 3},
+    )
+    assert BASE["dexterity"] == 3
+    d.act("b", "defend", stance="partial", defense="none")
+    step = d.act("a", "attack", "b", stance="partial", dice={"fists": NO * 2, **NEXT_TURN})
+    assert step.rolls[0].expression == "2d10>=6c"
