@@ -15,7 +15,7 @@ from combatlog.engine.rules.straalara.events import Dazed, DazingBlow
 from combatlog.engine.rules.straalara.order import second_score, tiers
 from combatlog.events import CombatantDefeated, DamageApplied
 from combatlog.testing import fight
-from tests.test_straalara import BASE, NO, f
+from tests.test_straalara import NO, f
 
 NEXT_TURN = {"initiative": [1, 1]}  # the last declaration resolves the turn; the next one's initiative
 
@@ -56,7 +56,7 @@ def test_an_attack_pool_is_dexterity_plus_the_ability_its_kind_names(weapon, dic
         dice={"initiative by a": 10, "initiative by b": 3},
     )
     d.act("b", "defend", stance="partial", defense="none")
-    step = d.act("a", "attack", "b", stance="partial", dice={f"at b by a": NO * dice, **NEXT_TURN})
+    step = d.act("a", "attack", "b", stance="partial", dice={"at b by a": NO * dice, **NEXT_TURN})
     assert step.rolls[0].expression == f"{dice}d10>=6c"
     assert step.outcomes[0] == "a miss: no successes at difficulty 6"
 
@@ -201,7 +201,6 @@ def test_defaults_of_a_fighter_given_only_wits_dexterity_and_stamina():
         f("b", "y"),
         dice={"initiative by a": 10, "initiative by b": 3},
     )
-    assert BASE["dexterity"] == 3
     d.act("b", "defend", stance="partial", defense="none")
     step = d.act("a", "attack", "b", stance="partial", dice={"fists": NO * 2, **NEXT_TURN})
     assert step.rolls[0].expression == "2d10>=6c"
