@@ -290,3 +290,16 @@ def test_the_automatic_combatant_strikes_the_first_enemy_standing():
     s = duel(pc(), npc("g1"), npc("g2"), faces=(20, 2, 1))
     command = get_rules("skirmish").policy(s.state, s.state.combatants["ayla"])
     assert (command.action, command.targets) == ("strike", ("g1",))
+
+
+@pytest.mark.parametrize(
+    ("version", "said"), [(None, "lost: G1 is already out of the fight (down)"), ("2", "G1 is already down")]
+)
+def test_a_strike_at_a_goblin_downed_before_it_resolves_is_lost(monkeypatch, version, said):
+    # simultaneous timing: ayla strikes g1, the game master downs it before the round resolves
+    if version is not None:
+        monkeypatch.setattr(type(get_rules("skirmish")), "version", version)
+    s = duel(pc(), npc(), npc("g2"), faces=(20, 1, 10), timing="simultaneous")
+    act(s, "ayla", "strike", "g1")
+    forced(s, "override", params={"reason": "a rockfall", "defeat": {"target": "g1", "how": "down"}})
+    assert outcomes(act(s, "g2", "guard")) == [said, "on guard"]
