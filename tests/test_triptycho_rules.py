@@ -257,6 +257,7 @@ def test_an_incantation_card_on_this_turns_charges_stays_playable_once_every_pha
     forced(s, "end_turn", actor="x", params={"discard": "Plan"})
     forced(s, "end_turn", actor="y")  # x's turn 2: a charge, and Plan drawn back from the discards
     assert s.state.extra.charges["x"] == 1 and s.state.extra.hands["x"] == ("Bolt", "Plan")
+    assert _affordable(s, "x") == ["move", "climb", "fall", "block", "incant", "play"]  # play once
     act(s, "x", "block", toward="b")  # the Strategy phase
     act(s, "x", "play", card="Plan")  # the Action phase
     assert _affordable(s, "x") == ["move", "climb", "fall", "lower", "play"]  # Bolt, on the charge
@@ -778,3 +779,19 @@ def test_a_version_1_log_records_no_enemy_alongside_an_incantation(monkeypatch):
     events = act(s, "x", "incant")
     assert of(events, IncantingChanged) == [IncantingChanged(combatant="x", incanting=True)]
     assert told(events) == ["begins incanting"]
+
+
+@pytest.mark.parametrize(("version", "lost"), [(None, True), ("1", False)])
+def test_a_card_played_at_an_entity_gone_as_it_resolves_is_lost(monkeypatch, version, lost):
+    # version 2: the core's one sentence; version 1 played the card all the same
+    from tests.test_target_gone import aimed, bundled, resolved_now, take_out
+
+    s = bundled("triptycho", monkeypatch, version=version)
+    command = aimed(s)
+    target = s.state.combatants[command.targets[0]]
+    take_out(s, target.id, "felled")
+    events = resolved_now(s, command)
+    if lost:
+        assert told(events) == [f"lost: {target.name} is already out of the fight (felled)"]
+    else:
+        assert told(events)[0].startswith("plays ")
