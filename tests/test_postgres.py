@@ -20,7 +20,7 @@ from combatlog.events import ConcurrencyError, LogError  # noqa: E402
 from combatlog.projections.replay import replay  # noqa: E402
 from combatlog.replays import MemoryLog, copy_log, open_log  # noqa: E402
 from combatlog.replays.audit import audit  # noqa: E402
-from combatlog.replays.postgres import TABLE, PostgresLog, parse_url  # noqa: E402
+from combatlog.replays.postgres import TABLE, VERSION, PostgresLog, parse_url  # noqa: E402
 from tests.builders import fight, two_writers  # noqa: E402
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
@@ -416,18 +416,23 @@ def _from(raw: list[bytes]) -> MemoryLog:
     return log
 
 
-def test_the_schema_has_a_version_row_and_a_newer_one_is_refused(url, opened):
+@pytest.mark.parametrize("ahead", [1, 8])
+def test_the_schema_has_a_version_row_and_a_newer_one_is_refused(url, opened, ahead):
+    # one version ahead is as newer as eight
     log = opened(url)
     log.close()
+    newer = VERSION + ahead
     with psycopg.connect(SERVER, autocommit=True) as db:
-        assert db.execute("SELECT version FROM combatlog_schema").fetchall() == [(1,)]
-        db.execute("UPDATE combatlog_schema SET version = 9")
+        assert db.execute("SELECT version FROM combatlog_schema").fetchall() == [(VERSION,)]
+        db.execute(f"UPDATE combatlog_schema SET version = {newer}")
     try:
-        with pytest.raises(LogError, match=r"newer combatlog \(schema version 9"):
+        with pytest.raises(
+            LogError, match=rf"newer combatlog \(schema version {newer}; this one reads up to {VERSION}\)"
+        ):
             opened(url)
     finally:
         with psycopg.connect(SERVER, autocommit=True) as db:
-            db.execute("UPDATE combatlog_schema SET version = 1")
+            db.execute(f"UPDATE combatlog_schema SET version = {VERSION}")
 
 
 def test_a_url_python_cant_split_is_one_line_with_no_password():
