@@ -795,3 +795,46 @@ def test_a_card_played_at_an_entity_gone_as_it_resolves_is_lost(monkeypatch, ver
         assert told(events) == [f"lost: {target.name} is already out of the fight (felled)"]
     else:
         assert told(events)[0].startswith("plays ")
+
+
+def test_a_reach_or_area_attack_across_a_border_blocked_from_afar_is_rolled():
+    # the automatic miss is for "a ranged attack without the Area Attack descriptor": a Reach
+    # blow (melee) and an area shot cross the Ward and are rolled
+    pike = {"name": "Pike", "reach": 1, "hit": "d8", "damage": "d6"}
+    burst = {"name": "Burst", "range": 1, "area": "enemies", "hit": "d8", "damage": "d6"}
+    ward = {"name": "Ward", "phase": "strategy", "block": 2}
+    for card, params in ((pike, {}), (burst, {"section": "b"})):
+        s = tri(HALL, ent("w", "q", "c", ward), ent("x", "p", "a", card, kind="pc"), ent("y", "q", "b"))
+        act(s, "w", "play", card="Ward", a="a", b="b")
+        forced(s, "end_turn", actor="w")
+        targets = () if params else ("y",)
+        events = act(s, "x", "play", *targets, faces=(8, 1, 4), card=card["name"], **params)
+        assert [(e.target, e.amount) for e in of(events, DamageApplied)] == [("y", 4)]
+
+
+def test_a_card_of_the_deck_not_in_hand_is_refused():
+    s = encounter(
+        "triptycho",
+        holder("x", "p", "a", "Plan", "Rest", kind="pc", deck=[KNIFE]),
+        ent("y", "q", "a"),
+        map=HALL,
+        order="listed",
+        starting_hand=1,
+    )
+    forced(s, "begin", (2, 2))  # x is dealt Plan (1d3), and its turn draws Rest (1d2): the Knife stays in the pile
+    assert s.state.extra.hands["x"] == ("Plan", "Rest")
+    with pytest.raises(Refused, match=r"'Knife' isn't in X's hand \(in hand: Plan, Rest\)"):
+        act(s, "x", "play", "y", card="Knife")
+
+
+@pytest.mark.parametrize(("version", "refused"), [(None, True), ("1", False)])
+def test_a_section_named_for_a_card_that_isnt_an_attack_is_refused_from_version_2(monkeypatch, version, refused):
+    plan = {"name": "Plan", "effect": "plans"}
+    if version is not None:
+        monkeypatch.setattr(type(get_rules("triptycho")), "version", version)
+    s = tri(HALL, ent("x", "p", "a", plan, kind="pc"), ent("y", "q", "c"))
+    if refused:
+        with pytest.raises(Refused, match="Plan isn't an attack: section=SECTION names where an attack occurs"):
+            act(s, "x", "play", card="Plan", section="a")
+    else:
+        assert told(act(s, "x", "play", card="Plan", section="a")) == ["plays Plan; plans"]
