@@ -20,7 +20,16 @@ from combatlog.engine.rules.triptycho.events import (
     DeckShuffled,
     DistantBlockEnded,
 )
-from combatlog.events import ActionResolved, CombatantDefeated, DamageApplied, GmRuling, InitiativeRolled, OrderSet
+from combatlog.events import (
+    ActionResolved,
+    CombatantDefeated,
+    Command,
+    DamageApplied,
+    GmRuling,
+    InitiativeRolled,
+    Moved,
+    OrderSet,
+)
 from tests.builders import act, board, border, encounter, fighter, forced, of, section
 from tests.test_triptycho import HALL, ent, rolls, tri
 
@@ -838,3 +847,132 @@ def test_a_section_named_for_a_card_that_isnt_an_attack_is_refused_from_version_
             act(s, "x", "play", card="Plan", section="a")
     else:
         assert told(act(s, "x", "play", card="Plan", section="a")) == ["plays Plan; plans"]
+
+
+# --- moving: teleport, swimming, phase, falls, climbs -------------------------------------------
+
+
+def test_teleport_reaches_within_n_borders_of_any_kind_and_no_further():
+    # "Phase and Teleport special movement types must have a range equal to or greater than the
+    # Height value"; docs: "Teleport goes to any section within N borders of any kind"
+    hop = {"name": "Hop", "move": 1, "movement": "teleport"}
+    s = tri(HALL, ent("x", "p", "a", hop, kind="pc"), ent("y", "q", "a"))
+    with pytest.raises(Refused, match="c is 2 sections away; Teleport 1"):
+        act(s, "x", "play", card="Hop", to="c")
+    events = act(s, "x", "play", card="Hop", to="b")
+    assert of(events, Moved) == [Moved(combatant="x", to="b", distance=0)]  # it crosses nothing on the way
+    assert told(events) == ["plays Hop; teleports from a to b"]
+
+
+def test_a_swimmers_long_move_short_of_its_reach_only_for_the_water_says_so():
+    # "Any Move that grants more than one section of movement is reduced by 1 for each section
+    # entered that requires swimming": Dash 2 through the pool w to c is 3
+    wet = board(section("a"), section("w", water=True), section("c"), borders=[border("a", "w"), border("w", "c")])
+    dash = {"name": "Dash", "move": 2}
+    s = tri(wet, ent("x", "p", "a", dash, kind="pc"), ent("y", "q", "c"))
+    with pytest.raises(
+        Refused, match="^.*c is beyond a Move 2 from a: each water section entered costs a section more$"
+    ):
+        act(s, "x", "play", card="Dash", to="c")
+    dry = board(
+        section("a"),
+        section("b"),
+        section("c"),
+        section("d"),
+        borders=[border("a", "b"), border("b", "c"), border("c", "d")],
+    )
+    s = tri(dry, ent("x", "p", "a", dash, kind="pc"), ent("y", "q", "d"))
+    with pytest.raises(Refused, match="^.*d is beyond a Move 2 from a$"):
+        act(s, "x", "play", card="Dash", to="d")
+
+
+def test_the_turns_move_of_one_section_into_water_costs_no_more():
+    wet = board(section("a"), section("w", water=True), borders=[border("a", "w")])
+    s = tri(wet, ent("x", "p", "a", kind="pc"), ent("y", "q", "w"))
+    act(s, "x", "move", to="w")
+    assert s.state.combatants["x"].position == "w"
+
+
+def test_phase_crosses_a_height_equal_to_its_range():
+    # "Phase and Teleport special movement types must have a range equal to or greater than the
+    # Height value to perform the movement"
+    ledge = board(section("low"), section("high"), borders=[border("low", "high", height=2)])
+    ghost = {"name": "Ghost Step", "move": 2, "movement": "phase"}
+    s = tri(ledge, ent("x", "p", "low", ghost, kind="pc"), ent("y", "q", "high"))
+    act(s, "x", "play", card="Ghost Step", to="high")
+    assert s.state.combatants["x"].position == "high"
+    short = {"name": "Flicker", "move": 1, "movement": "phase"}
+    s = tri(ledge, ent("x", "p", "low", short, kind="pc"), ent("y", "q", "high"))
+    with pytest.raises(Refused, match="Phase 1 can't cross a height of 2"):
+        act(s, "x", "play", card="Flicker", to="high")
+
+
+def test_the_turns_move_down_a_drop_of_1_falls_1d4():
+    # "the entity suffers 1d4 damage per height"
+    step = board(section("top"), section("bottom"), borders=[border("top", "bottom", height=-1)])
+    s = tri(step, ent("x", "p", "top", kind="pc"), ent("y", "q", "bottom"))
+    events = act(s, "x", "move", faces=(3,), to="bottom")
+    assert rolls(events) == [("1d4", (3,))] and DamageApplied(target="x", amount=3, kind="fall") in events
+    assert not of(events, ClimbChanged) and not of(events, BlockLowered)  # not climbing, holding no Block
+
+
+def test_a_failed_first_climb_climbs_nothing_and_leaves_no_climb_begun():
+    # "Each successful roll results in traversing Height 1"; a failure, none
+    ledge = board(section("low"), section("high"), borders=[border("low", "high", height=2)])
+    s = tri(ledge, ent("x", "p", "low", kind="pc"), ent("y", "q", "high"))
+    events = act(s, "x", "climb", faces=(2, 5), to="high")
+    assert told(events) == ["fails to climb toward high (2 against 5)"]
+    assert not of(events, ClimbChanged) and "x" not in s.state.extra.climbing
+
+
+def test_climbing_goes_up_a_rise_and_not_along_the_flat():
+    flat = board(section("a"), section("b"), section("high"), borders=[border("a", "b"), border("a", "high", height=1)])
+    s = tri(flat, ent("x", "p", "a", kind="pc"), ent("y", "q", "b"))
+    with pytest.raises(Refused, match="b isn't higher than a: move there"):
+        act(s, "x", "climb", to="b")
+    events = act(s, "x", "climb", faces=(4, 4), to="high")  # a tie climbs the height of 1: up
+    assert told(events) == ["climbs up to high (4 against 4)"] and s.state.combatants["x"].position == "high"
+
+
+def test_a_climber_climbs_on_toward_one_section_only():
+    m = board(
+        section("low"),
+        section("high"),
+        section("ridge"),
+        borders=[border("low", "high", height=2), border("low", "ridge", height=2)],
+    )
+    s = tri(m, ent("x", "p", "low", kind="pc"), ent("y", "q", "high"))
+    act(s, "x", "climb", faces=(4, 4), to="high")
+    forced(s, "end_turn", actor="x")
+    forced(s, "end_turn", actor="y")
+    with pytest.raises(Refused, match="already climbing toward high"):
+        act(s, "x", "climb", to="ridge")
+
+
+def _may_move(s, cid: str, to: str) -> bool:
+    """True when `cid`'s move to `to` passes its check now (the way is found, and kept)."""
+    actor = s.state.combatants[cid]
+    return s.rules.action(s.state, actor, "move").check(s.state, actor, (), {"to": to}) is None
+
+
+def test_a_way_found_before_a_block_was_raised_is_not_taken_through_it():
+    # the ways found on a map are kept; a Block raised since is still in the way
+    m = board(section("a"), section("b"), section("c"), borders=[border("a", "b"), border("a", "c")])
+    s = tri(m, ent("y", "q", "a"), ent("z", "q", "a"), ent("x", "p", "a", kind="pc"))
+    act(s, "y", "block", toward="c")
+    forced(s, "end_turn", actor="y")
+    move_b = Command(kind="act", actor="x", action="move", params={"to": "b"})
+    assert _may_move(s, "x", "b")
+    act(s, "z", "block", toward="b")
+    forced(s, "end_turn", actor="z")
+    with pytest.raises(Refused, match="Z blocks the border from a to b"):
+        s.execute(move_b)
+    ward = {"name": "Ward", "phase": "strategy", "block": 2}
+    s = tri(m, ent("y", "q", "b", ward), ent("z", "q", "b", ward), ent("x", "p", "a", kind="pc"))
+    act(s, "y", "play", card="Ward", a="a", b="c")
+    forced(s, "end_turn", actor="y")
+    assert _may_move(s, "x", "b")
+    act(s, "z", "play", card="Ward", a="a", b="b")
+    forced(s, "end_turn", actor="z")
+    with pytest.raises(Refused, match=r"Z \(at a distance\) blocks the border from a to b"):
+        s.execute(move_b)
