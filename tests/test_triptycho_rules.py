@@ -976,3 +976,34 @@ def test_a_way_found_before_a_block_was_raised_is_not_taken_through_it():
     forced(s, "end_turn", actor="z")
     with pytest.raises(Refused, match=r"Z \(at a distance\) blocks the border from a to b"):
         s.execute(move_b)
+
+
+def test_a_climb_goes_on_from_the_height_already_climbed_and_a_failure_keeps_it():
+    # "Each successful roll results in traversing Height 1 ... Until enough Height is traversed
+    # to overcome the border, the entity is climbing"
+    ledge = board(section("low"), section("high"), borders=[border("low", "high", height=2)])
+    s = tri(ledge, ent("x", "p", "low", kind="pc"), ent("y", "q", "high"))
+    assert told(act(s, "x", "climb", faces=(4, 4), to="high")) == ["climbs 1 of 2 toward high (4 against 4)"]
+    forced(s, "end_turn", actor="x")
+    forced(s, "end_turn", actor="y")
+    events = act(s, "x", "climb", faces=(2, 5), to="high")
+    assert told(events) == ["makes no headway toward high (2 against 5); climbing, 1 of 2"]
+    assert s.state.extra.climbing["x"].done == 1
+    forced(s, "end_turn", actor="x")
+    forced(s, "end_turn", actor="y")
+    assert told(act(s, "x", "climb", faces=(6, 1), to="high")) == ["climbs up to high (6 against 1)"]
+    assert s.state.combatants["x"].position == "high" and "x" not in s.state.extra.climbing
+
+
+def test_a_long_move_through_water_pays_one_section_more_for_it_and_no_more():
+    wet = board(
+        section("a"),
+        section("w", water=True),
+        section("c"),
+        section("d"),
+        borders=[border("a", "w"), border("w", "c"), border("c", "d")],
+    )
+    run = {"name": "Run", "move": 3}
+    s = tri(wet, ent("x", "p", "a", run, kind="pc"), ent("y", "q", "d"))
+    act(s, "x", "play", card="Run", to="c")  # w costs 2, c 1: 3
+    assert s.state.combatants["x"].position == "c"
