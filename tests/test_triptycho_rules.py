@@ -1007,3 +1007,23 @@ def test_a_long_move_through_water_pays_one_section_more_for_it_and_no_more():
     s = tri(wet, ent("x", "p", "a", run, kind="pc"), ent("y", "q", "d"))
     act(s, "x", "play", card="Run", to="c")  # w costs 2, c 1: 3
     assert s.state.combatants["x"].position == "c"
+
+
+@pytest.mark.parametrize(
+    ("senses", "seen"),
+    [
+        ({"light_sensitive": True}, {"lit": "shadowy", "shadowy": "shadowy", "dark": "dark"}),
+        ({"low_light": True}, {"lit": "lit", "shadowy": "lit", "dark": "dark"}),
+        ({"light_sensitive": True, "low_light": True}, {"lit": "shadowy", "shadowy": "lit", "dark": "dark"}),
+        ({"darkvision": True, "light_sensitive": True}, {"lit": "lit", "shadowy": "lit", "dark": "lit"}),
+    ],
+)
+def test_each_sense_alone_and_together_sees_the_light_as_the_text_says(senses, seen):
+    # "An entity with Low-light Vision treats shadowy sections as though they were lit ... An
+    # entity with Light Sensitivity ... treats lit sections as though they were shadowy ... an
+    # entity with Low-light Vision and Light Sensitivity would simply reverse the lit and shadowy"
+    from combatlog.engine.rules.triptycho.model import Stats
+    from combatlog.engine.rules.triptycho.sight import seen_as
+
+    stats = Stats(hp=1, section="a", deck=[], **senses)
+    assert {light: seen_as(stats, light) for light in seen} == seen
