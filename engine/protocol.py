@@ -1,10 +1,16 @@
-"""The rule-system protocol: what every system tells the engine, with sensible defaults.
+"""The rule-system protocol: what every system tells the engine, with sensible defaults,
+and what the engine hands it.
 
 A rule system says how initiative is rolled and ranked (its order strategy and tie rules),
 how actions are timed, what a combatant may spend in a turn (its budget), which actions
 exist with their requirements and cost, how each resolves into events, what damage does,
 and when the encounter is over. `decide` (in `combatlog.engine.decide`) runs the
-procedure common to all of them and calls these hooks.
+procedure common to all of them and calls these hooks, handing each a `Draft` (the step in
+the making) and asking the system for its `Order` strategy.
+
+The draft, the order strategy and the rule system refer to one another, so their types live
+here together: `combatlog.engine.draft.Draft` (the engine's draft) and the strategies of
+`combatlog.engine.order` are built on this module, never the other way round.
 """
 
 from __future__ import annotations
@@ -12,19 +18,19 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import msgspec
 
 from combatlog.engine import typed
 from combatlog.engine.dicetree import excerpt
 from combatlog.engine.errors import Refused
-from combatlog.engine.order import Order, make_order
 from combatlog.engine.timing import Timing, make_timing
 from combatlog.events import Command
 
 if TYPE_CHECKING:
-    from combatlog.engine.draft import Draft
+    from combatlog.engine.dice import Dice
+    from combatlog.events import DiceRolled, Event
     from combatlog.projections import Combatant, Encounter, Pending
 
 
@@ -63,6 +69,76 @@ class BoardView:
     borders: tuple[Any, ...] = ()  # battlemap.Border, for "sections"
     bands: tuple[str, ...] = ()  # the bands in order, nearest first, for "bands"
     distances: tuple[tuple[str, str, int, bool], ...] = ()  # (a, b, yards, engaged), for "distances"
+
+
+class Draft(Protocol):
+    """A step in the making, as every hook, resolver and order strategy is handed it: the
+    state so far, the events it emits (each folded at once), its dice and its rule system.
+    `combatlog.engine.draft.Draft` is the engine's."""
+
+    state: Encounter
+    events: list[Event]
+    dice: Dice
+    rules: RuleSystem
+    step: int
+    hold_damage: bool  # set while simultaneous actions resolve
+    rounds_started: int  # rounds this step has started
+
+    @property
+    def turn_order(self) -> Order:
+        """The rule system's order strategy for the encounter's options."""
+
+    @property
+    def timing(self) -> Timing:
+        """The rule system's timing strategy for the encounter's options."""
+
+    def emit(self, event: Event) -> Event:
+        """Record `event` and fold it into the draft's state; returns the event."""
+
+    def advance(self) -> None:
+        """Go on: the next turn, the round's end, or the encounter's end (after a rule system's command)."""
+
+    def next_round(self) -> None:
+        """Start the round after the current one (a rule system's command resuming the fight)."""
+
+    def roll(self, expression: str, purpose: str, by: str | None = None, private: bool = False) -> DiceRolled:
+        """Roll dice from the step's source and record the roll; returns the DiceRolled event."""
+
+    def attack_roll(self, expression: str, purpose: str, roller: str, target: str | None = None) -> DiceRolled:
+        """An attack-like roll of `expression` with what conditions make of it (`RuleSystem.roll_mods`)."""
+
+    def damage(
+        self,
+        target: str,
+        amount: int,
+        *,
+        location: str | None = None,
+        kind: str | None = None,
+        source: str | None = None,
+    ) -> None:
+        """Apply damage now, or hold it for the round's end while simultaneous actions resolve."""
+
+
+class Order(Protocol):
+    """What the turn procedure asks of an order strategy (`combatlog.engine.order` has ours).
+
+    Flags, not names, tell the procedure how the order behaves:
+    `refills_each_turn` (budgets are set when each turn starts; False: once a round, as
+    action points are), `one_action_turns` (a turn is one action, after which the order is
+    recomputed and the actor yields), `reverse_declare` (tiers declare lowest first).
+    """
+
+    name: str
+    refills_each_turn: bool
+    one_action_turns: bool
+    reverse_declare: bool
+
+    def roll(self, draft: Draft) -> None: ...
+    def round_started(self, draft: Draft) -> None: ...
+    def next_actors(self, state: Encounter, may_act: Callable[[Combatant], bool]) -> tuple[str, ...]: ...
+    def after_action(self, draft: Draft) -> None: ...
+    def pass_started(self, draft: Draft) -> None: ...
+    def resolution_key(self, state: Encounter) -> Callable[[Pending], Any]: ...
 
 
 @dataclass(frozen=True)
@@ -290,9 +366,10 @@ class RuleSystem:
 
     # --- order and timing -------------------------------------------------------------
 
-    def order(self, options: dict[str, Any]) -> Order:
-        """The order strategy for these options."""
-        return make_order("ranked")
+    def order(self, options: dict[str, Any]) -> Order | None:
+        """The order strategy for these options; None (the default): a ranked initiative order,
+        highest first (`make_order("ranked")`, which the draft makes)."""
+        return None
 
     def timing(self, options: dict[str, Any]) -> Timing:
         """The timing strategy for these options."""

@@ -3,7 +3,7 @@ turns, resolving what was declared, releasing held damage, and the end check.
 
 `Draft.advance()` and `Draft.next_round()` call into here, so a rule system's own command
 that resumes the fight never imports `decide`. The order strategy says, through its flags
-(`Order` in `combatlog.engine.order`), whether budgets refill at each turn or once a round
+(`Order` in `combatlog.engine.protocol`), whether budgets refill at each turn or once a round
 and whether a turn is one action; the timing strategy says when actions resolve.
 """
 
@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from combatlog.engine.protocol import Draft
 from combatlog.events import (
     ActionResolved,
     DamageApplied,
@@ -26,7 +27,6 @@ from combatlog.events import (
 )
 
 if TYPE_CHECKING:
-    from combatlog.engine.draft import Draft
     from combatlog.projections import Combatant, Pending
 
 # The one stall rule: this many whole rounds in which nothing can change the fight make it a

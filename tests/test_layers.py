@@ -37,13 +37,15 @@ def _type_checking(node: ast.AST) -> bool:
 
 
 def imports(path: Path, top_level_only: bool) -> list[tuple[int, str]]:
-    """(line, module) for every import of a combatlog module; with `top_level_only`, only those run at import time."""
+    """(line, module) for every import of a combatlog module: at import time, inside a function,
+    or under `if TYPE_CHECKING:` (a module named for its types depends on that module as surely
+    as one that calls it); with `top_level_only`, only those run at import time."""
     tree = ast.parse(path.read_text(), str(path))
     found: list[tuple[int, str]] = []
 
     def visit(node: ast.AST, top: bool) -> None:
         for child in ast.iter_child_nodes(node):
-            if _type_checking(child):
+            if top_level_only and _type_checking(child):
                 continue  # never runs
             inner = top and not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
             if isinstance(child, ast.ImportFrom) and child.module and (inner or not top_level_only):
@@ -134,6 +136,17 @@ def test_the_walk_finds_a_circle():
         "combatlog.replays.postgres": {"combatlog.replays.stores"},
     }
     assert circles(graph) == ["combatlog.replays.postgres -> combatlog.replays.stores -> combatlog.replays.postgres"]
+
+
+def test_the_walk_counts_imports_made_for_types_only(tmp_path):
+    # a module that names another's types depends on it: a circle through `if TYPE_CHECKING:`
+    # (the draft and the turn procedure, once) is a circle all the same
+    planted = tmp_path / "typed.py"
+    planted.write_text(
+        "from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n    from combatlog.engine.draft import Draft\n"
+    )
+    assert (4, "combatlog.engine.draft") in imports(planted, top_level_only=False)
+    assert imports(planted, top_level_only=True) == []  # never run
 
 
 def test_the_walk_finds_imports_against_the_order(tmp_path):

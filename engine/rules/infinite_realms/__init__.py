@@ -16,10 +16,9 @@ import msgspec
 from combatlog.engine import registry as _registry
 from combatlog.engine.dice import DiceError
 from combatlog.engine.dice import parse as parse_dice
-from combatlog.engine.draft import Draft
 from combatlog.engine.errors import Refused
 from combatlog.engine.order import ActionPointOrder
-from combatlog.engine.protocol import ActionSpec, BoardView, RuleSystem
+from combatlog.engine.protocol import ActionSpec, BoardView, Draft, RuleSystem
 from combatlog.engine.rules.infinite_realms.actions import (
     AIM,
     ATTACK,

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from combatlog.engine.draft import Draft
-from combatlog.engine.protocol import ActionSpec
+from combatlog.engine.protocol import ActionSpec, Draft
 from combatlog.engine.rules.infinite_realms.attack import strike
 from combatlog.engine.rules.infinite_realms.events import Aimed, BleedingStarted, DefenseBought
 from combatlog.engine.rules.infinite_realms.model import (

@@ -3,7 +3,7 @@ the damage chart by margin, and the critical charts it leads to."""
 
 from __future__ import annotations
 
-from combatlog.engine.draft import Draft
+from combatlog.engine.protocol import Draft
 from combatlog.engine.rules.infinite_realms.criticals import critical_hit, critical_miss
 from combatlog.engine.rules.infinite_realms.effects import _hurt
 from combatlog.engine.rules.infinite_realms.events import Aimed, Using

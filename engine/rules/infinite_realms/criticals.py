@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from combatlog.engine.draft import Draft
+from combatlog.engine.protocol import Draft
 from combatlog.engine.rules.infinite_realms.effects import _bleed, _hurt, _stun
 from combatlog.engine.rules.infinite_realms.events import WeaponBroken
 from combatlog.engine.rules.infinite_realms.model import CRIPPLED, DOWN, HALF_AP, Weapon

@@ -3,7 +3,7 @@ the order again after the game master changes someone's points."""
 
 from __future__ import annotations
 
-from combatlog.engine.draft import Draft
+from combatlog.engine.protocol import Draft
 from combatlog.engine.rules.infinite_realms.events import Aimed, BleedingStarted
 from combatlog.engine.rules.infinite_realms.model import BLEEDING, STUNNED, own
 from combatlog.events import ConditionApplied, ResourcesSet, TurnEnded
@@ -15,7 +15,7 @@ def _rerank(draft: Draft) -> None:
     state = draft.state
     if state.phase not in ("declare", "resolve") or not draft.rules.since(state, 2):
         return
-    draft.rules.order(state.options).after_action(draft)
+    draft.turn_order.after_action(draft)
     if draft.state.acting:
         draft.emit(TurnEnded(actors=draft.state.acting, yielded=True))
     draft.advance()

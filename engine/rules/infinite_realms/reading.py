@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 
-from combatlog.engine.draft import Draft
+from combatlog.engine.protocol import Draft
 from combatlog.engine.rules.infinite_realms.model import WOUNDED_25, WOUNDED_50, Weapon, own, stats_of
 from combatlog.projections import Combatant, Encounter
 

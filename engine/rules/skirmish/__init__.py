@@ -12,9 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 from combatlog.engine import registry as _registry
-from combatlog.engine.draft import Draft
-from combatlog.engine.order import Order, make_order
-from combatlog.engine.protocol import ActionSpec, RuleSystem
+from combatlog.engine.order import make_order
+from combatlog.engine.protocol import ActionSpec, Draft, Order, RuleSystem
 from combatlog.engine.rules.skirmish.actions import ACTIONS, AP_COST
 from combatlog.engine.rules.skirmish.events import EVENTS
 from combatlog.engine.rules.skirmish.model import Options, Stats

@@ -12,10 +12,9 @@ from __future__ import annotations
 from typing import Any
 
 from combatlog.engine import registry as _registry
-from combatlog.engine.draft import Draft
 from combatlog.engine.errors import Refused
 from combatlog.engine.order import RankedOrder
-from combatlog.engine.protocol import ActionSpec, BoardView, RuleSystem, grid_problem
+from combatlog.engine.protocol import ActionSpec, BoardView, Draft, RuleSystem, grid_problem
 from combatlog.engine.rules.starflight.actions import HEAL, MELEE, MOVE, SHOOT, _move_distance
 from combatlog.engine.rules.starflight.commands import _conclude, _marching_cmd, _place_cmd, _range_cmd
 from combatlog.engine.rules.starflight.events import (

@@ -7,8 +7,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from combatlog.engine.draft import Draft
-from combatlog.engine.protocol import ActionSpec
+from combatlog.engine.protocol import ActionSpec, Draft
 from combatlog.engine.rules.starflight.events import Placed, ShieldsSet, TargetChosen
 from combatlog.engine.rules.starflight.model import NO_RECOVERY, Weapon, _num, immediate_of, own, stats_of
 from combatlog.engine.rules.starflight.reading import position, range_between, shields, targeted, weapon, weapons

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from combatlog.engine.draft import Draft
 from combatlog.engine.errors import Refused
+from combatlog.engine.protocol import Draft
 from combatlog.engine.rules.starflight.actions import _is_facing
 from combatlog.engine.rules.starflight.events import Awaiting, MarchingOrder, Placed, RangeSet
 from combatlog.engine.rules.starflight.model import own

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from combatlog.engine.draft import Draft
+from combatlog.engine.protocol import Draft
 from combatlog.engine.rules.starflight.events import Placed
 from combatlog.engine.rules.starflight.model import _DIAG, DIRECTIONS, own
 from combatlog.engine.rules.starflight.reading import group_key, position

@@ -3,8 +3,8 @@ experience modifiers (the 16 / 13 / 9 example)."""
 
 from __future__ import annotations
 
-from combatlog.engine.draft import Draft
 from combatlog.engine.errors import Refused
+from combatlog.engine.protocol import Draft
 from combatlog.engine.rules.starflight.events import Awaiting, GoalEvent, GroupsRanked, HitsTaken
 from combatlog.engine.rules.starflight.model import Goal, own, stats_of
 from combatlog.engine.rules.starflight.reading import group_key

@@ -13,10 +13,8 @@ from functools import cached_property
 from typing import Any
 
 from combatlog.engine import registry as _registry
-from combatlog.engine.draft import Draft
 from combatlog.engine.errors import Refused
-from combatlog.engine.order import Order
-from combatlog.engine.protocol import ActionSpec, RuleSystem
+from combatlog.engine.protocol import ActionSpec, Draft, Order, RuleSystem
 from combatlog.engine.rules.straalara import actions as _actions
 from combatlog.engine.rules.straalara.attack import after_damage, health_level, wound_penalty
 from combatlog.engine.rules.straalara.events import (

@@ -11,10 +11,9 @@ from __future__ import annotations
 from typing import Any
 
 from combatlog.engine import registry as _registry
-from combatlog.engine.draft import Draft
 from combatlog.engine.errors import Refused
 from combatlog.engine.order import RankedOrder
-from combatlog.engine.protocol import ActionSpec, BoardView, RuleSystem, grid_problem
+from combatlog.engine.protocol import ActionSpec, BoardView, Draft, RuleSystem, grid_problem
 from combatlog.engine.rules.swords_of_infinity.actions import ACTIONS, MAJOR_WHILE_PINNED
 from combatlog.engine.rules.swords_of_infinity.events import (
     EVENTS,

@@ -6,8 +6,7 @@ import dataclasses
 from collections.abc import Callable
 from typing import Any
 
-from combatlog.engine.draft import Draft
-from combatlog.engine.protocol import ActionSpec
+from combatlog.engine.protocol import ActionSpec, Draft
 from combatlog.engine.rules.swords_of_infinity.attack import strike
 from combatlog.engine.rules.swords_of_infinity.events import (
     Impairment,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from combatlog.engine.draft import Draft
+from combatlog.engine.protocol import Draft
 from combatlog.engine.rules.swords_of_infinity.attack import strike
 from combatlog.engine.rules.swords_of_infinity.events import SpiritSpent, TurnMark
 from combatlog.engine.rules.swords_of_infinity.model import RESISTED, Turn, own, stats_of

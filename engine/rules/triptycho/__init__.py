@@ -14,10 +14,9 @@ from msgspec.structs import replace
 from combatlog.engine import registry as _registry
 from combatlog.engine.battlemap import Map
 from combatlog.engine.dicetree import excerpt
-from combatlog.engine.draft import Draft
 from combatlog.engine.errors import Refused
-from combatlog.engine.order import Order, RankedOrder
-from combatlog.engine.protocol import ActionSpec, BoardView, RuleSystem
+from combatlog.engine.order import RankedOrder
+from combatlog.engine.protocol import ActionSpec, BoardView, Draft, Order, RuleSystem
 from combatlog.engine.rules.triptycho.actions import ACTIONS, SPECS, charged_play
 from combatlog.engine.rules.triptycho.events import (
     EVENTS,

@@ -7,8 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from combatlog.engine.battlemap import Step
-from combatlog.engine.draft import Draft
-from combatlog.engine.protocol import ActionSpec
+from combatlog.engine.protocol import ActionSpec, Draft
 from combatlog.engine.rules.triptycho.events import (
     BlockLowered,
     BlockRaised,
