@@ -13,7 +13,6 @@ from typing import Any
 
 import msgspec
 
-from combatlog.engine import registry as _registry
 from combatlog.engine.dice import DiceError
 from combatlog.engine.dice import parse as parse_dice
 from combatlog.engine.errors import Refused
@@ -336,6 +335,3 @@ _ALWAYS = {spec.name: spec for spec in (ATTACK, AIM, *MOVE_SPECS, DEFEND, STAND,
 
 
 INFINITE_REALMS = InfiniteRealms()
-
-
-_registry.register(INFINITE_REALMS)

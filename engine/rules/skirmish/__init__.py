@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from combatlog.engine import registry as _registry
 from combatlog.engine.order import make_order
 from combatlog.engine.protocol import ActionSpec, Draft, Order, RuleSystem
 from combatlog.engine.rules.skirmish.actions import ACTIONS, AP_COST
@@ -106,4 +105,4 @@ class Skirmish(RuleSystem):
         return policy(self, state, actor)
 
 
-SKIRMISH = _registry.register(Skirmish())
+SKIRMISH = Skirmish()

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from combatlog.engine import registry as _registry
 from combatlog.engine.errors import Refused
 from combatlog.engine.order import RankedOrder
 from combatlog.engine.protocol import ActionSpec, BoardView, Draft, RuleSystem, grid_problem
@@ -441,6 +440,3 @@ class Starflight(RuleSystem):
 
 
 STARFLIGHT = Starflight()
-
-
-_registry.register(STARFLIGHT)

@@ -12,7 +12,6 @@ from __future__ import annotations
 from functools import cached_property
 from typing import Any
 
-from combatlog.engine import registry as _registry
 from combatlog.engine.errors import Refused
 from combatlog.engine.protocol import ActionSpec, Draft, Order, RuleSystem
 from combatlog.engine.rules.straalara import actions as _actions
@@ -216,4 +215,4 @@ class Straalara(RuleSystem):
         return f"{actor} defends"
 
 
-STRAALARA = _registry.register(Straalara())
+STRAALARA = Straalara()

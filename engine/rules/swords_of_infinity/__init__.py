@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from combatlog.engine import registry as _registry
 from combatlog.engine.errors import Refused
 from combatlog.engine.order import RankedOrder
 from combatlog.engine.protocol import ActionSpec, BoardView, Draft, RuleSystem, grid_problem
@@ -284,6 +283,3 @@ _ORDER = RankedOrder(ties=("higher:awareness", "rolloff:d%"))
 
 
 SWORDS_OF_INFINITY = SwordsOfInfinity()
-
-
-_registry.register(SWORDS_OF_INFINITY)

@@ -11,7 +11,6 @@ from typing import Any
 import msgspec
 from msgspec.structs import replace
 
-from combatlog.engine import registry as _registry
 from combatlog.engine.battlemap import Map
 from combatlog.engine.dicetree import excerpt
 from combatlog.engine.errors import Refused
@@ -395,4 +394,4 @@ class Triptycho(RuleSystem):
         return policy(self, state, actor)
 
 
-TRIPTYCHO = _registry.register(Triptycho())
+TRIPTYCHO = Triptycho()
