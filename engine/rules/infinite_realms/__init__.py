@@ -2,7 +2,7 @@
 
 Action points instead of turns: whoever has the most left acts next; the rules notes are
 `docs/rules/infinite-realms.md`. The package: `model.py`, `events.py`, `reading.py`,
-`effects.py`, `attack.py`, `criticals.py`, `movement.py`, `actions.py`, `policy.py`, and this
+`effects.py`, `attack.py`, `criticals.py`, `movement.py`, `actions.py`, `policy.py`, `telling.py`, and this
 file, the system itself.
 """
 
@@ -34,13 +34,11 @@ from combatlog.engine.rules.infinite_realms.actions import (
 from combatlog.engine.rules.infinite_realms.effects import _rerank
 from combatlog.engine.rules.infinite_realms.events import (
     EVENTS,
-    Aimed,
     DefenseBought,
     Disengaged,
     DistanceSet,
     Engaged,
     RoundReset,
-    WeaponBroken,
 )
 from combatlog.engine.rules.infinite_realms.model import (
     BLEEDING,
@@ -58,9 +56,10 @@ from combatlog.engine.rules.infinite_realms.model import Stats as IRStats
 from combatlog.engine.rules.infinite_realms.movement import _engage, _reach_bonus
 from combatlog.engine.rules.infinite_realms.policy import policy
 from combatlog.engine.rules.infinite_realms.reading import distance, factor
+from combatlog.engine.rules.infinite_realms.telling import describe, narrate, summary
 from combatlog.engine.timing import Timing, make_timing
 from combatlog.events import CombatantDefeated, Command, ConditionApplied, ResourceSpent, ResourcesSet
-from combatlog.projections import Combatant, Encounter, Pending
+from combatlog.projections import Combatant, Encounter
 
 _AP_ORDER = ActionPointOrder("ap")  # configuration, never changed: one, asked for a few times a step
 
@@ -270,39 +269,10 @@ class InfiniteRealms(RuleSystem):
     # the policy function itself, bound as the method (`policy(rules, state, actor)`): no wrapper's frame
     policy = policy
 
-    def describe(self, state: Encounter, pending: Pending) -> str:
-        actor = state.combatants[pending.actor]
-        ap = actor.resources.get("ap", 0)
-        who = f"{actor.name} ({ap} AP)"
-        if pending.action == "attack":
-            w = _weapon_of(state, actor, pending.params)
-            return f"{who} attacks {state.combatants[pending.targets[0]].name} with the {w.name if w else 'weapon'}"
-        if pending.action in ("punch", "kick"):
-            return f"{who} {pending.action}s {state.combatants[pending.targets[0]].name}"
-        if pending.action in MOVES:
-            how = {"run": "runs", "dodge_run": "runs and dodges", "walk": "walks"}[pending.action]
-            toward = pending.params.get("toward")
-            other = state.combatants[str(toward or pending.params.get("away_from"))].name
-            return f"{who} {how} {'toward' if toward else 'away from'} {other}"
-        return super().describe(state, pending)
-
-    def narrate(self, state: Encounter, event: Any, dice: bool = False) -> str | None:
-        def name(cid: str) -> str:
-            return state.combatants[cid].name if cid in state.combatants else cid
-
-        t = type(event)
-        if t is Engaged:
-            bonus = "; ".join(f"{name(c)} +{n} AP for reach" for c, n in event.bonus.items())
-            return f"  {' and '.join(name(c) for c in event.combatants)} engage" + (f" ({bonus})." if bonus else ".")
-        if t is DistanceSet and event.how == "given":
-            return f"  {name(event.a)} and {name(event.b)} are {event.yards} yards apart."
-        if t is DefenseBought:
-            return f"  {name(event.combatant)} spends {event.ap} AP on defense."
-        if t is WeaponBroken:
-            return f"  {name(event.combatant)}'s {event.weapon} breaks."
-        if t is Aimed and event.reason == "hit before attacking":
-            return f"  {name(event.combatant)} loses the aim."
-        return None
+    # how it tells a fight (telling.py): the functions themselves, bound as the methods
+    summary = summary
+    narrate = narrate
+    describe = describe
 
     def board(self, state: Encounter) -> BoardView | None:
         # no positions: the yards between each pair of foes still standing, as the rules read them
@@ -315,16 +285,6 @@ class InfiniteRealms(RuleSystem):
             if a.side != b.side
         ]
         return BoardView(kind="distances", distances=tuple(pairs)) if pairs else None
-
-    def summary(self, state: Encounter) -> list[str]:
-        out = []
-        engaged = {tuple(sorted((a, b))) for a, bs in own(state).engaged.items() for b in bs}
-        if engaged:
-            out.append("Engaged: " + ", ".join(f"{a}-{b}" for a, b in sorted(engaged)))
-        ap = [f"{c.id} {c.resources.get('ap', 0)}" for c in state.active()]
-        if ap:
-            out.append("AP left: " + ", ".join(ap))
-        return out
 
 
 _TURN = make_timing("turn")

@@ -3,7 +3,7 @@
 d% success and power rolls, two actions and a minor one a turn, damage targets with Wounded,
 Disabled and Destroyed thresholds; the rules notes are `docs/rules/swords-of-infinity.md`.
 The package: `model.py`, `events.py`, `numbers.py`, `reading.py`, `attack.py`, `movement.py`,
-`actions.py`, `policy.py`, and this file, the system itself.
+`actions.py`, `policy.py`, `telling.py`, and this file, the system itself.
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ from combatlog.engine.rules.swords_of_infinity.events import (
     Impairment,
     Pinned,
     Recovered,
-    SpiritSpent,
     TurnMark,
 )
 from combatlog.engine.rules.swords_of_infinity.model import UNTIL_NEXT_TURN, VITAL, State, own, stats_of
@@ -35,11 +34,11 @@ from combatlog.engine.rules.swords_of_infinity.reading import (
     penalty,
     raw_level,
     skill,
-    weapon,
 )
+from combatlog.engine.rules.swords_of_infinity.telling import describe, narrate, summary
 from combatlog.engine.timing import Timing, make_timing
 from combatlog.events import CombatantDefeated, Command, ConditionApplied, ConditionRemoved, DamageApplied
-from combatlog.projections import Combatant, Encounter, Pending
+from combatlog.projections import Combatant, Encounter
 
 
 class SwordsOfInfinity(RuleSystem):
@@ -221,29 +220,10 @@ class SwordsOfInfinity(RuleSystem):
     # the policy function itself, bound as the method (`policy(rules, state, actor)`): no wrapper's frame
     policy = policy
 
-    def describe(self, state: Encounter, pending: Pending) -> str:
-        actor = state.combatants[pending.actor]
-        if pending.action == "attack":
-            w = weapon(state, actor, pending.params.get("weapon"))
-            tech = pending.params.get("technique")
-            how = f" ({tech})" if tech else ""
-            return f"{actor.name} attacks {state.combatants[pending.targets[0]].name} with the {w.name}{how}"
-        return super().describe(state, pending)
-
-    def narrate(self, state: Encounter, event: Any, dice: bool = False) -> str | None:
-        def name(cid: str) -> str:
-            return state.combatants[cid].name if cid in state.combatants else cid
-
-        t = type(event)
-        if t is SpiritSpent:
-            return f"  {name(event.combatant)} spends {event.amount} spirit ({event.reason})."
-        if t is Impairment and event.what == "ignored":
-            return f"  {name(event.combatant)} resists the impairment of the {event.target}."
-        if t is Pinned and event.by is None:
-            return f"  {name(event.combatant)} is no longer pinned."
-        if t is Recovered:
-            return f"{name(event.combatant)} recovers: " + ", ".join(f"{k} {v}" for k, v in event.healed.items()) + "."
-        return None
+    # how it tells a fight (telling.py): the functions themselves, bound as the methods
+    summary = summary
+    narrate = narrate
+    describe = describe
 
     def health_level(self, state: Encounter, c: Combatant) -> str | None:
         """No single track: the worst of its damage targets (unhurt, hurt, wounded, disabled), or down."""
@@ -251,18 +231,6 @@ class SwordsOfInfinity(RuleSystem):
             return "down"
         worst = max((level(state, c, t) for t, d in c.wounds.items() if d), default=-1)
         return {-1: "unhurt", 0: "hurt", 1: "wounded"}.get(worst, "disabled")
-
-    def summary(self, state: Encounter) -> list[str]:
-        out = []
-        for c in state.active():
-            hurt = [
-                f"{t} {d}" + {1: " (wounded)", 2: " (disabled)"}.get(level(state, c, t), "")
-                for t, d in c.wounds.items()
-                if d
-            ]
-            if hurt:
-                out.append(f"{c.id}: " + ", ".join(hurt))
-        return out
 
 
 _TURN = make_timing("turn")
