@@ -11,11 +11,11 @@ from typing import Any
 
 import click
 
-from combatlog.cli.main import _rules_of, _shown, app, told_since, write_session
+from combatlog.cli.main import app, log_name, session_rules, told_since, write_session
 from combatlog.cli.main import show as show_cmd
 from combatlog.engine import Refused, Session
 from combatlog.engine.dice import DiceError
-from combatlog.engine.grammar import _UNCOLONED, UsageError, parse_line, split_words, typed_roll
+from combatlog.engine.grammar import UNCOLONED, UsageError, parse_line, split_words, typed_roll
 from combatlog.events import LogError
 from combatlog.replays.transcript import transcript
 
@@ -78,7 +78,7 @@ def words_for(session: Session, line: str) -> list[str]:
         "help",
         "quit",
     ]
-    rules = _rules_of(session)
+    rules = session_rules(session)
     if rules is not None:
         commands += list(rules.commands)
     if not done:
@@ -133,7 +133,7 @@ def _rolls_asked(session: Session, line: str, by: str) -> str:
     if not line.strip():
         return "dice? COMMAND: which rolls it would ask for, e.g. dice? act bo strike g1"
     try:
-        command = parse_line(line, None, by, _rules_of(session))
+        command = parse_line(line, None, by, session_rules(session))
         state = session.state
         dice = SeededDice(state.seed, session.projection.step + 1) if state.seed is not None else Highest()
         events = session.preview(command, dice)
@@ -194,7 +194,7 @@ def play(log_path: str, by: str) -> None:
         line = line.strip()
         if not line or line.startswith("#"):
             continue
-        match = _DICE_LINE.match(line) or _UNCOLONED.match(line)
+        match = _DICE_LINE.match(line) or UNCOLONED.match(line)
         if match:
             try:
                 expr, faces = typed_roll(line)
@@ -217,7 +217,7 @@ def play(log_path: str, by: str) -> None:
             break
         if kind == "help":
             click.echo(PLAY_HELP)
-            rules = _rules_of(session)
+            rules = session_rules(session)
             for name, text in rules.commands.items() if rules is not None else ():
                 words_ = " ".join(
                     w.lstrip("*").upper() + ("..." if w.startswith("*") else "")
@@ -250,7 +250,7 @@ def play(log_path: str, by: str) -> None:
                 envelopes_ = session.auto(tuple(queued) or None, tuple(queued_for) or None, by=by)
             else:
                 command = parse_line(
-                    line, tuple(queued) if queued else None, by, _rules_of(session), tuple(queued_for) or None
+                    line, tuple(queued) if queued else None, by, session_rules(session), tuple(queued_for) or None
                 )
                 envelopes_ = session.execute(command)
         except (Refused, DiceError, UsageError, LogError) as exc:
@@ -264,7 +264,7 @@ def play(log_path: str, by: str) -> None:
         for told in told_since(session, before):  # what the step did, as the transcript tells it
             click.echo(told)
         click.echo(f"seq {envelopes_[-1].seq}: " + _summary(session))
-    click.echo(f"saved: {_shown(session.log, log_path)} ({session.log.head()[0]} events)")
+    click.echo(f"saved: {log_name(session.log, log_path)} ({session.log.head()[0]} events)")
     if refusals and not sys.stdin.isatty():  # a script (or a pipe) learns a line was refused
         click.echo(f"combatlog: {refusals} line(s) refused; the others were saved", err=True)
         sys.exit(1)

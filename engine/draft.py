@@ -27,7 +27,7 @@ from combatlog.events import (
     TurnStarted,
 )
 from combatlog.projections import TABLE, Encounter, apply
-from combatlog.projections.fold import _ROWS, FoldError, rows_of
+from combatlog.projections.fold import ROWS, FoldError, rows_of
 
 if TYPE_CHECKING:
     from combatlog.engine.dice import Dice
@@ -90,7 +90,7 @@ class Draft:
     def emit(self, event: Event) -> Event:
         """Record `event` and fold it into the draft's state; returns the event."""
         etype = type(event)
-        row = _ROWS.get(etype)  # the type's phases and fold, as a replay's fold reads them
+        row = ROWS.get(etype)  # the type's phases and fold, as a replay's fold reads them
         if row is None:
             row = _row(etype)
         state = self.state

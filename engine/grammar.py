@@ -21,7 +21,7 @@ def value(text: str) -> Any:
         return text
 
 
-_UNCOLONED = re.compile(r"^\s*(?P<expr>[0-9]*d[0-9%]+\S*)\s+(?P<faces>[0-9][0-9 ,]*)$", re.I)
+UNCOLONED = re.compile(r"^\s*(?P<expr>[0-9]*d[0-9%]+\S*)\s+(?P<faces>[0-9][0-9 ,]*)$", re.I)
 
 
 def typed_roll(entry: str) -> tuple[str, tuple[int, ...]]:
@@ -38,7 +38,7 @@ def typed_faces(entry: str) -> tuple[int, ...]:
     if ":" in entry:
         expr_text, faces_text = entry.split(":", 1)
     else:
-        uncoloned = _UNCOLONED.match(entry)
+        uncoloned = UNCOLONED.match(entry)
         if uncoloned:
             raise ValueError(
                 f"{shown!r}: put a colon after the dice: '{uncoloned['expr']}: {uncoloned['faces'].strip()}'"

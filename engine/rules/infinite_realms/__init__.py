@@ -28,10 +28,10 @@ from combatlog.engine.rules.infinite_realms.actions import (
     PUNCH_A,
     PURSUE,
     STAND,
-    _check_defend,
-    _weapon_of,
+    check_defend,
+    weapon_of,
 )
-from combatlog.engine.rules.infinite_realms.effects import _rerank
+from combatlog.engine.rules.infinite_realms.effects import rerank
 from combatlog.engine.rules.infinite_realms.events import (
     EVENTS,
     DefenseBought,
@@ -53,7 +53,7 @@ from combatlog.engine.rules.infinite_realms.model import (
 from combatlog.engine.rules.infinite_realms.model import Options as IROptions
 from combatlog.engine.rules.infinite_realms.model import State as IRState
 from combatlog.engine.rules.infinite_realms.model import Stats as IRStats
-from combatlog.engine.rules.infinite_realms.movement import _engage, _reach_bonus
+from combatlog.engine.rules.infinite_realms.movement import engage, reach_bonus
 from combatlog.engine.rules.infinite_realms.policy import policy
 from combatlog.engine.rules.infinite_realms.reading import distance, factor
 from combatlog.engine.rules.infinite_realms.telling import describe, narrate, summary
@@ -151,7 +151,7 @@ class InfiniteRealms(RuleSystem):
 
     def cost(self, state: Encounter, actor: Combatant, spec: ActionSpec, params: dict[str, Any]) -> dict[str, int]:
         if spec.name == "attack":
-            w = _weapon_of(state, actor, params)
+            w = weapon_of(state, actor, params)
             ap = w.ap if w else 1
             if params.get("rapid"):
                 ap = math.ceil(ap / 2)
@@ -225,14 +225,14 @@ class InfiniteRealms(RuleSystem):
             if isinstance(yards, bool) or not isinstance(yards, int) or yards < 0:
                 raise Refused(f"distance {a} {b} {yards!r}", "a whole number of yards, 0 or more")
             if yards == 0 and state.phase not in ("setup", "surprise"):
-                _engage(draft, (a, b))
+                engage(draft, (a, b))
             elif yards == 0:
-                draft.emit(Engaged(combatants=(a, b), bonus=_reach_bonus(state, (a, b))))
+                draft.emit(Engaged(combatants=(a, b), bonus=reach_bonus(state, (a, b))))
             else:
                 if b in own(state).engaged.get(a, ()):
                     draft.emit(Disengaged(combatants=(a, b)))
                 draft.emit(DistanceSet(a=a, b=b, yards=yards, how="given"))
-            _rerank(draft)
+            rerank(draft)
             return
         if command.kind == "defend":
             c = state.combatants.get(command.actor or "")
@@ -244,7 +244,7 @@ class InfiniteRealms(RuleSystem):
                 )
             if state.phase not in ("declare", "resolve"):
                 raise Refused("defend", "defense is bought once the round has begun")
-            why = _check_defend(state, c, (), dict(command.params))
+            why = check_defend(state, c, (), dict(command.params))
             ap = command.params.get("ap", 1)
             if why is None and c.resources.get("ap", 0) < ap:
                 why = f"{c.name} has {c.resources.get('ap', 0)} AP"
@@ -252,17 +252,17 @@ class InfiniteRealms(RuleSystem):
                 raise Refused(f"defend {c.id}", why)
             draft.emit(ResourceSpent(combatant=c.id, resource="ap", amount=ap))
             draft.emit(DefenseBought(combatant=c.id, ap=ap))
-            _rerank(draft)
+            rerank(draft)
             return
         if command.kind == "engage":
             ids = p.get("combatants")
             if not isinstance(ids, list) or len(ids) < 2 or any(i not in state.combatants for i in ids):
                 raise Refused("engage", "name two or more combatants", "ids: " + ", ".join(state.combatants))
             if state.phase in ("setup", "surprise"):
-                draft.emit(Engaged(combatants=tuple(ids), bonus=_reach_bonus(state, tuple(ids))))
+                draft.emit(Engaged(combatants=tuple(ids), bonus=reach_bonus(state, tuple(ids))))
             else:
-                _engage(draft, tuple(ids))
-            _rerank(draft)
+                engage(draft, tuple(ids))
+            rerank(draft)
             return
         raise Refused(f"command {command.kind!r}", "unknown command")
 

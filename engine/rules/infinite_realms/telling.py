@@ -7,7 +7,7 @@ from typing import Any
 
 from combatlog.engine.protocol import RuleSystem
 from combatlog.engine.rules.infinite_realms.actions import (
-    _weapon_of,
+    weapon_of,
 )
 from combatlog.engine.rules.infinite_realms.events import (
     Aimed,
@@ -62,7 +62,7 @@ def describe(rules: RuleSystem, state: Encounter, pending: Pending) -> str:
     ap = actor.resources.get("ap", 0)
     who = f"{actor.name} ({ap} AP)"
     if pending.action == "attack":
-        w = _weapon_of(state, actor, pending.params)
+        w = weapon_of(state, actor, pending.params)
         return f"{who} attacks {state.combatants[pending.targets[0]].name} with the {w.name if w else 'weapon'}"
     if pending.action in ("punch", "kick"):
         return f"{who} {pending.action}s {state.combatants[pending.targets[0]].name}"

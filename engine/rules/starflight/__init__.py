@@ -14,8 +14,8 @@ from typing import Any
 from combatlog.engine.errors import Refused
 from combatlog.engine.order import RankedOrder
 from combatlog.engine.protocol import ActionSpec, BoardView, Draft, RuleSystem, grid_problem
-from combatlog.engine.rules.starflight.actions import HEAL, MELEE, MOVE, SHOOT, _move_distance
-from combatlog.engine.rules.starflight.commands import _conclude, _marching_cmd, _place_cmd, _range_cmd
+from combatlog.engine.rules.starflight.actions import HEAL, MELEE, MOVE, SHOOT, move_distance
+from combatlog.engine.rules.starflight.commands import conclude, marching_cmd, place_cmd, range_cmd
 from combatlog.engine.rules.starflight.events import (
     EVENTS,
     Awaiting,
@@ -28,17 +28,17 @@ from combatlog.engine.rules.starflight.model import Options as SFOptions
 from combatlog.engine.rules.starflight.model import State as SFState
 from combatlog.engine.rules.starflight.model import Stats as SFStats
 from combatlog.engine.rules.starflight.order import SimpleOrder, StarflightOrder
-from combatlog.engine.rules.starflight.placement import _place_all
-from combatlog.engine.rules.starflight.policy import _policy
+from combatlog.engine.rules.starflight.placement import place_all
+from combatlog.engine.rules.starflight.policy import policy
 from combatlog.engine.rules.starflight.reading import (
-    _dice,
     cheapest,
+    check_dice,
     csi,
     near_death,
     shields,
     weapon,
 )
-from combatlog.engine.rules.starflight.simple_combat import _exchange, _goal
+from combatlog.engine.rules.starflight.simple_combat import exchange, goal
 from combatlog.engine.rules.starflight.telling import describe, narrate, summary
 from combatlog.engine.timing import Timing
 from combatlog.events import CombatantDefeated, Command, ConditionApplied, ConditionRemoved
@@ -99,13 +99,13 @@ class Starflight(RuleSystem):
     def check_combatant(self, stats: dict[str, Any], who: str = "") -> dict[str, Any]:
         stats = super().check_combatant(stats, who)
         if "heal" in stats:
-            _dice(stats["heal"], "stat heal")
+            check_dice(stats["heal"], "stat heal")
         names = set()
         for i, w in enumerate(stats.get("weapons", [])):
             if w["name"] in names:
                 raise Refused(f"$.weapons[{i}]", f"two weapons named {w['name']!r}")
             names.add(w["name"])
-            _dice(w["damage"], f"weapons[{i}].damage")
+            check_dice(w["damage"], f"weapons[{i}].damage")
             if not w.get("melee") and int(w.get("range", 0)) < 1:
                 raise Refused(f"$.weapons[{i}]", "a weapon needs range >= 1 (shooting) or melee = true")
         return stats
@@ -206,7 +206,7 @@ class Starflight(RuleSystem):
             w = weapon(actor, params.get("weapon"), spec.name == "melee")
             return {"actions": 2 if w is not None and w.full_round else 1}
         if spec.name == "move":
-            return {"actions": 1, "mp": max(1, _move_distance(state, actor, params))}
+            return {"actions": 1, "mp": max(1, move_distance(state, actor, params))}
         return dict(spec.cost)
 
     def affordable(self, state: Encounter, actor: Combatant) -> list[ActionSpec]:
@@ -240,7 +240,7 @@ class Starflight(RuleSystem):
                         draft.emit(RangeSet(combatant=cid, range=r, how="rolled"))
             return
         if state.options.get("ranges", "rolled") == "rolled":
-            _place_all(draft)
+            place_all(draft)
 
     def round_ending(self, draft: Draft) -> None:
         for c in draft.state.active():
@@ -313,12 +313,12 @@ class Starflight(RuleSystem):
 
     def command(self, draft: Draft, command: Command) -> None:
         handler = {
-            "place": _place_cmd,
-            "range": _range_cmd,
-            "marching": _marching_cmd,
-            "conclude": _conclude,
-            "exchange": _exchange,
-            "goal": _goal,
+            "place": place_cmd,
+            "range": range_cmd,
+            "marching": marching_cmd,
+            "conclude": conclude,
+            "exchange": exchange,
+            "goal": goal,
         }.get(command.kind)
         if handler is None:
             raise Refused(f"command {command.kind!r}", "unknown command")
@@ -330,7 +330,7 @@ class Starflight(RuleSystem):
             if due:
                 return Command(kind="goal", params={"group": due[0], "choice": "bonus"}, by="policy")
             return Command(kind="exchange", by="policy")
-        return _policy(self, state, actor)
+        return policy(self, state, actor)
 
     def ruling_policy(self, state: Encounter) -> Command | None:
         if own(state).awaiting == "resolve combat":

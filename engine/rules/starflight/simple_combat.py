@@ -43,7 +43,8 @@ def simple_losses(results: dict[str, int], side_of: dict[str, str]) -> dict[str,
     return out
 
 
-def _exchange(draft: Draft, command: Command) -> None:
+def exchange(draft: Draft, command: Command) -> None:
+    """Decide `exchange`: one exchange of Simple Combat, every group rolling."""
     state = draft.state
     if state.options.get("method") != "simple":
         raise Refused("exchange", "this encounter isn't Simple Combat", "create it with option method=simple")
@@ -133,7 +134,8 @@ def _pc_hits(draft: Draft, pcs: list[str], hits: int) -> None:
         draft.emit(CombatantDefeated(combatant=victim.id, how="incapacitated"))
 
 
-def _goal(draft: Draft, command: Command) -> None:
+def goal(draft: Draft, command: Command) -> None:
+    """Decide `goal`: a group that rolled 18 chooses a secondary goal or +1."""
     state = draft.state
     g = str(command.params.get("group", ""))
     due = [k for k, v in own(state).goals.items() if v.choice_due]

@@ -18,7 +18,7 @@ from combatlog.engine.rules.starflight.events import (
     SimpleCombatStarted,
     StrengthTotalled,
 )
-from combatlog.engine.rules.starflight.model import _num, own, stats_of
+from combatlog.engine.rules.starflight.model import number_text, own, stats_of
 from combatlog.engine.rules.starflight.reading import (
     csi,
     shields,
@@ -73,7 +73,8 @@ def narrate(rules: RuleSystem, state: Encounter, event: Any, dice: bool = False)
         if event.how == "moved":
             return None  # the move's own line says where
         facing = f", facing {event.facing}" if event.facing else ""
-        return f"  {name(event.combatant)} stands at {_num(event.x)},{_num(event.y)}{facing} ({event.how})."
+        at = f"{number_text(event.x)},{number_text(event.y)}"
+        return f"  {name(event.combatant)} stands at {at}{facing} ({event.how})."
     if t is ShieldsSet and event.reason == "regenerated":
         return f"  {name(event.combatant)}'s shields regenerate to {event.shields}."
     if t is MarchingOrder:
@@ -121,7 +122,8 @@ def describe(rules: RuleSystem, state: Encounter, pending: Pending) -> str:
         prep = "at" if pending.action == "shoot" else "at"
         return f"{actor.name}{init} {verb} the {wname} {prep} {target.name}"
     if pending.action == "move":
-        return f"{actor.name}{init} moves to {_num(float(pending.params['x']))},{_num(float(pending.params['y']))}"
+        x, y = number_text(float(pending.params["x"])), number_text(float(pending.params["y"]))
+        return f"{actor.name}{init} moves to {x},{y}"
     if pending.action == "heal":
         return f"{actor.name}{init} tends to {state.combatants[pending.targets[0]].name}"
     return RuleSystem.describe(rules, state, pending)

@@ -27,12 +27,12 @@ from combatlog.engine.rules.swords_of_infinity.model import Stats as SoIStats
 from combatlog.engine.rules.swords_of_infinity.numbers import power_of
 from combatlog.engine.rules.swords_of_infinity.policy import policy
 from combatlog.engine.rules.swords_of_infinity.reading import (
-    _v2,
     destroyed,
     disabled_targets,
     level,
     penalty,
     raw_level,
+    since_v2,
     skill,
 )
 from combatlog.engine.rules.swords_of_infinity.telling import describe, narrate, summary
@@ -176,7 +176,7 @@ class SwordsOfInfinity(RuleSystem):
             tn = skill(c, "resist_impairment") + penalty(draft.state, c)
             # a new check whenever the damage Wounds or Disables the target; version 2: also when
             # damage ends the ignoring of a level it keeps ("until that Damage Target takes damage again")
-            again = _v2(draft.state) and where in was_ignored and raw >= 1
+            again = since_v2(draft.state) and where in was_ignored and raw >= 1
             if (raw > before or again) and tn >= 1:  # a check that can't succeed isn't rolled
                 roll = draft.roll("d%", f"resist impairment: the {where} (TN {tn})", by=target).total
                 if roll <= tn:

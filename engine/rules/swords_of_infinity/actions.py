@@ -17,15 +17,15 @@ from combatlog.engine.rules.swords_of_infinity.events import (
     WeaponDropped,
 )
 from combatlog.engine.rules.swords_of_infinity.model import ATTACKED, RESISTED, Turn, Weapon, own, stats_of
-from combatlog.engine.rules.swords_of_infinity.movement import _check_move, _check_resisted, _move, _resisted
+from combatlog.engine.rules.swords_of_infinity.movement import check_move, check_resisted, move, resisted
 from combatlog.engine.rules.swords_of_infinity.reading import (
-    _v2,
     composition,
     destroyed,
     feet,
     is_melee,
     level,
     penalty,
+    since_v2,
     skill,
     spirit_left,
     weapon,
@@ -36,7 +36,7 @@ from combatlog.projections import Combatant, Encounter, Pending
 
 def _attacked(draft: Draft, actor: str) -> None:
     """Version 2: the actor attacked this turn, so it can't hold a Retaliate too."""
-    if _v2(draft.state):
+    if since_v2(draft.state):
         me = draft.state.combatants[actor]
         if me.defeated is None and not me.removed and not me.has(ATTACKED):  # (`me.active`, inlined)
             draft.emit(ConditionApplied(target=actor, condition=ATTACKED, source=actor))
@@ -54,7 +54,7 @@ def _attack(draft: Draft, p: Pending) -> str:
 
 def _forgone(state: Encounter, actor: Combatant) -> str | None:
     """Version 2: those who Retaliate "forgo an attack on their turn"."""
-    if actor.conditions and _v2(state) and actor.has("retaliating"):
+    if actor.conditions and since_v2(state) and actor.has("retaliating"):
         return f"{actor.name} holds a Retaliate this turn and forgoes its attack"
     return None
 
@@ -62,7 +62,7 @@ def _forgone(state: Encounter, actor: Combatant) -> str | None:
 def _check_retaliate(
     state: Encounter, actor: Combatant, targets: tuple[str, ...], params: dict[str, Any]
 ) -> str | None:
-    if _v2(state) and actor.has(ATTACKED):
+    if since_v2(state) and actor.has(ATTACKED):
         return f"{actor.name} attacked this turn: Retaliate forgoes the turn's attack, so it can't follow one"
     return None
 
@@ -339,11 +339,8 @@ ACTIONS = [
         check=_check_dual,
         help="an attack with each of two one-handed weapons (params main, off); vulnerable until next turn",
     ),
-    _no_target("move", _move, ONE, _check_move, "walk up to the combatant's move (params x, y, through)", "movement"),
-    *[
-        _no_target(k, _resisted, ONE, _check_resisted, f"{k}: a Power check (params x, y)", "movement")
-        for k in RESISTED
-    ],
+    _no_target("move", move, ONE, check_move, "walk up to the combatant's move (params x, y, through)", "movement"),
+    *[_no_target(k, resisted, ONE, check_resisted, f"{k}: a Power check (params x, y)", "movement") for k in RESISTED],
     _no_target(
         "retreat",
         _condition_action("retreat", "retreats (until its next turn)"),

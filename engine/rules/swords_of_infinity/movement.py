@@ -11,11 +11,11 @@ from combatlog.engine.rules.swords_of_infinity.events import SpiritSpent, TurnMa
 from combatlog.engine.rules.swords_of_infinity.model import RESISTED, Turn, own, stats_of
 from combatlog.engine.rules.swords_of_infinity.numbers import moved_squares, power_of
 from combatlog.engine.rules.swords_of_infinity.reading import (
-    _v2,
     at,
     feet,
     is_melee,
     penalty,
+    since_v2,
     skill,
     spirit_left,
     weapon,
@@ -24,7 +24,8 @@ from combatlog.events import ConditionApplied, ConditionRemoved, Moved
 from combatlog.projections import Combatant, Encounter, Pending
 
 
-def _move(draft: Draft, p: Pending) -> str:
+def move(draft: Draft, p: Pending) -> str:
+    """Resolve a walk to x,y (with the attacks of those it passes); returns the outcome."""
     me = draft.state.combatants[p.actor]
     to = f"{int(p.params['x'])},{int(p.params['y'])}"
     if me.has("fortify"):
@@ -59,7 +60,7 @@ def _retaliations(draft: Draft, mover: str, through: bool, params: dict[str, Any
             draft.emit(ConditionRemoved(target=c.id, condition="retaliating", reason="used"))
             # version 2: "whenever a combat participant is successfully attacked they get a chance
             # to defend themselves": the mover blocks or dodges the Retaliate
-            how = {"defense": retaliation_defense(m, params or {})} if _v2(draft.state) else {}
+            how = {"defense": retaliation_defense(m, params or {})} if since_v2(draft.state) else {}
             said += f"; {c.name} retaliates: " + strike(draft, c.id, mover, w, how, free=True)
             if through and draft.state.combatants[mover].active:
                 draft.emit(ConditionApplied(target=mover, condition="vulnerable (kept moving)", source=c.id))
@@ -67,7 +68,8 @@ def _retaliations(draft: Draft, mover: str, through: bool, params: dict[str, Any
     return said
 
 
-def _check_move(state: Encounter, actor: Combatant, targets: tuple[str, ...], params: dict[str, Any]) -> str | None:
+def check_move(state: Encounter, actor: Combatant, targets: tuple[str, ...], params: dict[str, Any]) -> str | None:
+    """Why the move can't be declared (x, y within the combatant's move, standing), or None."""
     try:
         x, y = int(params["x"]), int(params["y"])
     except (KeyError, TypeError, ValueError):
@@ -82,7 +84,9 @@ def _check_move(state: Encounter, actor: Combatant, targets: tuple[str, ...], pa
     return None
 
 
-def _resisted(draft: Draft, p: Pending) -> str:
+def resisted(draft: Draft, p: Pending) -> str:
+    """Resolve a resisted move (sprint, jump, climb, swim): endurance right after another, then a
+    Power roll for the squares covered; returns the outcome."""
     state = draft.state
     me = state.combatants[p.actor]
     kind = p.action
@@ -124,7 +128,8 @@ def _resisted(draft: Draft, p: Pending) -> str:
     return "; ".join(said) + _retaliations(draft, me.id, bool(p.params.get("through")), p.params)
 
 
-def _check_resisted(state: Encounter, actor: Combatant, targets: tuple[str, ...], params: dict[str, Any]) -> str | None:
+def check_resisted(state: Encounter, actor: Combatant, targets: tuple[str, ...], params: dict[str, Any]) -> str | None:
+    """Why the resisted move can't be declared (x, y given, standing), or None."""
     try:
         int(params["x"]), int(params["y"])
     except (KeyError, TypeError, ValueError):
