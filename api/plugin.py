@@ -4,10 +4,12 @@
 
 A system subclasses `RuleSystem`, declares its events (tagged with its name as a prefix,
 `minid20.AttackRolled`), their folds (`register_fold`) and the phases they may occur in
-(`allow`), its typed `Stats`/`Options`/`State` (msgspec Structs), and names its instance in
-the `combatlog.rules` entry-point group. `register` (and loading the entry point) checks it
-and says what breaks the protocol in one line (`PluginError`). `docs/writing-a-rule-system.md`
-walks through one; `combatlog rulesets --check NAME` runs the checklist on an installed one.
+(`allow`), its typed `Stats`/`Options`/`State` (msgspec Structs), the version of this API it
+was written for (`api = 4`, the number: `API` is this combatlog's), and names its instance in
+the `combatlog.rules` entry-point group. `register` (and loading the entry point) checks it and
+says what breaks the protocol in one line (`PluginError`), an older plugin's hooks among it.
+`docs/writing-a-rule-system.md` walks through one; `combatlog rulesets --check NAME` runs the
+checklist on an installed one.
 """
 
 # no `from __future__ import annotations`: it would make `annotations` a name of this module
@@ -18,8 +20,8 @@ from combatlog.engine.battlemap import Map
 from combatlog.engine.dice import DiceError, Expr, parse
 from combatlog.engine.errors import Refused
 from combatlog.engine.order import ActionPointOrder, RankedOrder, ReverseDeclareOrder, make_order
-from combatlog.engine.protocol import ActionSpec, Draft, OptionSpec, Order, RollMods, RuleSystem
-from combatlog.engine.registry import PluginError, check, register
+from combatlog.engine.protocol import ActionParam, ActionSpec, Draft, OptionSpec, Order, RollMods, RuleSystem
+from combatlog.engine.registry import API, PluginError, check, register
 from combatlog.engine.timing import Timing, make_timing
 from combatlog.engine.typed import DiceExpr, PerMapping, put_row
 from combatlog.events import (
@@ -30,7 +32,9 @@ from combatlog.events import (
     DamageApplied,
     DiceRolled,
     Event,
+    InitiativeRolled,
     Moved,
+    OrderSet,
     ResourceSpent,
     ResourcesSet,
 )
@@ -40,6 +44,7 @@ from combatlog.projections.fold import register_fold
 from combatlog.projections.phases import DECLARE, END, INITIATIVE, LIVE, RESOLVE, SETUP, SURPRISE, allow
 
 __all__ = [
+    "API",
     "DECLARE",
     "END",
     "INITIATIVE",
@@ -47,6 +52,7 @@ __all__ = [
     "RESOLVE",
     "SETUP",
     "SURPRISE",
+    "ActionParam",
     "ActionPointOrder",
     "ActionSpec",
     "Combatant",
@@ -63,10 +69,12 @@ __all__ = [
     "Encounter",
     "Event",
     "Expr",
+    "InitiativeRolled",
     "Map",
     "Moved",
     "OptionSpec",
     "Order",
+    "OrderSet",
     "PerMapping",
     "Pending",
     "PluginError",

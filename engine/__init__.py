@@ -14,7 +14,7 @@ from combatlog.engine.dice import (
 from combatlog.engine.draft import Draft
 from combatlog.engine.errors import Refused
 from combatlog.engine.order import ActionPointOrder, RankedOrder, ReverseDeclareOrder, make_order
-from combatlog.engine.protocol import ActionSpec, OptionSpec, RuleSystem
+from combatlog.engine.protocol import ActionParam, ActionSpec, OptionSpec, RuleSystem
 from combatlog.engine.registry import get as get_rules
 from combatlog.engine.registry import names as rule_names
 from combatlog.engine.registry import register
@@ -41,6 +41,7 @@ __all__ = [
     "RankedOrder",
     "ReverseDeclareOrder",
     "make_order",
+    "ActionParam",
     "ActionSpec",
     "OptionSpec",
     "RuleSystem",

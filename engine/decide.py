@@ -26,7 +26,7 @@ from combatlog.engine.draft import Draft
 from combatlog.engine.errors import Refused
 from combatlog.engine.fair import commitment, contribution_problem, is_commitment
 from combatlog.engine.protocol import ActionSpec, RuleSystem
-from combatlog.engine.turns import advance, resolve, start_round
+from combatlog.engine.turns import advance, resolve_declared, start_round
 from combatlog.events import (
     ActionDeclared,
     CombatantAdded,
@@ -95,8 +95,10 @@ _DIGEST = re.compile(r"^[0-9a-f]{64}$")
 
 
 def rules_of(state: Encounter) -> RuleSystem:
-    """The rule system the encounter was created under."""
-    return registry.get(state.rules or "")
+    """The rule system the encounter was created under, as its recorded options choose it
+    (`RuleSystem.variant`: Starflight's Simple Combat plays with a variant of Starflight).
+    Raises KeyError (`MissingRuleSystem`) when that system isn't installed."""
+    return registry.get(state.rules or "").variant(state.options)
 
 
 def decide(view: Projection, command: Command, dice: Dice, rules: RuleSystem | None = None) -> list[Event]:
@@ -163,6 +165,8 @@ def _create(view: Projection, command: Command) -> list[Event]:
         rules = registry.get(str(p.get("rules", "")))
     except KeyError as exc:
         raise Refused("create", str(exc.args[0])) from None
+    except registry.PluginError as exc:  # a plugin that breaks the protocol: what to change, in its line
+        raise Refused("create", f"the rule system doesn't load: {exc}") from None
     options = rules.options(dict(p.get("options", {})))
     seed = p.get("seed")
     if seed is not None and not isinstance(seed, int):
@@ -322,6 +326,7 @@ def _act(draft: Draft, command: Command) -> None:
             f"{size:,} bytes of parameters; an action takes at most {MAX_PARAMS:,}",
             "give the action's own parameters (weapon=axe, to=gallery)",
         )
+    rules.check_params(state, actor, spec, params)  # one it doesn't take: refused, naming those it does
     if spec.check is not None:
         why = spec.check(state, actor, targets, params)
         if why:
@@ -354,7 +359,7 @@ def _act(draft: Draft, command: Command) -> None:
     if timing.immediate(spec.category):
         draft.emit(ResolutionStarted(category=spec.category))
         pending = draft.state.pending[-1]
-        resolve(draft, pending)
+        resolve_declared(draft, pending)
     order = draft.turn_order
     order.after_action(draft)
     state = draft.state
@@ -691,6 +696,7 @@ def _override_effects(draft: Draft, reason: str, effects: list[str], p: dict[str
                     ends=ends,
                 )
             )
+            draft.rules.after_condition(draft, target, str(v["name"]))
         elif key == "remove_condition":
             draft.emit(ConditionRemoved(target=target, condition=str(v["name"]), reason=reason))
         elif key == "defeat":
@@ -811,12 +817,13 @@ def _targets(state: Encounter, actor: Combatant, spec: ActionSpec, given: tuple[
 
 
 def _candidates(state: Encounter, actor: Combatant, spec: ActionSpec) -> list[str]:
-    return [c.id for c in state.active() if _eligible(c, actor, spec)]
+    return [c.id for c in state.combatants.values() if _eligible(c, actor, spec)]
 
 
 def _eligible(c: Combatant, actor: Combatant, spec: ActionSpec) -> bool:
-    """True when `c` may be a target of `actor`'s `spec` (one of `_candidates`)."""
-    if c.defeated is not None or c.removed:
+    """True when `c` may be a target of `actor`'s `spec` (one of `_candidates`): in the fight, or
+    down (defeated, not removed) for a spec that says `targets_down_ok`."""
+    if c.removed or (c.defeated is not None and not spec.targets_down_ok):
         return False
     if spec.targets == "enemy":
         return c.side != actor.side

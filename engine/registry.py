@@ -11,9 +11,10 @@ from __future__ import annotations
 from importlib.metadata import entry_points
 from importlib.util import find_spec
 
+from combatlog.engine.plugin_api import API, hook_problem
 from combatlog.engine.protocol import RuleSystem
+from combatlog.events import Event, register_event
 from combatlog.events import catalogue as _catalogue
-from combatlog.events import register_event
 from combatlog.projections.fold import register_rules_state, set_rules_loader
 
 _systems: dict[str, RuleSystem] = {}
@@ -70,6 +71,9 @@ def check(system: object) -> RuleSystem:
     name = system.name
     if not name or name == RuleSystem.name:
         raise PluginError(f"{cls.__name__}: give the system a name (name = 'minid20')")
+    problem = hook_problem(system, RuleSystem)
+    if problem is not None:
+        raise PluginError(f"{name}: {problem}")
     if cls.actions is RuleSystem.actions:
         raise PluginError(f"{name}: no actions; override actions(state, actor) to return its ActionSpecs")
     if cls.initiative is RuleSystem.initiative and cls.order is RuleSystem.order:
@@ -87,7 +91,30 @@ def check(system: object) -> RuleSystem:
             raise PluginError(f"{name}: event {tag} has no fold; decorate one with @register_fold({event.__name__})")
         if tag not in allowed:
             raise PluginError(f"{name}: event {tag} is allowed in no phase; call allow('{tag}', ...)")
+    for event in _own_events(system, bundled):
+        if event not in system.events:
+            tag = str(event.__struct_config__.tag)
+            listed = ", ".join(e.__name__ for e in system.events)
+            raise PluginError(
+                f"{name}: event {tag} ({event.__module__}) isn't in {cls.__name__}.events, so no log could "
+                f"read it back; list it: events = ({listed + ', ' if listed else ''}{event.__name__},)"
+            )
     return system
+
+
+def _own_events(system: RuleSystem, ours: bool) -> list[type[Event]]:
+    """The event types that are `system`'s own: tagged with its name as a prefix, or (one of
+    ours) defined in its package; every one must be in its `events`."""
+    name = system.name
+    package = ".".join(type(system).__module__.split(".")[:4]) + "." if ours else None
+    found, todo = [], list(Event.__subclasses__())
+    while todo:
+        event = todo.pop()
+        todo.extend(event.__subclasses__())
+        tag = str(event.__struct_config__.tag)
+        if tag.startswith(f"{name}.") or (package is not None and f"{event.__module__}.".startswith(package)):
+            found.append(event)
+    return sorted(found, key=lambda e: str(e.__struct_config__.tag))
 
 
 def register(system: RuleSystem) -> RuleSystem:
@@ -165,6 +192,7 @@ _catalogue.add_resolver(_load_system_of)
 set_rules_loader(_load_system)
 
 __all__ = [
+    "API",
     "MissingRuleSystem",
     "PluginError",
     "check",

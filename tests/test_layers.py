@@ -34,6 +34,9 @@ def modules() -> dict[str, Path]:
     return out
 
 
+MODULES = set(modules())  # every module of the project, by its name
+
+
 def _type_checking(node: ast.AST) -> bool:
     return isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
 
@@ -229,17 +232,35 @@ def _private(name: str) -> bool:
     return name.startswith("_") and not name.startswith("__")
 
 
+def _package_of(name: str, path: Path) -> str:
+    return name if path.name == "__init__.py" else name.rpartition(".")[0]
+
+
+def _kept_from(importer: str, path: Path, target: str) -> bool:
+    """True when `target` (a dotted name) is private to a package `importer` isn't in: a private
+    name of another module, or anything of a private module (`combatlog._kit.x`) outside the
+    package that holds it; a package's own modules may use its private modules."""
+    parts = target.split(".")
+    for i, part in enumerate(parts):
+        if _private(part):
+            holder = ".".join(parts[:i])
+            is_module = ".".join(parts[: i + 1]) in MODULES
+            return not (is_module and _package_of(importer, path) == holder)
+    return False
+
+
 def private_imports(mods: dict[str, Path]) -> list[str]:
     """Names a module keeps to itself (`_name`) that another imports (`from x import _name`) or
-    reads off it (`x._name`): what is shared is public, or lives where it is used."""
+    reads off it (`x._name`): what is shared is public, or lives where it is used. A package's
+    private module (`combatlog._testkit`) is its own modules' to use."""
     bad = []
-    for path in mods.values():
+    for name, path in mods.items():
         tree = ast.parse(path.read_text(), str(path))
         bound: dict[str, str] = {}  # a local name -> the project module it is bound to
         for node in ast.walk(tree):
             if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("combatlog"):
                 for alias in node.names:
-                    if _private(alias.name):
+                    if _kept_from(name, path, f"{node.module}.{alias.name}"):
                         bad.append(f"{_where(path)}:{node.lineno} imports {node.module}.{alias.name}")
                     if f"{node.module}.{alias.name}" in mods:
                         bound[alias.asname or alias.name] = f"{node.module}.{alias.name}"
@@ -248,7 +269,7 @@ def private_imports(mods: dict[str, Path]) -> list[str]:
         for node in ast.walk(tree):
             if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and _private(node.attr):
                 module = bound.get(node.value.id)
-                if module is not None:
+                if module is not None and _kept_from(name, path, f"{module}.{node.attr}"):
                     bad.append(f"{_where(path)}:{node.lineno} reads {module}.{node.attr}")
     return bad
 
@@ -294,6 +315,12 @@ def test_each_check_finds_what_it_forbids(tmp_path):
     assert private_imports(planted("combatlog.replays.audit", peeking)) == [
         "combatlog_replays_audit.py:1 imports combatlog.projections.fold._noop",
         "combatlog_replays_audit.py:3 reads combatlog.engine.registry._systems",
+    ]
+    kit = "from combatlog import _testkit\nfrom combatlog._testkit import fight\n"
+    assert private_imports(planted("combatlog.testing", kit)) == []  # the package's own private module
+    assert private_imports(planted("combatlog.cli.main", kit)) == [
+        "combatlog_cli_main.py:1 imports combatlog._testkit",
+        "combatlog_cli_main.py:2 imports combatlog._testkit.fight",
     ]
 
 

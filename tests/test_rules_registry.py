@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from combatlog.engine import RuleSystem, Session, get_rules, registry, rule_names
+from combatlog.engine import RuleSystem, Session, get_rules, registry, rule_names, rules_of
 from combatlog.engine.protocol import ActionSpec, OptionSpec
 from combatlog.engine.rules.skirmish import SKIRMISH
 from combatlog.replays import MemoryLog
@@ -59,6 +59,43 @@ def test_a_third_party_system_plugs_in_through_its_entry_point(monkeypatch):
     s.do("begin")
     s.do("act", actor=s.state.acting[0], action="blow", targets=("b" if s.state.acting[0] == "a" else "a",))
     assert s.state.phase == "end"
+    registry._systems.pop("duel", None)
+
+
+class SwiftDuel(Duel):
+    """Duel's fast pace as a variant: two actions a turn, the rest Duel's."""
+
+    def budget(self, state, combatant):
+        return {"actions": 2}
+
+
+class VariedDuel(Duel):
+    def variant(self, options):
+        return SWIFT if options["pace"] == "fast" else self
+
+
+SWIFT = SwiftDuel()
+
+
+class VariedEntryPoint(FakeEntryPoint):
+    def load(self):
+        return VariedDuel()
+
+
+@pytest.mark.parametrize("pace, variant, actions", [("fast", SwiftDuel, 2), ("slow", VariedDuel, 1)])
+def test_a_plugin_variant_chosen_by_the_options_plays_the_encounter_and_the_log_names_the_system(
+    monkeypatch, pace, variant, actions
+):
+    monkeypatch.setattr(registry, "_entry_points", lambda: {"duel": VariedEntryPoint()})
+    monkeypatch.delitem(registry._systems, "duel", raising=False)
+    s = Session(MemoryLog())
+    s.do("create", rules="duel", seed=2, options={"pace": pace})
+    s.do("add", id="a", side="left")
+    s.do("add", id="b", side="right")
+    s.do("begin")
+    assert type(rules_of(s.state)) is variant and type(s.rules) is variant
+    assert s.state.combatants[s.state.acting[0]].resources == {"actions": actions}
+    assert (s.state.rules, s.state.options) == ("duel", {"pace": pace})
     registry._systems.pop("duel", None)
 
 

@@ -178,3 +178,8 @@ def is_melee(w: Weapon) -> bool:
 def since_v2(state: Encounter) -> bool:
     """Version 2 or later of the rules (`RuleSystem.since` reads each version's number once)."""
     return RuleSystem.since(state, 2)
+
+
+def since_v3(state: Encounter) -> bool:
+    """Version 3 or later of the rules."""
+    return RuleSystem.since(state, 3)

@@ -10,8 +10,11 @@ from combatlog.engine.rules.swords_of_infinity.events import (
     Impairment,
     Pinned,
     Recovered,
+    RetaliationChosen,
+    RetaliationOffered,
     SpiritSpent,
 )
+from combatlog.engine.rules.swords_of_infinity.model import own
 from combatlog.engine.rules.swords_of_infinity.reading import (
     level,
     weapon,
@@ -22,6 +25,13 @@ from combatlog.projections import Encounter, Pending
 def summary(rules: RuleSystem, state: Encounter) -> list[str]:
     """Lines about Swords of Infinity's own state, shown under the combatants (`combatlog show`)."""
     out = []
+    offer = own(state).offer
+    if offer is not None:
+        holder, mover = state.combatants[offer.retaliator], state.combatants[offer.mover]
+        out.append(
+            f"Waiting for {holder.name}'s choice: {mover.name} came within its reach "
+            f"(retaliation {holder.id} attack, or retaliation {holder.id} hold)"
+        )
     for c in state.active():
         hurt = [
             f"{t} {d}" + {1: " (wounded)", 2: " (disabled)"}.get(level(state, c, t), "")
@@ -48,6 +58,13 @@ def narrate(rules: RuleSystem, state: Encounter, event: Any, dice: bool = False)
         return f"  {name(event.combatant)} is no longer pinned."
     if t is Recovered:
         return f"{name(event.combatant)} recovers: " + ", ".join(f"{k} {v}" for k, v in event.healed.items()) + "."
+    if t is RetaliationOffered:
+        holder = name(event.retaliator)
+        return f"  {name(event.mover)} comes within {holder}'s reach: {holder} may retaliate, or hold."
+    if t is RetaliationChosen:
+        if event.choice == "attack":
+            return f"{event.outcome}."
+        return f"{name(event.retaliator)} holds the Retaliate; {name(event.mover)} goes on."
     return None
 
 

@@ -17,6 +17,7 @@ from combatlog.engine.rules.triptycho.events import (
     IncantingChanged,
 )
 from combatlog.engine.rules.triptycho.model import options_of, own, section_of, stats_of
+from combatlog.engine.words import counted
 from combatlog.projections import Encounter, Pending
 
 
@@ -35,12 +36,12 @@ def summary(rules: RuleSystem, state: Encounter) -> list[str]:
     for cid, cards in sorted(mine.hands.items()):
         if state.combatants[cid].active:
             known = [card for card in cards if card]
-            held = ", ".join(known) if len(known) == len(cards) else f"{len(cards)} card(s)"
+            held = ", ".join(known) if len(known) == len(cards) else counted(len(cards), "card")
             lines.append(f"{cid} holds {held or 'no cards'}")
     for cid in mine.incanting:
         lines.append(f"{cid} is incanting")
     for cid, n in sorted(mine.charges.items()):
-        lines.append(f"{cid} holds {n} incantation charge(s)")
+        lines.append(f"{cid} holds {counted(n, 'incantation charge')}")
     for cid, climb in sorted(mine.climbing.items()):
         lines.append(f"{cid} is climbing toward {climb.toward} ({climb.done} so far)")
     return lines
