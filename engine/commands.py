@@ -70,6 +70,10 @@ STRIPPED = Read(_stripped)
 ON_IF_TRUE = Read(_on_if_true)  # a flag is on when it is true; anything else is off
 _NOT_GIVEN: Any = object()
 
+# A side named as given: the handler looks it up among the encounter's sides (whose names are
+# text, so a number given is no such side, and the refusal lists the sides there are).
+SideName = str | int | float | bool
+
 
 class TypedCommand(msgspec.Struct, frozen=True, kw_only=True, tag_field="command", omit_defaults=True, gc=False):
     """A command as `decide` takes it. The fields here say how it was given, and are common to all.
@@ -304,15 +308,13 @@ class Surprise(TypedCommand, frozen=True, tag="surprise"):
     """The game master's surprise ruling, before the fight begins: the sides surprised."""
 
     usage: ClassVar[str] = "surprise SIDE..."
-    sides: Annotated[tuple[str, ...], Read(_sides)] = ()
+    sides: Annotated[tuple[SideName, ...], Read(_sides)] = ()
     text: Annotated[str, AS_TEXT] = ""
 
     @classmethod
     def refused(cls, name: str, value: Any, raw: dict[str, Any], problem: str) -> Refused:
         if name == "sides":
-            if not isinstance(value, list | tuple):
-                return Refused("surprise", f"sides is a list of the sides surprised, not {type(value).__name__}")
-            return Refused(f"surprise {next(s for s in value if not isinstance(s, str))!r}", "no such side")
+            return Refused("surprise", "sides is a list of the sides surprised", "give sides=SIDE,SIDE")
         return super().refused(name, value, raw, problem)
 
 
@@ -606,7 +608,7 @@ class View(TypedCommand, frozen=True, tag="view"):
         "view side=SIDE|combatant=ID hp=exact|level|hidden | combatant=ID hidden=true|false | odds=true|false"
     )
     closed: ClassVar[bool] = True
-    side: str | None = None
+    side: SideName | None = None
     hp: Annotated[Literal["exact", "level", "hidden"] | None, Read(_hp)] = None
     combatant: Annotated[str | None, OPTIONAL_TEXT] = None
     hidden: bool | None = None
@@ -643,7 +645,7 @@ class View(TypedCommand, frozen=True, tag="view"):
         if name == "reveal":
             return Refused(f"view reveal={value!r}", "reveal=act goes with hidden=true", VIEW_USAGE)
         if name == "side":
-            return Refused(f"view side={value!r}", "no such side")
+            return Refused(f"view side={value!r}", "a side is named by its text", VIEW_USAGE)
         return super().refused(name, value, raw, problem)
 
 
@@ -713,12 +715,12 @@ class End(TypedCommand, frozen=True, tag="end"):
 
     usage: ClassVar[str] = "end [OUTCOME] [winner=SIDE]"
     outcome: Annotated[str, AS_TEXT] = "ended by the game master"
-    winner: str | None = None
+    winner: SideName | None = None
 
     @classmethod
     def refused(cls, name: str, value: Any, raw: dict[str, Any], problem: str) -> Refused:
         if name == "winner":
-            return Refused(f"end: winner {value!r}", "no such side")
+            return Refused(f"end: winner {value!r}", "a side is named by its text", "give winner=SIDE")
         return super().refused(name, value, raw, problem)
 
 
@@ -915,13 +917,10 @@ def recorded(command: TypedCommand) -> Command:
     )
 
 
-def checked(command: Command | TypedCommand) -> tuple[TypedCommand, Command]:
-    """(`command` typed and checked, the Command the log records for it): a recorded one as it
-    is, a typed one through its recorded form (so both are read alike). Raises Refused."""
-    if isinstance(command, Command):
-        return read(command), command
-    written = recorded(command)
-    return read(written), written
+def checked(command: Command | TypedCommand) -> TypedCommand:
+    """`command` typed, its fields checked as `read` checks a recorded one (a typed one through
+    the Command the log would record for it, so both are read alike); raises Refused."""
+    return read(command if isinstance(command, Command) else recorded(command))
 
 
 def help_of(kind: type[TypedCommand]) -> str:

@@ -255,11 +255,11 @@ def _remove(draft: Draft, command: Remove) -> None:
 def _surprise(draft: Draft, command: Surprise) -> None:
     if draft.state.phase != "setup":
         raise Refused("surprise", f"surprise is ruled before the fight begins (phase is {draft.state.phase})")
-    sides = command.sides
     known = draft.state.sides()
-    for s in sides:
+    for s in command.sides:
         if s not in known:
             raise Refused(f"surprise {s!r}", "no such side", f"sides: {', '.join(known)}")
+    sides = tuple(str(s) for s in command.sides)  # each one of the sides: its name, text
     draft.emit(GmRuling(topic="surprise", decision=list(sides), text=command.text))
     draft.emit(SurpriseDetermined(surprised=draft.rules.surprise(draft.state, sides), ruled_by=command.by))
 
@@ -385,7 +385,7 @@ def _view(draft: Draft, command: View) -> None:
     if side is not None:
         if side not in state.sides():
             raise Refused(f"view side={side!r}", "no such side", f"sides: {', '.join(state.sides()) or 'none yet'}")
-        draft.emit(ViewSet(side=side, hp=hp))
+        draft.emit(ViewSet(side=str(side), hp=hp))
         return
     assert who is not None  # one of side and combatant: the command's own check
     _combatant(state, who, "view")
@@ -469,7 +469,7 @@ def _end(draft: Draft, command: End) -> None:
     winner = command.winner
     if winner is not None and winner not in draft.state.sides():
         raise Refused(f"end: winner {winner!r}", "no such side", f"sides: {', '.join(draft.state.sides())}")
-    draft.emit(EncounterEnded(outcome=command.outcome, winner=winner))
+    draft.emit(EncounterEnded(outcome=command.outcome, winner=None if winner is None else str(winner)))
 
 
 def _override(draft: Draft, command: Override) -> None:

@@ -84,7 +84,7 @@ class LeanSession(Playing):
         kind = kind_of(command)
         if kind in ("undo", "redo"):
             raise Refused(kind, "a lean session keeps no history", "play the fight on a Session to undo")
-        typed = checked(command)[0]
+        typed = checked(command)
         step = view.step + 1
         if dice is None:
             dice = dice_for(view.state, typed, step)
