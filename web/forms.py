@@ -41,6 +41,8 @@ def _made(fields: dict[str, str], targets: tuple[str, ...], rules: Any, state: A
             raise UsageError(f"{name}: at most {MAX_LINE:,} characters; this one has {len(text):,}")
     kind = fields.get("kind", "").strip()
     entered, entered_for = typed_rolls(fields.get("dice", ""))
+    if entered_for is not None and not any(entered_for):  # bare faces only: none named, as the grammar has it
+        entered_for = None
     if kind in ("rewind", "redo_to", "amend"):
         return None  # the table walks the undo stack itself, or amends through replays.amend
     if kind in ("hurt", "condition", "copy", "remove"):
@@ -60,9 +62,7 @@ def _made(fields: dict[str, str], targets: tuple[str, ...], rules: Any, state: A
                 words.append(fields[f"w.{key}"].strip())
             else:
                 break  # a word left empty ends them: what follows is the command's to default
-        return build_command(
-            own, tuple(words), (), entered, "gm", rules, entered_for if entered_for and any(entered_for) else None
-        )
+        return build_command(own, tuple(words), (), entered, "gm", rules, entered_for)
     if kind == "move":
         who, to = fields.get("combatant", ""), fields.get("to", "").strip()
         if not who or not to:
@@ -99,7 +99,7 @@ def _made(fields: dict[str, str], targets: tuple[str, ...], rules: Any, state: A
                 **{k[len("param.") :]: value(v) for k, v in fields.items() if k.startswith("param.") and v.strip()},
             },
             entered=entered,
-            entered_for=entered_for if entered_for and any(entered_for) else None,
+            entered_for=entered_for,
         )
     if kind == "view":  # each of the view's own parameters the form fills
         return View(**{k: value(v) for k, v in fields.items() if k in params_of(View)})
@@ -148,7 +148,7 @@ def hands(
             reason=reason,
             damage=effects,
             entered=entered,
-            entered_for=entered_for if entered_for and any(entered_for) else None,
+            entered_for=entered_for,
         )
     if kind == "condition":
         name = fields.get("condition", "").strip()
