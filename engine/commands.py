@@ -118,8 +118,8 @@ class TypedCommand(msgspec.Struct, frozen=True, kw_only=True, tag_field="command
             raw["by"] = command.by
         if command.entered is not None:
             raw["entered"] = command.entered
-            if command.entered_for is not None:
-                raw["entered_for"] = command.entered_for
+        if command.entered_for is not None:
+            raw["entered_for"] = command.entered_for
         if command.amends is not None or command.draws is not None:
             raw["amends"], raw["draws"] = command.amends, command.draws
         try:
@@ -882,9 +882,12 @@ KINDS: dict[str, type[TypedCommand]] = {
 
 def kind_of(command: TypedCommand | Command) -> str:
     """The kind the log records for `command`: `act`, `end_turn`, a rule system's `recover`."""
-    if isinstance(command, Command | SystemCommand):
+    if isinstance(command, _NAMED):
         return command.kind
     return str(type(command).__struct_config__.tag)
+
+
+_NAMED = (Command, SystemCommand)  # the two that name their kind in a field
 
 
 def read(command: Command) -> TypedCommand:

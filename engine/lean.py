@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from combatlog.engine.commands import TypedCommand, checked, kind_of
+from combatlog.engine.commands import Redo, TypedCommand, Undo, checked, kind_of, read
 from combatlog.engine.decide import decided_step, rules_of
 from combatlog.engine.dice import Dice, DiceError
 from combatlog.engine.draft import Draft
@@ -22,6 +22,8 @@ from combatlog.engine.rules.base import RuleSystem
 from combatlog.engine.session import Playing, dice_for
 from combatlog.events import CombatantDefeated, Command, DamageApplied, Event
 from combatlog.projections import Encounter, Projection
+
+_HISTORY = (Undo, Redo)
 
 
 class LeanSession(Playing):
@@ -81,17 +83,17 @@ class LeanSession(Playing):
         """Carry out `command` (typed, or as recorded) as one step; returns its events. Raises
         Refused (nothing changes)."""
         view = self.view
-        kind = kind_of(command)
-        if kind in ("undo", "redo"):
+        typed = read(command) if isinstance(command, Command) else checked(command)
+        if isinstance(typed, _HISTORY):
+            kind = kind_of(typed)
             raise Refused(kind, "a lean session keeps no history", "play the fight on a Session to undo")
-        typed = checked(command)
         step = view.step + 1
         if dice is None:
             dice = dice_for(view.state, typed, step)
         try:
             decided = decided_step(view, typed, dice, self.rules if view.state.rules is not None else None)
         except DiceError as exc:  # a forged die of recorded dice (DiceMismatch): refused, as a Session does
-            raise Refused(kind, str(exc)) from None
+            raise Refused(kind_of(typed), str(exc)) from None
         if isinstance(decided, list):  # a creation: folded as a draft folds
             draft = Draft(view.state, dice, None, step)  # type: ignore[arg-type]  # no rule system yet
             for event in decided:
