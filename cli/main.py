@@ -23,6 +23,7 @@ from combatlog.engine.commands import TypedCommand
 from combatlog.engine.dice import DiceError
 from combatlog.engine.encounter_file import EncounterFileError, read_encounter
 from combatlog.engine.grammar import UsageError, build_command, typed_roll
+from combatlog.engine.words import counted, plainly
 from combatlog.events import Command, LogError, json_schema
 from combatlog.projections import Projection, Snapshot
 from combatlog.replays import JsonlLog, copy_log, open_log
@@ -46,7 +47,7 @@ TIMINGS = ("turn", "simultaneous", "mixed")
 
 
 def fail(message: str, code: int = 1) -> NoReturn:
-    click.echo(f"combatlog: {message}", err=True)
+    click.echo(f"combatlog: {plainly(message)}", err=True)
     sys.exit(code)
 
 
@@ -287,7 +288,7 @@ def new(
         execute(session, command)
     shown = _shown(log, log_path)
     click.echo(
-        f"{shown}: {len(session.state.combatants)} combatants under {session.state.rules}; "
+        f"{shown}: {counted(len(session.state.combatants), 'combatant')} under {session.state.rules}; "
         f"`combatlog do {shown} begin` starts the fight."
     )
     fair_state = session.state.fair
@@ -345,6 +346,9 @@ def do_command(
 ) -> None:
     """Carry out one command.
 
+    A KEY=VALUE word is a parameter, as on a `play` line (act bo move to=door), but in the
+    text of a note, a ruling or an outcome.
+
     \b
       act ACTOR ACTION [TARGET...]    end_turn [ACTOR]    begin    auto
       surprise SIDE...                remove ACTOR        note TEXT
@@ -361,8 +365,13 @@ def do_command(
             fail(str(exc))
         tell_step(session, before)
         return
+    # KEY=VALUE words are parameters, as on a `play` line (`act bo move to=door`); a note's,
+    # a ruling's or an outcome's words are its text, "=" and all
+    texts = kind in ("note", "ruling", "end", "contribute")
+    plain = words if texts else tuple(w for w in words if "=" not in w)
+    keyed = () if texts else tuple(w for w in words if "=" in w)
     try:
-        command = build_command(kind, words, params, entered, by, _rules_of(session), entered_for)
+        command = build_command(kind, plain, keyed + params, entered, by, _rules_of(session), entered_for)
     except UsageError as exc:
         fail(str(exc), 2)
     except Refused as exc:  # a value the command can't take: refused as the engine refuses
@@ -448,7 +457,7 @@ def show(log_path: str, at: int | None, as_json: bool, viewer_name: str) -> None
     console = Console(no_color=not sys.stdout.isatty())  # the terminal's own width
     console.print(
         f"seq {view.seq}: {view.phase}, round {view.round}"
-        + (f"; {view.outcome}" + (f" ({view.winner} win)" if view.winner else "") if view.outcome else "")
+        + (f"; {view.outcome}" + (f", won by {view.winner}" if view.winner else "") if view.outcome else "")
         + ("" if viewer.gm else f" (as {viewer.name})"),
         markup=False,
         highlight=False,

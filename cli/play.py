@@ -17,11 +17,16 @@ from combatlog.engine import Refused, RuleSystem, Session
 from combatlog.engine.commands import KINDS, help_of, params_of
 from combatlog.engine.dice import DiceError
 from combatlog.engine.grammar import _UNCOLONED, UsageError, parse_line, split_words, typed_roll
-from combatlog.events import LogError
+from combatlog.engine.rollnames import GM, asked, suggested
+from combatlog.engine.words import add_example, counted, plainly
+from combatlog.events import DiceRolled, LogError
 from combatlog.replays.transcript import transcript
 
 # a roll typed at the table: dice first, or a formula opening with a bracket ((1d20+5)*2: 15)
 _DICE_LINE = re.compile(r"^\s*(?P<expr>\(*[0-9]*d[0-9%]+[^:]*)\s*:\s*(?P<faces>[0-9 ,]+)$", re.I)
+
+# dice typed for a named roll: words of what it is for, `by` who rolls it (`damage by bo: 6`)
+_NAMED_LINE = re.compile(r"^\s*(?P<name>[a-z][^:]*?\s+by\s+\S+)\s*:\s*(?P<faces>[0-9 ,]+)$", re.I)
 
 # what `play` itself does with a line, beside the engine's commands (`combatlog.engine.commands`)
 PLAY_WORDS = {
@@ -34,13 +39,16 @@ PLAY_WORDS = {
     "help": "help: this list",
     "quit": "quit: save and leave (or Ctrl-D)",
 }
+COMMANDS = (*KINDS, *PLAY_WORDS)  # every word a line of `play` may start with (not a named roll)
 
 
-def help_lines(rules: RuleSystem | None) -> list[str]:
+def help_lines(rules: RuleSystem | None, state: Any = None) -> list[str]:
     """`play`'s help: every command with its words and its help (each command type's docstring),
-    `play`'s own words, and the rule system's own commands."""
+    an `add` for this fight (`state`), `play`'s own words, and the rule system's own commands."""
     lines = ["commands (KEY=VALUE words are parameters; values are JSON when they parse):"]
     lines += [f"  {kind.usage}: {help_of(kind)}" for kind in KINDS.values()]
+    if state is not None:
+        lines.append(f"  add, e.g.: {add_example(state)}")
     lines += ["play:"] + [f"  {text}" for text in PLAY_WORDS.values()]
     if rules is not None and rules.commands:
         lines.append(f"{rules.name}'s own:")
@@ -49,14 +57,17 @@ def help_lines(rules: RuleSystem | None) -> list[str]:
                 w.lstrip("*.").upper() + ("..." if w[0] in "*." else "") for w in rules.command_words.get(name, ())
             )
             lines.append(f"  {name} {words}".rstrip() + f": {text}")
-    lines.append("physical dice: type '2d10: 7 9' before the command that rolls them")
+    lines.append(
+        "physical dice: type '2d10: 7 9' before the command that rolls them (the next rolls of those dice "
+        "take them, whoever rolls), or name the roll: 'damage by bo: 6'"
+    )
     return lines
 
 
 def _summary(session: Session) -> str:
     state = session.state
     if state.phase == "end":
-        return f"The encounter is over: {state.outcome}" + (f" ({state.winner})" if state.winner else "") + "."
+        return f"The encounter is over: {state.outcome}" + (f", won by {state.winner}" if state.winner else "") + "."
     line = f"{state.phase}, round {state.round}"
     if state.acting:
         rules = session.rules
@@ -74,9 +85,45 @@ def _summary(session: Session) -> str:
     return line
 
 
+def _whose(words: list[str]) -> str:
+    """Which command a line is, for the dice typed before it: `act ayla` (the kind and, for a
+    combatant's command, whose it is), so `act ayla strike g1` may follow a refused
+    `act ayla strike zz` with the same dice, and `auto` (another's turn) may not."""
+    kind = words[0] if words else ""
+    if kind in ("act", "end_turn", "remove") and len(words) > 1:
+        return f"{kind} {words[1]}"
+    return kind
+
+
+def _rolls_itself(session: Session, kind: str, line: str, by: str) -> bool:
+    """True when a refused line's command would roll dice of its own, or is refused without the
+    typed dice too (not its turn, no such target): the dice before it were typed for it. A
+    command that rolls nothing (a note) was refused for the dice alone: they are for another."""
+    try:
+        if kind == "auto":
+            state = session.state
+            if not state.acting:
+                return True
+            command = session.rules.policy(state, state.combatants[state.acting[0]])
+        else:
+            command = parse_line(line, None, by, _rules_of(session))
+        return bool(session.rolls_asked(command))
+    except (Refused, DiceError, UsageError, LogError):
+        return True
+
+
+def _whose_text(words: list[str]) -> str:
+    """`_whose` as a person reads it: `ayla's next act`, `the next 'auto'`."""
+    kind = words[0] if words else ""
+    if kind in ("act", "end_turn", "remove") and len(words) > 1:
+        return f"{words[1]}'s next {kind}"
+    return f"the next {kind!r}"
+
+
 def words_for(session: Session, line: str) -> list[str]:
     """What may come next on a `play` line, where the cursor is: a command, then (for `act`) the
-    acting combatant, its actions, the targets the action takes, and `key=` parameters."""
+    acting combatant, its actions, the targets the action takes, and the `key=` parameters it
+    declares, then a parameter's values where the action lists them."""
     state = session.state
     words = line.split()
     ending = not line or line.endswith(" ")
@@ -105,10 +152,16 @@ def words_for(session: Session, line: str) -> list[str]:
     spec = specs.get(done[2])
     if spec is None:
         return []
+    key, typed_value, _ = ("" if ending else words[-1]).partition("=")
+    if typed_value:  # a parameter's value: those the action lists for it now
+        return [f"{key}={v}" for v in rules.param_choices(state, actor, spec.name).get(key, ())]
     out: list[str] = []
     if spec.targets not in ("none", "self"):
         out += [c.id for c in state.active() if c.id != actor.id and c.id not in done]
-    out += [f"{key}=" for key in re.findall(r"\b([a-z_]+)=", spec.help) if f"{key}=" not in line]
+    given = {w.partition("=")[0] for w in done if "=" in w}
+    # the parameters it declares (one that declares none: those its help names)
+    names = [p.name for p in spec.params] if spec.params is not None else re.findall(r"\b([a-z_]+)=", spec.help)
+    out += [f"{key}=" for key in names if key not in given]
     return out
 
 
@@ -145,10 +198,44 @@ def _rolls_asked(session: Session, line: str, by: str) -> str:
         events = session.preview(command, dice)
     except (Refused, DiceError, UsageError, LogError) as exc:
         return f"refused: {exc}"
-    from combatlog.events import DiceRolled
+    rolled = [e for e in events if isinstance(e, DiceRolled)]
+    if not rolled:
+        return "rolls asked: none"
+    first = rolled[0]
+    return (
+        "rolls asked: "
+        + "; ".join(asked(e.expression, e.purpose, e.by) for e in rolled)
+        + f"; to give one, name it: '{suggested(first.purpose, first.by)}: N'"
+    )
 
-    rolls = [f"{e.expression} ({e.purpose})" for e in events if isinstance(e, DiceRolled)]
-    return "rolls asked: " + ("; ".join(rolls) if rolls else "none")
+
+def _named_roll(session: Session, line: str) -> tuple[str, tuple[int, ...]] | None:
+    """The roll a `damage by bo: 6` line names and its faces, or None when the line isn't one (a
+    command's words come first); raises ValueError for a roller who isn't in the fight."""
+    m = _NAMED_LINE.match(line)
+    if m is None:
+        return None
+    rules = _rules_of(session)
+    if m["name"].split()[0] in (*COMMANDS, *(rules.commands if rules is not None else ())):
+        return None
+    who = m["name"].split()[-1]
+    rollers = {cid.lower(): cid for cid in session.state.combatants}
+    if who.lower() not in rollers and who.lower() != GM:
+        raise ValueError(
+            f"{line.strip()!r}: no one here is {who!r}; a roll is named by who rolls it: "
+            + ", ".join([*session.state.combatants, GM])
+        )
+    return typed_roll(line)
+
+
+def _where_typed_went(envelopes: list[Any]) -> str | None:
+    """Which roll each typed die went to, or None when the step took none."""
+    typed = [e.event for e in envelopes if isinstance(e.event, DiceRolled) and e.event.source == "entered"]
+    if not typed:
+        return None
+    return "typed dice went to: " + "; ".join(
+        f"{asked(r.expression, r.purpose, r.by)} [{' '.join(map(str, r.faces))}]" for r in typed
+    )
 
 
 def history_path() -> Path:
@@ -192,6 +279,7 @@ def play(log_path: str, by: str) -> None:
     queued: list[tuple[int, ...]] = []
     queued_for: list[str] = []  # the expression each queued roll names ("" for bare faces)
     refusals = 0  # lines refused: a piped script that met one ends with a non-zero exit
+    held_for: tuple[str, str] | None = None  # (whose, line): the refused command the queued rolls were typed for
     while True:
         try:
             line = read()
@@ -200,6 +288,17 @@ def play(log_path: str, by: str) -> None:
         line = line.strip()
         if not line or line.startswith("#"):
             continue
+        try:
+            named = _named_roll(session, line)
+        except ValueError as exc:
+            click.echo(f"refused: {plainly(str(exc))}")
+            refusals += 1
+            continue
+        if named is not None:
+            queued.append(named[1])
+            queued_for.append(named[0])
+            click.echo(f"dice queued: {counted(len(queued), 'roll')}; {named[0]} takes {' '.join(map(str, named[1]))}")
+            continue
         match = _DICE_LINE.match(line) or _UNCOLONED.match(line)
         if match:
             try:
@@ -207,10 +306,13 @@ def play(log_path: str, by: str) -> None:
                 queued.append(faces)
                 queued_for.append(expr)
             except ValueError as exc:
-                click.echo(f"refused: {exc}")
+                click.echo(f"refused: {plainly(str(exc))}")
                 refusals += 1
                 continue
-            click.echo(f"dice queued: {len(queued)} roll(s)")
+            click.echo(
+                f"dice queued: {counted(len(queued), 'roll')}; the next roll of {expr or 'as many dice'} takes it, "
+                "whoever rolls: to give one combatant's, name the roll ('damage by bo: 6'; dice? COMMAND lists them)"
+            )
             continue
         try:
             words = split_words(line)
@@ -222,12 +324,13 @@ def play(log_path: str, by: str) -> None:
         if kind in ("quit", "exit"):
             break
         if kind == "help":
-            for text in help_lines(_rules_of(session)):
+            for text in help_lines(_rules_of(session), session.state):
                 click.echo(text)
             continue
         if kind == "clear":
             queued.clear()
             queued_for.clear()
+            held_for = None
             click.echo("dice cleared")
             continue
         if kind == "dice?":  # which rolls the command would ask for, before typing any
@@ -244,6 +347,15 @@ def play(log_path: str, by: str) -> None:
             for seq, text in list(transcript(session.log))[-n:]:
                 click.echo(f"{seq:>6}  {text}")
             continue
+        if held_for is not None and _whose(words) != held_for[0]:
+            # typed for a command that was refused: never spent on another one unasked
+            click.echo(
+                f"the {counted(len(queued), 'queued roll')} typed for the refused {held_for[1]!r} "
+                f"{'is' if len(queued) == 1 else 'are'} dropped; type the dice again for this command"
+            )
+            queued.clear()
+            queued_for.clear()
+        held_for = None
         before = session.projection.snapshot()  # told on from here, not from the log's first line
         try:
             if kind == "auto":  # queued dice go to the automatic combatant's rolls too
@@ -254,17 +366,28 @@ def play(log_path: str, by: str) -> None:
                 )
                 envelopes_ = session.execute(command)
         except (Refused, DiceError, UsageError, LogError) as exc:
-            click.echo(f"refused: {exc}")
+            click.echo(f"refused: {plainly(str(exc))}")
             refusals += 1
-            if queued:
-                click.echo(f"the {len(queued)} queued roll(s) are kept; type more, or 'clear'")
+            if queued and _rolls_itself(session, kind, line, by):  # the dice were typed for it
+                held_for = (_whose(words), line)
+                click.echo(
+                    f"the {counted(len(queued), 'queued roll')} {'is' if len(queued) == 1 else 'are'} kept for "
+                    f"{_whose_text(words)}; another command drops {'it' if len(queued) == 1 else 'them'}; "
+                    "type more, or 'clear'"
+                )
+            elif queued:  # a command that rolls nothing: they wait for the next that does
+                click.echo(f"the {counted(len(queued), 'queued roll')} {'is' if len(queued) == 1 else 'are'} kept")
             continue
-        queued.clear()
-        queued_for.clear()
         for told in told_since(session, before):  # what the step did, as the transcript tells it
             click.echo(told)
+        if queued:  # where the dice typed before it went: the roll and who rolled it
+            went = _where_typed_went(envelopes_)
+            if went is not None:
+                click.echo(went)
+        queued.clear()
+        queued_for.clear()
         click.echo(f"seq {envelopes_[-1].seq}: " + _summary(session))
     click.echo(f"saved: {_shown(session.log, log_path)} ({session.log.head()[0]} events)")
     if refusals and not sys.stdin.isatty():  # a script (or a pipe) learns a line was refused
-        click.echo(f"combatlog: {refusals} line(s) refused; the others were saved", err=True)
+        click.echo(f"combatlog: {counted(refusals, 'line')} refused; the others were saved", err=True)
         sys.exit(1)

@@ -10,9 +10,10 @@ import click
 import msgspec
 
 from combatlog.cli.main import app, example_path, fail
-from combatlog.engine import Refused, Session, get_rules, rule_names
+from combatlog.engine import ActionParam, Refused, Session, get_rules, rule_names
 from combatlog.engine.dice import DiceError
 from combatlog.engine.encounter_file import EncounterFileError, read_encounter
+from combatlog.engine.words import article, resource, spoken
 from combatlog.replays import open_log
 from combatlog.replays.encounters import check_commands
 
@@ -39,13 +40,10 @@ def rulesets(name: str | None, check_it: bool) -> None:
         try:
             rules = get_rules(name)
         except Exception as exc:  # one broken plugin never hides the rest
-            click.echo(f"{name}: failed to load ({type(exc).__name__}: {' '.join(str(exc).split())[:160]})")
+            click.echo(f"{name}: failed to load ({type(exc).__name__}: {' '.join(str(exc).split())[:400]})")
             continue
         click.echo(f"{name} {rules.version}")
-        for key, spec in rules.option_specs.items():
-            choices = f" ({', '.join(map(str, spec.choices))})" if spec.choices else ""
-            default = "required" if spec.default is msgspec.NODEFAULT else f"= {spec.default!r}"
-            click.echo(f"  option {key} {default}{choices}" + (f": {spec.help}" if spec.help else ""))
+        _options(rules)
         if rules.required_stats:
             click.echo(f"  stats {', '.join(rules.required_stats)}")
         for kind, text in rules.commands.items():
@@ -53,6 +51,19 @@ def rulesets(name: str | None, check_it: bool) -> None:
                 w.lstrip("*").upper() + ("..." if w.startswith("*") else "") for w in rules.command_words.get(kind, ())
             )
             click.echo(f"  command {kind} {words}".rstrip() + f": {text}")
+
+
+def _options(rules: Any) -> None:
+    """A line per option: its default and the values it takes, as an encounter file writes them
+    (`option timing = turn (turn, simultaneous, mixed)`; an option with no default: `not set`)."""
+    for key, spec in rules.option_specs.items():
+        choices = [c for c in spec.choices or () if c is not None]
+        listed = f" ({', '.join(spoken(c) for c in choices)})" if choices else ""
+        if spec.default is msgspec.NODEFAULT:
+            default = "required"
+        else:
+            default = "= " + spoken(spec.default, nothing="not set" if spec.default is None else "none")
+        click.echo(f"  option {key} {default}{listed}" + (f": {spec.help}" if spec.help else ""))
 
 
 def _struct_in(annotation: Any) -> type | None:
@@ -74,17 +85,17 @@ def _ruleset(name: str) -> None:
     except KeyError:
         fail(f"no rule system {name!r}; installed: {', '.join(rule_names())}")
     click.echo(f"{name} {rules.version}")
-    for key, spec in rules.option_specs.items():
-        choices = f" ({', '.join(map(str, spec.choices))})" if spec.choices else ""
-        default = "required" if spec.default is msgspec.NODEFAULT else f"= {spec.default!r}"
-        click.echo(f"  option {key} {default}{choices}" + (f": {spec.help}" if spec.help else ""))
+    _options(rules)
     if rules.stats_type is not None:
         import typing
 
         hints = typing.get_type_hints(rules.stats_type)
         for field in msgspec.structs.fields(rules.stats_type):
-            required = field.required
-            shown = "required" if required else f"default {field.default!r}"
+            if field.required:
+                shown = "required"
+            else:
+                default = field.default_factory() if field.default is msgspec.NODEFAULT else field.default
+                shown = f"default {spoken(default)}"
             click.echo(f"  stat {field.name}: {shown}")
             inner = _struct_in(hints.get(field.name))
             if inner is not None:  # a table of its own (a weapon, a card): its keys
@@ -105,14 +116,26 @@ def _ruleset(name: str) -> None:
     state = session.state
     seen: set[str] = set()
     for c in state.active():
-        for spec in rules.actions(state, c):
+        for spec in session.rules.actions(state, c):
             if spec.name in seen:
                 continue
             seen.add(spec.name)
-            cost = ", ".join(f"{v} {k[:-1] if v == 1 and k.endswith('s') else k}" for k, v in sorted(spec.cost.items()))
+            # a cost of 0 in a resource the action spends is the system's to work out (a weapon's AP)
+            cost = ", ".join(
+                resource(v, k) if v else f"{resource('', k).strip()} varies" for k, v in sorted(spec.cost.items())
+            )
             cost = cost or "free"
             targets = spec.targets if spec.max_targets else "no target"
             click.echo(f"  action {spec.name} [{cost}; {targets}]" + (f": {spec.help}" if spec.help else ""))
+            if spec.params:
+                click.echo("    params: " + ", ".join(_param_word(p) for p in spec.params))
+
+
+def _param_word(p: ActionParam) -> str:
+    """A declared parameter as `rulesets` lists it: `defense=none|block|dodge`, `x (int)`, `weapon`."""
+    if p.choices:
+        return f"{p.name}=" + "|".join(str(c).lower() if isinstance(c, bool) else str(c) for c in p.choices)
+    return p.name if p.kind == "text" else f"{p.name} ({p.kind})"
 
 
 def _check_ruleset(name: str) -> None:
@@ -123,7 +146,7 @@ def _check_ruleset(name: str) -> None:
     try:
         get_rules(name)
     except Exception as exc:
-        fail(f"{name}: failed to load ({type(exc).__name__}: {' '.join(str(exc).split())[:200]})")
+        fail(f"{name}: failed to load ({type(exc).__name__}: {' '.join(str(exc).split())[:400]})")
     path = example_path(name)
 
     def step(what: str, ok: bool, why: str = "") -> None:
@@ -173,9 +196,9 @@ def init(rules_name: str, path: str | None) -> None:
     if target.exists():
         fail(f"{target} exists; choose another file")
     header = (
-        f"# A {rules_name} encounter to start from (`combatlog rulesets {rules_name}` lists the options,\n"
-        f"# stats and actions). Play it: combatlog new {target} && combatlog play {target.with_suffix('.db')}\n"
+        f"# {article(rules_name).capitalize()} encounter to start from (`combatlog rulesets {rules_name}` lists\n"
+        f"# the options, stats and actions).\n"
+        f"# Play it: combatlog new {target} && combatlog play {target.with_suffix('.db')}\n"
     )
     target.write_text(header + source.read_text(encoding="utf-8"), encoding="utf-8")
-    article = "an" if rules_name[:1].lower() in "aeiou" else "a"
-    click.echo(f"{target}: {article} {rules_name} encounter; `combatlog new {target}` starts it.")
+    click.echo(f"{target}: {article(rules_name)} encounter; `combatlog new {target}` starts it.")

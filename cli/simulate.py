@@ -155,7 +155,8 @@ def simulate(
         report.representative = keep(commands, report, keep_dir)
         for r in report.representative:
             click.echo(
-                f"kept the {r.percentile}th percentile fight (run {r.run}, party losses {r.party_losses}): {r.log}"
+                f"kept the fight at the {r.percentile}th percentile of the damage {printable(report.party)} took "
+                f"(run {r.run}, {r.party_losses} damage): {r.log}"
             )
     if html_out:
         from combatlog.simulate.html import render
@@ -195,7 +196,8 @@ def _safe(text: str) -> str:
 
 
 def _left(c: Any) -> str:
-    """What is left of a combatant's track at the end: `6.8 of 14 (0/6/14)`, or `-` with none."""
+    """What is left of a combatant's track at the end: `6.8 of 14 (0/6/14)` (the mean of its full
+    14, then the percentiles), or `-` with none."""
     if c.left is None:
         return "-"
     return f"{c.left.mean:.1f} of {c.most} ({c.left.p5:g}/{c.left.p50:g}/{c.left.p95:g})"
@@ -214,22 +216,26 @@ def _print_report(path: str, report: Any) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    console = Console(highlight=False)
+    console = Console(highlight=False, soft_wrap=True)  # a long path isn't broken over lines
     fights = "fights" if report.at is None else "fights continued"
+    if report.title:
+        console.print(_safe(report.title))
     console.print(
         f"{_safe(_label(path, report))}: {report.runs:,} {fights}, seed {report.seed}; "
-        f"the party is {_safe(report.party)}"
+        f"the PCs' side: {_safe(report.party)}"
     )
-    for side, s in report.sides.items():
-        console.print(f"  {_safe(side)} wins {_pct(s.win)}")
-    console.print(f"  draw      {_pct(report.draw)}")
+    outcomes = [(_safe(side), s.win) for side, s in report.sides.items()] + [("a draw", report.draw)]
+    width = max(len(printable(name)) for name, _ in outcomes)
+    console.print("  who wins (95% interval):")
+    for name, odds in outcomes:
+        console.print(f"    {name}{' ' * (width - len(printable(name)))} {_pct(odds)}")
     r = report.rounds
     console.print(f"  rounds: mean {r.mean:.1f}, 5th {r.p5:g}, median {r.p50:g}, 95th {r.p95:g}")
     peak = max(report.rounds_histogram.values())
     for rounds, count in report.rounds_histogram.items():
         bar = "█" * max(1, round(30 * count / peak))
         console.print(f"  {rounds:>3} {bar} {count / report.runs:.1%}")
-    table = Table("combatant", "side", "defeated", "damage taken (mean, 5/50/95)", "dealt (mean, 5/50/95)")
+    table = Table("combatant", "side", "defeated", "damage taken (mean, 5/50/95)", "damage dealt (mean, 5/50/95)")
     for c in report.combatants.values():
         table.add_row(
             _safe(c.name),
@@ -239,10 +245,13 @@ def _print_report(path: str, report: Any) -> None:
             f"{c.dealt.mean:.1f} ({c.dealt.p5:g}/{c.dealt.p50:g}/{c.dealt.p95:g})",
         )
     console.print(table)
-    left = Table("combatant", "left at the end (mean of most, 5/50/95)", "how it ends (share of the runs)")
+    left = Table("combatant", "side", "left at the end (mean of its full amount, 5/50/95)", "how it ends (share)")
     for c in report.combatants.values():
-        left.add_row(_safe(c.name), _left(c), _ends(c))
+        left.add_row(_safe(c.name), _safe(c.side), _left(c), _ends(c))
     console.print(left)
+    from combatlog.simulate import LEGEND
+
+    console.print(LEGEND, markup=False)
 
 
 def _print_comparison(a: Any, b: Any) -> None:
@@ -252,5 +261,6 @@ def _print_comparison(a: Any, b: Any) -> None:
         if side in b.sides:
             mean, low, high = compare(a, b, side)
             click.echo(
-                f"{printable(side)} wins: {mean:+.1%} ({low:+.1%} to {high:+.1%}) in the second encounter, same seeds"
+                f"a win for {printable(side)}: {mean:+.1%} ({low:+.1%} to {high:+.1%}) in the second encounter, "
+                "same seeds"
             )

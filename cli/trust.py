@@ -11,6 +11,7 @@ import click
 import msgspec
 
 from combatlog.cli.main import app, fail, read_log
+from combatlog.engine.words import counted
 from combatlog.events import LogError
 from combatlog.replays.audit import audit as run_audit
 from combatlog.replays.cursor import envelopes
@@ -120,12 +121,12 @@ def audit(
                 err=True,
             )
         if report.clean:
-            click.echo(f"clean: {report.events} events in {report.steps} steps", err=True)
+            click.echo(f"clean: {report.events} events in {counted(report.steps, 'step')}", err=True)
     if strict and report.clean and (report.overrides or report.entered or report.amended):
-        amended = f", {len(report.amended)} step(s) amended" if report.amended else ""
+        amended = f", {counted(len(report.amended), 'step')} amended" if report.amended else ""
         click.echo(
-            f"strict: {len(report.overrides)} override(s) and {len(report.entered)} die/dice not rolled by the engine"
-            + amended,
+            f"strict: {counted(len(report.overrides), 'override')} and {counted(len(report.entered), 'die')} "
+            "not rolled by the engine" + amended,
             err=True,
         )
         sys.exit(1)
@@ -147,10 +148,10 @@ def _merge_fair(report: Any, checked: Any) -> None:
 def _fair_summary(checked: Any) -> str:
     if checked.commitment is None:
         return "fair dice: not a fair encounter"
-    what = f"commitment {checked.commitment[:16]}..., {checked.contributions} contribution(s)"
+    what = f"commitment {checked.commitment[:16]}..., {counted(checked.contributions, 'contribution')}"
     if not checked.revealed:
         return f"fair dice: {what}, not revealed yet"
-    return f"fair dice: {what}, revealed; {checked.checked} engine roll(s) follow from them"
+    return f"fair dice: {what}, revealed; {counted(checked.checked, 'engine roll')} follow from them"
 
 
 def _audit_export(path: str, as_json: bool) -> None:

@@ -14,9 +14,10 @@ from combatlog.engine.dice import (
 from combatlog.engine.draft import Draft
 from combatlog.engine.errors import Refused
 from combatlog.engine.order import ActionPointOrder, RankedOrder, ReverseDeclareOrder, make_order
-from combatlog.engine.rules import ActionSpec, OptionSpec, RuleSystem, register
-from combatlog.engine.rules import get as get_rules
-from combatlog.engine.rules import names as rule_names
+from combatlog.engine.protocol import ActionParam, ActionSpec, OptionSpec, RuleSystem
+from combatlog.engine.registry import get as get_rules
+from combatlog.engine.registry import names as rule_names
+from combatlog.engine.registry import register
 from combatlog.engine.session import Session, dice_for, load
 from combatlog.engine.timing import Timing, make_timing
 from combatlog.events import Command
@@ -40,6 +41,7 @@ __all__ = [
     "RankedOrder",
     "ReverseDeclareOrder",
     "make_order",
+    "ActionParam",
     "ActionSpec",
     "OptionSpec",
     "RuleSystem",

@@ -26,7 +26,7 @@ import msgspec
 from msgspec import Meta
 
 from combatlog.engine.errors import Refused
-from combatlog.engine.rules.typed import convert
+from combatlog.engine.typed import convert
 
 Id = Annotated[str, Meta(min_length=1, max_length=64)]
 

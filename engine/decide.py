@@ -3,8 +3,9 @@
 The procedure common to every rule system lives here: creating the encounter, adding
 combatants, the game master's surprise ruling, beginning the fight (initiative, the
 order, the first round), declaring actions, ending turns and rounds, releasing held
-damage, the end check, rulings, overrides, notes, undo and redo. The rule system
-(`combatlog.engine.rules`) supplies the numbers and the actions.
+damage, the end check, rulings, overrides, notes, undo and redo. The rule system (the
+protocol in `combatlog.engine.protocol`, found by name in `combatlog.engine.registry`)
+supplies the numbers and the actions.
 
 Each kind of command has its type (`combatlog.engine.commands`) and one handler here, found
 by the type: `_HANDLERS` (and `_WHOLE_STEPS` for undo, redo and a fork's record, and
@@ -22,7 +23,7 @@ from typing import Any
 
 import msgspec
 
-from combatlog.engine import rules as registry
+from combatlog.engine import registry
 from combatlog.engine.commands import (
     FORK_USAGE,
     KINDS,
@@ -59,8 +60,8 @@ from combatlog.engine.dicetree import MAX_DIGITS
 from combatlog.engine.draft import Draft
 from combatlog.engine.errors import Refused
 from combatlog.engine.fair import commitment
-from combatlog.engine.rules.base import ActionSpec, RuleSystem
-from combatlog.engine.turns import advance, resolve, start_round
+from combatlog.engine.protocol import ActionSpec, RuleSystem
+from combatlog.engine.turns import advance, resolve_declared, start_round
 from combatlog.events import (
     ActionDeclared,
     CombatantAdded,
@@ -102,8 +103,10 @@ _AFTER_END = (Note, Ruling, View, Seat, Seating, Reveal)  # what may still be do
 
 
 def rules_of(state: Encounter) -> RuleSystem:
-    """The rule system the encounter was created under."""
-    return registry.get(state.rules or "")
+    """The rule system the encounter was created under, as its recorded options choose it
+    (`RuleSystem.variant`: Starflight's Simple Combat plays with a variant of Starflight).
+    Raises KeyError (`MissingRuleSystem`) when that system isn't installed."""
+    return registry.get(state.rules or "").variant(state.options)
 
 
 def decide(
@@ -164,6 +167,8 @@ def _create(view: Projection, command: Create) -> list[Event]:
         rules = registry.get(command.rules)
     except KeyError as exc:
         raise Refused("create", str(exc.args[0])) from None
+    except registry.PluginError as exc:  # a plugin that breaks the protocol: what to change, in its line
+        raise Refused("create", f"the rule system doesn't load: {exc}") from None
     options = rules.options(dict(command.options))
     if command.fair is not None:  # a Session turns it into a commitment to the secret it draws and keeps
         raise Refused(
@@ -295,6 +300,7 @@ def _act(draft: Draft, command: Act) -> None:
             f"{size:,} bytes of parameters; an action takes at most {MAX_PARAMS:,}",
             "give the action's own parameters (weapon=axe, to=gallery)",
         )
+    rules.check_params(state, actor, spec, params)  # one it doesn't take: refused, naming those it does
     if spec.check is not None:
         why = spec.check(state, actor, targets, params)
         if why:
@@ -327,7 +333,7 @@ def _act(draft: Draft, command: Act) -> None:
     if timing.immediate(spec.category):
         draft.emit(ResolutionStarted(category=spec.category))
         pending = draft.state.pending[-1]
-        resolve(draft, pending)
+        resolve_declared(draft, pending)
     order = draft.turn_order
     order.after_action(draft)
     state = draft.state
@@ -531,6 +537,7 @@ def _override_effects(draft: Draft, command: Override) -> None:
                     ends=ends,
                 )
             )
+            draft.rules.after_condition(draft, target, str(v["name"]))
         elif key == "remove_condition":
             draft.emit(ConditionRemoved(target=target, condition=str(v["name"]), reason=reason))
         elif key == "defeat":
@@ -652,12 +659,13 @@ def _targets(state: Encounter, actor: Combatant, spec: ActionSpec, given: tuple[
 
 
 def _candidates(state: Encounter, actor: Combatant, spec: ActionSpec) -> list[str]:
-    return [c.id for c in state.active() if _eligible(c, actor, spec)]
+    return [c.id for c in state.combatants.values() if _eligible(c, actor, spec)]
 
 
 def _eligible(c: Combatant, actor: Combatant, spec: ActionSpec) -> bool:
-    """True when `c` may be a target of `actor`'s `spec` (one of `_candidates`)."""
-    if c.defeated is not None or c.removed:
+    """True when `c` may be a target of `actor`'s `spec` (one of `_candidates`): in the fight, or
+    down (defeated, not removed) for a spec that says `targets_down_ok`."""
+    if c.removed or (c.defeated is not None and not spec.targets_down_ok):
         return False
     if spec.targets == "enemy":
         return c.side != actor.side

@@ -48,6 +48,7 @@ __all__ = [
     "MixedDice",
     "NeedDice",
     "RecordedDice",
+    "RollMismatch",
     "ScriptedDice",
     "SeededDice",
     "parse",
@@ -502,6 +503,11 @@ class DiceMismatch(DiceError):
     index: int | None = None
 
 
+class RollMismatch(DiceMismatch):
+    """A log's roll that isn't the roll its step asks for: another expression, or another number
+    of faces than the expression rolls (the step doesn't follow: an audit names that roll)."""
+
+
 class RecordedDice(Dice):
     """A log's own rolls, replayed in order for an audit; a mismatch is reported, not rolled.
 
@@ -536,12 +542,12 @@ class RecordedDice(Dice):
         recorded = self.rolled[self.used]
         self.used += 1
         if recorded.expression != expr.text:
-            raise DiceError(
+            raise RollMismatch(
                 f"the step asks for {expr.text} ({purpose}) but the log recorded {recorded.expression} "
                 f"({recorded.purpose})"
             )
         if expr.formula is None and len(recorded.faces) != expr.count:
-            raise DiceError(
+            raise RollMismatch(
                 f"the log's {expr.text} ({purpose}) shows {len(recorded.faces)} faces, "
                 f"but {expr.text} rolls {expr.count}"
             )

@@ -13,7 +13,7 @@ import msgspec
 from combatlog.engine import turns
 from combatlog.engine.dice import parse
 from combatlog.engine.errors import Refused
-from combatlog.engine.rules.base import NO_MODS
+from combatlog.engine.protocol import NO_MODS
 from combatlog.events import (
     ConditionApplied,
     ConditionRemoved,
@@ -29,7 +29,7 @@ from combatlog.projections.fold import _ROWS, FoldError, rows_of
 if TYPE_CHECKING:
     from combatlog.engine.dice import Dice
     from combatlog.engine.order import Order
-    from combatlog.engine.rules.base import RuleSystem
+    from combatlog.engine.protocol import RuleSystem
     from combatlog.engine.timing import Timing
 
 

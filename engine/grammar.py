@@ -13,7 +13,8 @@ from typing import Any
 from combatlog.engine.commands import TypedCommand, read
 from combatlog.engine.dice import DiceError
 from combatlog.engine.dice import parse as parse_dice
-from combatlog.engine.rules.base import RuleSystem
+from combatlog.engine.protocol import RuleSystem
+from combatlog.engine.rollnames import read_name
 from combatlog.events import Command
 
 
@@ -28,11 +29,36 @@ def value(text: str) -> Any:
 _UNCOLONED = re.compile(r"^\s*(?P<expr>[0-9]*d[0-9%]+\S*)\s+(?P<faces>[0-9][0-9 ,]*)$", re.I)
 
 
+# a label that opens like dice (a digit, `d6`, a bracket) is dice, read as such, never a roll's name
+_DICE_OPENING = re.compile(r"^\s*(?:[0-9(]|d[0-9%])", re.I)
+
+
+def roll_named(label: str) -> str | None:
+    """The roll `label` names, as typed (`damage by bo`), or None when it is dice or empty
+    (`combatlog.engine.rollnames`)."""
+    if _DICE_OPENING.match(label) or read_name(label) is None:
+        return None
+    return " ".join(label.split())
+
+
 def typed_roll(entry: str) -> tuple[str, tuple[int, ...]]:
-    """(the expression typed, or "" for bare faces; the faces) of one roll typed at the table."""
+    """(the expression typed, the roll it names (`damage by bo: 6`), or "" for bare faces; the
+    faces) of one roll typed at the table."""
+    label = entry.split(":", 1)[0] if ":" in entry else ""
+    named = roll_named(label)
+    if named is not None:
+        return (named, _faces(entry.split(":", 1)[1], entry))
     faces = typed_faces(entry)
-    expr = entry.split(":", 1)[0].strip() if ":" in entry else ""
-    return (parse_dice(expr).text if expr else "", faces)
+    return (parse_dice(label.strip()).text if label.strip() else "", faces)
+
+
+def _faces(text: str, entry: str) -> tuple[int, ...]:
+    """The faces in `text`, numbers separated by spaces or commas; raises ValueError."""
+    words = text.replace(",", " ").split()
+    if not words or not all(w.isascii() and w.isdigit() and len(w) <= 6 for w in words):
+        shown = entry if len(entry) <= 40 else entry[:37] + "..."
+        raise ValueError(f"{shown!r}: give the faces as numbers, e.g. '2d10: 7 9' or 'damage by bo: 6'")
+    return tuple(int(w) for w in words)
 
 
 def typed_faces(entry: str) -> tuple[int, ...]:
@@ -48,10 +74,7 @@ def typed_faces(entry: str) -> tuple[int, ...]:
                 f"{shown!r}: put a colon after the dice: '{uncoloned['expr']}: {uncoloned['faces'].strip()}'"
             )
         expr_text, faces_text = "", entry
-    words = faces_text.replace(",", " ").split()
-    if not words or not all(w.isascii() and w.isdigit() and len(w) <= 6 for w in words):
-        raise ValueError(f"{shown!r}: give the faces as numbers, e.g. '2d10: 7 9'")
-    faces = tuple(int(w) for w in words)
+    faces = _faces(faces_text, entry)
     if expr_text.strip():
         try:
             expr = parse_dice(expr_text.strip())
@@ -235,9 +258,9 @@ def parse_line(
 
 
 def typed_rolls(text: str) -> tuple[tuple[tuple[int, ...], ...] | None, tuple[str, ...] | None]:
-    """Several rolls typed at the table, one per line or separated by `;` (`2d10: 7 9; 1d6: 4`):
-    (their faces, the expression each names, "" for bare faces), or (None, None) when there are
-    none; raises ValueError saying what is accepted."""
+    """Several rolls typed at the table, one per line or separated by `;` (`2d10: 7 9; damage by
+    bo: 6`): (their faces, the expression or the roll each names, "" for bare faces), or (None,
+    None) when there are none; raises ValueError saying what is accepted."""
     entries = [e.strip() for e in re.split(r"[;\n]", text) if e.strip()]
     if not entries:
         return None, None

@@ -18,7 +18,7 @@ from combatlog.engine.decide import decided_step, rules_of
 from combatlog.engine.dice import Dice, DiceError
 from combatlog.engine.draft import Draft
 from combatlog.engine.errors import Refused
-from combatlog.engine.rules.base import RuleSystem
+from combatlog.engine.protocol import RuleSystem
 from combatlog.engine.session import Playing, dice_for
 from combatlog.events import CombatantDefeated, Command, DamageApplied, Event
 from combatlog.projections import Encounter, Projection

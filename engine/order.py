@@ -11,6 +11,9 @@ Tie rules, applied in order to entries with equal initiative:
 `higher:STAT` (the higher stat first), `pc_first` (PCs before NPCs), `rolloff:EXPR`
 (each tied entry rolls EXPR, highest first, re-rolled until clear), `simultaneous`
 (entries still tied share a tier). Ties left after the last rule share a tier.
+
+A tier (one entry of `OrderSet.tiers`: combatants tied under `simultaneous`, or a group that
+rolled once) takes its turn together; see "Tiers" in docs/architecture.md.
 """
 
 from __future__ import annotations
@@ -35,6 +38,9 @@ class Order(Protocol):
     `refills_each_turn` (budgets are set when each turn starts; False: once a round, as
     action points are), `one_action_turns` (a turn is one action, after which the order is
     recomputed and the actor yields), `reverse_declare` (tiers declare lowest first).
+    `resolution_key` sorts what was declared into the order it resolves in; `tier_key` says
+    which of those act together (equal keys: one tier, whose damage a rule system may hold
+    until the whole tier has resolved: `RuleSystem.tiers_hold`).
     """
 
     name: str
@@ -48,6 +54,7 @@ class Order(Protocol):
     def after_action(self, draft: Draft) -> None: ...
     def pass_started(self, draft: Draft) -> None: ...
     def resolution_key(self, state: Encounter) -> Callable[[Pending], Any]: ...
+    def tier_key(self, state: Encounter) -> Callable[[Pending], Any]: ...
 
 
 @dataclass
@@ -181,6 +188,12 @@ class RankedOrder:
         rank_of = {cid: i for i, cid in enumerate(state.flat_order())}
         return lambda p: rank_of.get(p.actor, len(rank_of))
 
+    def tier_key(self, state: Encounter) -> Callable[[Pending], Any]:
+        """The tier each pending action's actor acts in (equal values: one tier acting together):
+        its place among the order's tiers."""
+        tier_of = {cid: i for i, tier in enumerate(state.order) for cid in tier}
+        return lambda p: tier_of.get(p.actor, len(state.order))
+
 
 class ReverseDeclareOrder(RankedOrder):
     """Declared from the lowest initiative up, resolved from the highest down."""
@@ -248,6 +261,10 @@ class ActionPointOrder:
         """Action points have no passes."""
 
     def resolution_key(self, state: Encounter) -> Callable[[Pending], Any]:
+        return lambda p: 0
+
+    def tier_key(self, state: Encounter) -> Callable[[Pending], Any]:
+        """No rank is shared under action points: what waits to resolve, resolves as one."""
         return lambda p: 0
 
 

@@ -17,7 +17,8 @@ from combatlog.engine.decide import decide, legal_commands, rules_of
 from combatlog.engine.dice import Dice, DiceError, EnteredDice, Expr, MixedDice, NeedDice, SeededDice
 from combatlog.engine.errors import Refused
 from combatlog.engine.fair import Secret, effective_seed, read_secret, secret_path
-from combatlog.engine.rules.base import RuleSystem
+from combatlog.engine.protocol import RuleSystem
+from combatlog.engine.rollnames import NamedDice, split_named
 from combatlog.engine.signing import from_environment
 from combatlog.engine.turns import STALL_ROUNDS, stall_outcome
 from combatlog.events import (
@@ -31,6 +32,7 @@ from combatlog.events import (
     EventLog,
     LogError,
     StepSigned,
+    event_types,
     line_decoder,
     seal,
 )
@@ -95,6 +97,11 @@ def dice_for(state: Encounter, command: Command | TypedCommand, step: int, secre
     (`Command.draws`)."""
     if command.draws is not None:
         step = command.draws
+    if command.entered is not None and command.entered_for:
+        named, entered, entered_for = split_named(command.entered, command.entered_for)
+        if named:  # rolls given for a named roll take it; the others go as typed rolls do
+            rest = msgspec.structs.replace(command, entered=entered, entered_for=entered_for)
+            return NamedDice(named, dice_for(state, rest, step, secret))
     if state.fair is None:
         seed = state.seed
     else:
@@ -411,7 +418,16 @@ class Session(Playing):
         if dice is None:
             dice = dice_for(state, command, step, self.fair_secret() if fair is not None else None)
         events = decide(view, command, dice)
-        if isinstance(dice, EnteredDice) and dice.used < len(dice.rolls):
+        if isinstance(dice, NamedDice):
+            left = dice.unused()
+            if left:
+                raise Refused(
+                    kind_of(command),
+                    f"{', '.join(left)} went to no roll",
+                    f"it rolled {dice.rolled()}; name a roll by words of what it is for and who rolls it, "
+                    f"as {dice.example()}",
+                )
+        elif isinstance(dice, EnteredDice) and dice.used < len(dice.rolls):
             asked = [e.expression for e in events if isinstance(e, DiceRolled)]
             raise Refused(
                 kind_of(command),
@@ -467,6 +483,14 @@ class Session(Playing):
             try:
                 folded.append(decode(line))
             except Exception as exc:  # msgspec's errors: a field given a value of the wrong type
+                if type(event) not in event_types():
+                    rules = self.state.rules or "its rule system"
+                    raise Refused(
+                        command.kind,
+                        f"event {event.__struct_config__.tag} is not among {rules}'s events, so no log could read "
+                        "it back",
+                        f"list {type(event).__name__} in the RuleSystem's events",
+                    ) from None
                 raise Refused(command.kind, f"{type(event).__name__} can't be stored as given ({exc})") from None
         if self.signer is not None:  # the step's last line signs the digest of the line before it
             key, signature = self.signer(previous)

@@ -1,6 +1,12 @@
 """The round and turn procedure every rule system shares: starting rounds, handing out
 turns, resolving what was declared, releasing held damage, and the end check.
 
+A tier (combatants sharing a rank in the order) acts together where the rule system says so
+(`RuleSystem.tiers_hold`): the damage dealt within it is held until the whole tier has acted,
+then counts at once. Actions resolved as they are declared hold it until the tier's turn ends
+(`resolve_declared`, `advance`); actions resolved after the declarations, under a timing that
+holds damage until the tier ends, until the next tier's first action (`end_round`).
+
 `Draft.advance()` and `Draft.next_round()` call into here, so a rule system's own command
 that resumes the fight never imports `decide`. The order strategy says, through its flags
 (`Order` in `combatlog.engine.order`), whether budgets refill at each turn or once a round
@@ -27,7 +33,7 @@ from combatlog.events import (
 
 if TYPE_CHECKING:
     from combatlog.engine.draft import Draft
-    from combatlog.projections import Combatant, Pending
+    from combatlog.projections import Combatant, Encounter, Pending
 
 # The one stall rule: this many whole rounds in which nothing can change the fight make it a
 # draw. The engine applies it to rounds a single step runs through with no one able to act;
@@ -74,6 +80,9 @@ def advance(draft: Draft) -> None:
                 return
         if state.acting:
             return
+        if state.held and draft.timing.all_immediate and rules.tiers_hold(state):
+            release_held(draft, mid_round=True)  # a tier's turn is over: what it dealt counts now
+            continue
         if rules.waiting(state):
             return  # the game master rules before the fight goes on
         actors = order.next_actors(state, may_act)
@@ -113,8 +122,10 @@ def end_round(draft: Draft) -> bool:
     damage; then start another pass of the round if the rule system says so (False), or end the
     round (True).
 
-    Actions with equal resolution keys act together: under a timing that holds damage until
-    the tier ends (`hold_until="tier"`), what one deals the other lands only once both resolved.
+    Under a timing that holds damage until the tier ends (`hold_until="tier"`), actions of one
+    tier act together: what one deals another lands only once the whole tier resolved. The tier
+    is the order's `tier_key` where the rule system's tiers act together (`tiers_hold`); before
+    that, the resolution key (under the ranked order each combatant's place: a tier of one).
     """
     rules = draft.rules
     state = draft.state
@@ -123,12 +134,13 @@ def end_round(draft: Draft) -> bool:
     key = order.resolution_key(state)
     pending = sorted(state.pending, key=lambda p: (timing.category_rank(p.category), key(p)))
     by_tier = timing.hold_until == "tier"
+    tier_of = order.tier_key(state) if by_tier and rules.tiers_hold(state) else key
     category: Any = object()
     tier: Any = object()
     for p in pending:
-        if by_tier and key(p) != tier:
+        if by_tier and tier_of(p) != tier:
             release_held(draft, mid_round=True)
-            tier = key(p)
+            tier = tier_of(p)
         if p.category != category:
             category = p.category
             draft.emit(ResolutionStarted(category=category))
@@ -164,13 +176,63 @@ def release_held(draft: Draft, mid_round: bool = False) -> None:
         draft.rules.after_damage(draft, target)
 
 
+def resolve_declared(draft: Draft, pending: Pending) -> None:
+    """Resolve an action as soon as it is declared (turn-based timing). Taken in a turn its actor
+    shares with others of its tier, where the rule system's tiers act together, its damage is
+    held until the tier's turn ends (`advance` releases it then)."""
+    draft.hold_damage = (
+        draft.rules.tiers_hold(draft.state)
+        and draft.timing.all_immediate
+        and draft.timing.hold_damage
+        and shares_turn(draft.state, pending.actor)
+    )
+    resolve(draft, pending)
+    draft.hold_damage = False
+
+
+def shares_turn(state: Encounter, actor: str) -> bool:
+    """True when `actor` takes this turn together with another of its tier (one acting beside it,
+    or one whose turn in it is over): a tier whose other members can't act is a tier of one."""
+    for tier in state.order:
+        if actor in tier:
+            if len(tier) < 2:
+                return False
+            acting, acted = state.acting, state.acted
+            return sum(1 for cid in tier if cid in acting or cid in acted) > 1
+    return False
+
+
+def gone(target: Combatant) -> str | None:
+    """Why an action can't reach `target` any more, in the one sentence every system's actions
+    share: it was removed from the encounter, or it is out of the fight (defeated); None while
+    it stands."""
+    if target.removed:
+        return f"lost: {target.name} is no longer in the encounter"
+    if target.defeated is not None:
+        return f"lost: {target.name} is already out of the fight ({target.defeated})"
+    return None
+
+
 def resolve(draft: Draft, pending: Pending) -> None:
-    """Resolve one declared action (lost if its actor is out of the fight by now)."""
+    """Resolve one declared action. It is lost if its actor is out of the fight by now, if the
+    rule system says the actor loses it (`action_lost`), or if one of its targets is gone
+    (`target_gone`: removed, or defeated unless the action's spec says `targets_down_ok`);
+    otherwise its spec's `resolve` starts at the mechanics."""
     state = draft.state
     actor = state.combatants[pending.actor]
     if not actor.active:
         draft.emit(ActionResolved(id=pending.id, outcome=f"lost: {actor.name} is {actor.defeated or 'gone'}"))
         return
-    spec = draft.rules.action(state, actor, pending.action)
-    outcome = spec.resolve(draft, pending)
+    rules = draft.rules
+    spec = rules.action(state, actor, pending.action)
+    outcome = rules.action_lost(draft, pending)
+    if outcome is None:
+        combatants = draft.state.combatants
+        for tid in pending.targets:
+            target = combatants[tid]
+            if target.removed or (target.defeated is not None and not spec.targets_down_ok):
+                outcome = rules.target_gone(draft, pending, target)
+                break
+        if outcome is None:
+            outcome = spec.resolve(draft, pending)
     draft.emit(ActionResolved(id=pending.id, outcome=outcome))

@@ -2,7 +2,7 @@
 
 # Opening logs means reading events of any rule system: the registry installs the resolvers
 # that load a system when a log names one of its event types or its name.
-import combatlog.engine.rules  # noqa: F401
+import combatlog.engine.registry  # noqa: F401
 from combatlog.replays.stores import JsonlLog, MemoryLog, SqliteLog, copy_log, open_log
 
 __all__ = ["JsonlLog", "MemoryLog", "SqliteLog", "copy_log", "open_log"]

@@ -22,10 +22,11 @@ from typing import Any
 
 import msgspec
 
-from combatlog.engine import Refused, Session, get_rules
+from combatlog.engine import Refused, Session, rules_of
 from combatlog.engine.commands import TypedCommand, recorded
 from combatlog.engine.grammar import UsageError, parse_line, typed_rolls
 from combatlog.engine.session import FROM_ENVIRONMENT, EnvironmentKey
+from combatlog.engine.words import counted
 from combatlog.events import Command, CommandIssued, ConcurrencyError, Envelope, EventLog
 from combatlog.events.envelope import step_of
 from combatlog.events.privacy import GM
@@ -86,7 +87,7 @@ class AmendReport(msgspec.Struct, kw_only=True):
             out.append(
                 f"{span} decided again as {'step' if first is last else 'steps'} "
                 f"{first.now}{'' if first is last else f'-{last.now}'}: "
-                + (f"{len(moved)} outcome(s) read otherwise" if moved else "every outcome reads as before")
+                + (f"{counted(len(moved), 'outcome')} read otherwise" if moved else "every outcome reads as before")
             )
             for r in moved:
                 out.append(f"  round {r.round}, step {r.step} (now {r.now}), {r.command}:")
@@ -219,7 +220,7 @@ def _corrected(
     if isinstance(command, Command):
         return command if dice is None else msgspec.structs.replace(command, entered=entered, entered_for=entered_for)
     try:
-        return recorded(parse_line(command, entered, by, get_rules(state.rules or ""), entered_for))
+        return recorded(parse_line(command, entered, by, rules_of(state), entered_for))
     except UsageError as exc:
         raise Refused("amend --command", str(exc)) from None
     except Refused as exc:  # a value that can't be: as the rules refuse the corrected command

@@ -25,7 +25,7 @@ from typing import Any
 import msgspec
 
 from combatlog.engine import RecordedDice, Refused, decide, get_rules
-from combatlog.engine.dice import DiceError, DiceMismatch, SeededDice
+from combatlog.engine.dice import DiceError, DiceMismatch, RollMismatch, SeededDice
 from combatlog.engine.fair import Secret, commitment
 from combatlog.engine.session import seed_of
 from combatlog.events import (
@@ -198,7 +198,7 @@ def signatures(log: EventLog, public: str) -> list[Finding]:
 
 def missing_rules(log: EventLog) -> tuple[int, str] | None:
     """(seq, why) when the rule system `log` was recorded under isn't installed, else None."""
-    from combatlog.engine.rules import MissingRuleSystem, get
+    from combatlog.engine.registry import MissingRuleSystem, get
 
     for seq, line in enumerate(log.lines(1, 4), start=1):
         if b'"EncounterCreated"' not in line:
@@ -406,10 +406,13 @@ def _redecide(
     seeded = (lambda: SeededDice(seed, step_number)) if seed is not None else None
     try:
         expected = decide(projection, head.command, RecordedDice(rolled, seeded))
-    except DiceMismatch as exc:  # named at the forged roll's own seq
+    except DiceMismatch as exc:  # named at the forged or wrong roll's own seq
         rolls = [env.seq for env, _ in step if type(env.event) is DiceRolled]
         at = rolls[exc.index] if exc.index is not None and 0 <= exc.index < len(rolls) else step[0][0].seq
-        report.findings.append(Finding(at, "dice", str(exc)))
+        if isinstance(exc, RollMismatch):  # not the roll the step asks for: the step doesn't follow
+            report.findings.append(Finding(at, "unfollowed", f"the command is refused when re-decided: {exc}"))
+        else:
+            report.findings.append(Finding(at, "dice", str(exc)))
         return
     except (Refused, DiceError, KeyError) as exc:
         msg = exc.args[0] if isinstance(exc, KeyError) else str(exc)

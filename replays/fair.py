@@ -20,6 +20,7 @@ import msgspec
 
 from combatlog.engine.dice import DiceError, SeededDice, parse
 from combatlog.engine.fair import commitment, effective_seed
+from combatlog.engine.words import counted
 from combatlog.events import CommandIssued, Contributed, DiceRolled, EncounterCreated, Envelope, LogError
 from combatlog.events import catalogue as ev
 from combatlog.events.envelope import line_decoder
@@ -122,7 +123,7 @@ def check(stream: Iterable[Envelope[Any]]) -> FairReport:
     if secret is None:
         report.unchecked = sum(1 for env in envelopes if type(env.event) is DiceRolled and env.event.source == "engine")
         report.notes.append(
-            f"the seed isn't revealed yet: {report.unchecked} engine roll(s) can't be checked until the game "
+            f"the seed isn't revealed yet: {counted(report.unchecked, 'engine roll')} can't be checked until the game "
             "master's `combatlog reveal`"
         )
         return report
@@ -184,6 +185,8 @@ def _check_dice(
         report.checked += 1
     report.unchecked = redacted + gapped
     if redacted:
-        report.notes.append(f"{redacted} secret roll(s) reached this reader redacted: not checked")
+        report.notes.append(f"{counted(redacted, 'secret roll')} reached this reader redacted: not checked")
     if gapped:
-        report.notes.append(f"{gapped} engine roll(s) follow events withheld from this reader in a step: not checked")
+        report.notes.append(
+            f"{counted(gapped, 'engine roll')} after events withheld from this reader in a step: not checked"
+        )

@@ -7,7 +7,8 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from combatlog.engine import get_rules
+from combatlog.engine import get_rules, rules_of
+from combatlog.engine.words import spoken
 from combatlog.events import Envelope, EventLog
 from combatlog.events import catalogue as ev
 from combatlog.events.privacy import GM, Viewer
@@ -84,9 +85,12 @@ def _tell(
     open_action: tuple[int, str, str] | None = None  # (seq, id, text) of a declaration not told yet
     deferred: list[tuple[int, str]] = []  # what happened while an action resolved, told after it
     resolving = False
+    # the combatants hit by damage a tier held, being released now (None: no release is being
+    # told): it is told as it comes, under the tier's last action, not deferred to the next
+    releasing: set[str] | None = None
     judge = Judge(viewer, hidden=hidden)
     if start is not None and start.state.rules is not None:  # what the start was waiting to resolve
-        rules = get_rules(start.state.rules)
+        rules = rules_of(start.state)
         told = told_state(start.state, hidden or frozenset())
         declared = {p.id: rules.describe(told, p) for p in start.state.pending}
     for items in folded_steps(stream, log, projection=start):
@@ -100,6 +104,7 @@ def _tell(
                 yield from deferred
                 deferred.clear()
                 resolving = False
+                releasing = None
             last = i == len(items) - 1
             if e is None:
                 if last and open_action is None and deferred:
@@ -109,6 +114,12 @@ def _tell(
             seq = envelope.seq
             state = told_state(whole, hidden)  # a hidden combatant named beside visible ones: "someone unseen"
             line = None
+            if releasing is not None and not _released(e, t, releasing):
+                releasing = None  # the next action's own events: told after it, as ever
+            if t is ev.HeldDamageReleased and not dice:
+                releasing = set()
+                yield from deferred
+                deferred.clear()
             if t is ev.ActionDeclared:
                 if rules is not None:
                     text = rules.describe(state, state.pending[-1])
@@ -132,7 +143,7 @@ def _tell(
                 yield from deferred  # what the action did, after the line that says it
                 deferred.clear()
             elif t is ev.EncounterCreated:
-                rules = get_rules(e.rules)
+                rules = get_rules(e.rules).variant(e.options)
                 line = f"{e.title or 'An encounter'} under {e.rules} {e.rules_version}" + (
                     f", seed {e.seed}."
                     if e.seed is not None
@@ -170,7 +181,7 @@ def _tell(
                         line = f"  {_name(state, e.target)} recovers {-e.amount}{where}."
                     else:
                         line = f"  {_name(state, e.target)} takes {e.amount} damage{where}" + (
-                            ", held to the round's end." if e.held else "."
+                            _held_until(rules, whole.options) if e.held else "."
                         )
             elif t is ev.CombatantDefeated:
                 line = f"  {_name(state, e.combatant)} is {e.how}."
@@ -183,7 +194,7 @@ def _tell(
             elif t is ev.Moved:
                 line = f"  {_name(state, e.combatant)} moves to {e.to}."
             elif t is ev.GmRuling:
-                line = f"GM ruling ({e.topic}): {e.decision}" + (f" - {e.text}" if e.text else "")
+                line = f"GM ruling ({e.topic}): {spoken(e.decision)}" + (f" - {e.text}" if e.text else "")
             elif t is ev.GmOverride:
                 line = f"GM override: {e.reason} ({e.subject})."
             elif t is ev.Note:
@@ -237,11 +248,13 @@ def _tell(
             elif t is ev.StepRedone:
                 line = f"Redone: step {e.step}."
             elif t is ev.EncounterEnded:
-                line = f"The encounter ends: {e.outcome}" + (f"; {e.winner} win." if e.winner else ".")
+                line = f"The encounter ends: {e.outcome}" + (f", won by {e.winner}." if e.winner else ".")
             elif rules is not None:
                 line = rules.narrate(state, e, dice)
             if line is not None:
-                if resolving and not dice:
+                if releasing is not None:
+                    yield seq, line
+                elif resolving and not dice:
                     deferred.append((seq, line))
                 else:
                     yield seq, line
@@ -251,6 +264,32 @@ def _tell(
     if open_action is not None:
         yield open_action[0], f"{open_action[2]}."
     yield from deferred
+
+
+def _released(e: Any, t: type, targets: set[str]) -> bool:
+    """True when `e` is part of a release of held damage being told: the damage itself (its
+    target noted in `targets`), or what it did to a combatant it hit (down, dazed), which
+    `RuleSystem.after_damage` emits right after it; the next action starts otherwise."""
+    if t is ev.DamageApplied:
+        if e.held:
+            return False
+        targets.add(e.target)
+        return True
+    if t in _NOT_AFTER_DAMAGE:
+        return False
+    subject = getattr(e, "target", None) or getattr(e, "combatant", None)
+    return isinstance(subject, str) and subject in targets
+
+
+_NOT_AFTER_DAMAGE = {ev.DiceRolled, ev.Moved, ev.ActionResolved, ev.ResolutionStarted}
+
+
+def _held_until(rules: Any, options: dict[str, Any]) -> str:
+    """How a held hit's line ends: held until its tier has acted, or to the round's end."""
+    timing = rules.timing(options) if rules is not None else None
+    if timing is not None and (timing.hold_until == "tier" or timing.all_immediate):
+        return ", held until its tier has acted."  # turn-based timing holds damage only in a tier
+    return ", held to the round's end."
 
 
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")

@@ -38,7 +38,8 @@ from typing import Any
 
 import msgspec
 
-from combatlog.engine import RuleSystem, get_rules
+from combatlog.engine import RuleSystem, rules_of
+from combatlog.engine.words import counted
 from combatlog.events import CorruptLog, Envelope, EventLog
 from combatlog.events import catalogue as ev
 from combatlog.events.privacy import (
@@ -125,7 +126,7 @@ def _side_seat(word: str, sides: tuple[str, ...], state: Encounter | None) -> Se
 
 def _rules(state: Encounter) -> RuleSystem | None:
     try:
-        return get_rules(state.rules) if state.rules is not None else None
+        return rules_of(state) if state.rules is not None else None
     except KeyError:
         return None
 
@@ -455,7 +456,7 @@ def changed(a: Seen, b: Seen) -> list[str]:
         out.extend(f"{c.name}: {what}" for what in _combatant_changes(old, c))
     out.extend(f"{c.name} is gone from view" for cid, c in before.items() if cid not in after)
     if b.outcome != a.outcome and b.outcome is not None:
-        out.append(f"the fight ends: {b.outcome}" + (f" ({b.winner} win)" if b.winner else ""))
+        out.append(f"the fight ends: {b.outcome}" + (f", won by {b.winner}" if b.winner else ""))
     return out
 
 
@@ -482,7 +483,7 @@ def _combatant_changes(a: SeenCombatant, b: SeenCombatant) -> list[str]:
     has = {x.name: x.rounds for x in b.conditions}
     for name, rounds in has.items():
         if name not in had:
-            out.append(name + (f" ({rounds} rounds)" if rounds else ""))
+            out.append(name + (f" ({counted(rounds, 'round')})" if rounds else ""))
     out.extend(f"no longer {name}" for name in had if name not in has)
     for key in sorted(set(a.resources or {}) | set(b.resources or {})):
         x, y = (a.resources or {}).get(key, 0), (b.resources or {}).get(key, 0)

@@ -34,6 +34,11 @@ from combatlog.simulate.run import FightSummary, Moment, continuations, fights, 
 from combatlog.simulate.stats import Z95, nearest_run, percentile, wilson
 
 PERCENTILES = (5, 25, 50, 75, 95)
+LEGEND = (  # under the report's tables, on the terminal and the page alike
+    "defeated: out of the fight in any way (down, unconscious, dead, fled, removed ...); "
+    "5/50/95: the 5th, 50th (the median) and 95th percentiles over the fights; "
+    "6.8 of 14: a mean of 6.8 left of a full 14"
+)
 CHUNK = 50  # runs per executor task
 
 
@@ -59,7 +64,8 @@ class SideReport(msgspec.Struct, frozen=True):
 
 
 class CombatantReport(msgspec.Struct, frozen=True):
-    """One combatant over the runs; `left` and `most`: what is left of its main track at the end
+    """One combatant over the runs; `defeated`: the chance it ends out of the fight in any way
+    (down, unconscious, dead, fled, removed ...); `left` and `most`: what is left of its main track at the end
     (the rules' `health`: hit points, health levels, ...) and its maximum, None when the system
     has no such number; `ends`: the fraction of runs ending at each level (`run.ending`)."""
 
@@ -96,6 +102,7 @@ class Report(msgspec.Struct):
     options: dict[str, Any] = {}
     winners: list[str | None] = []  # run by run, for comparing two studies on the same seeds
     at: int | None = None  # a study continuing a log: the seq it continued from (None: an encounter's)
+    title: str = ""  # the encounter's own name (its file's `title`)
 
 
 def _odds(k: int, n: int) -> Odds:
@@ -183,7 +190,10 @@ def simulate(
     check(commands, options)
     sides, roster, party = setup(commands)
     summaries = _in_chunks(runs, lambda chunk: (fights, commands, seed, chunk, options), executor, workers, progress)
-    return report(summaries, seed, sides, roster, party, options)
+    rep = report(summaries, seed, sides, roster, party, options)
+    create = next((c for c in commands if c.kind == "create"), None)
+    rep.title = str(create.params.get("title") or "") if create is not None else ""
+    return rep
 
 
 def simulate_from(
@@ -236,6 +246,7 @@ def simulate_moment(
     summaries = _in_chunks(runs, lambda chunk: (continuations, start, seed, chunk), executor, workers, progress)
     rep = report(summaries, seed, sides, roster, party, {})
     rep.at = start.at
+    rep.title = start.state.title
     return rep
 
 
@@ -367,4 +378,4 @@ def keep(commands: Sequence[Command], rep: Report, folder: str | Path) -> list[R
     return kept
 
 
-__all__ = ["Report", "compare", "keep", "report", "simulate", "simulate_from", "simulate_moment"]
+__all__ = ["LEGEND", "Report", "compare", "keep", "report", "simulate", "simulate_from", "simulate_moment"]

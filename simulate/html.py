@@ -7,7 +7,7 @@ from html import escape
 from typing import Any
 
 from combatlog.replays.transcript import printable
-from combatlog.simulate import Report
+from combatlog.simulate import LEGEND, Report
 
 
 def render(studies: list[tuple[str, Report]]) -> str:
@@ -27,9 +27,15 @@ def render(studies: list[tuple[str, Report]]) -> str:
         first = False
 
     for path, report in studies:
-        parts.append(f"<h2>{_text(path)}</h2>")
+        parts.append(
+            f"<h2>{_text(report.title)} <small>{_text(path)}</small></h2>"
+            if report.title
+            else f"<h2>{_text(path)}</h2>"
+        )
         fights = "fights" if report.at is None else f"fights continued from seq {report.at}"
-        parts.append(f"<p>{report.runs:,} {fights}, seed {report.seed}; the party is <b>{_text(report.party)}</b>.</p>")
+        parts.append(
+            f"<p>{report.runs:,} {fights}, seed {report.seed}; the PCs' side: <b>{_text(report.party)}</b>.</p>"
+        )
         outcomes = [*(printable(side) for side in report.sides), "draw"]
         odds = [*(s.win for s in report.sides.values()), report.draw]
         chart(
@@ -59,11 +65,14 @@ def render(studies: list[tuple[str, Report]]) -> str:
                     y=[d.p for d in defeated],
                     error_y=_bars([d.p for d in defeated], [d.low for d in defeated], [d.high for d in defeated]),
                 ),
-                layout={"title": "Defeated", "yaxis": {"tickformat": ".0%", "range": [0, 1]}},
+                layout={
+                    "title": "Defeated (out of the fight in any way: down, dead, fled, removed ...)",
+                    "yaxis": {"tickformat": ".0%", "range": [0, 1]},
+                },
             )
         )
-        fig = go.Figure(layout={"title": "Damage dealt and taken (median, 5th to 95th percentile)", "barmode": "group"})
-        for label, pick in (("dealt", lambda c: c.dealt), ("taken", lambda c: c.taken)):
+        fig = go.Figure(layout={"title": "Damage taken and dealt (median, 5th to 95th percentile)", "barmode": "group"})
+        for label, pick in (("taken", lambda c: c.taken), ("dealt", lambda c: c.dealt)):
             spreads = [pick(c) for c in report.combatants.values()]
             fig.add_trace(
                 go.Bar(
@@ -94,7 +103,9 @@ def render(studies: list[tuple[str, Report]]) -> str:
                             marker={"symbol": "line-ew-open", "size": 24},
                         ),
                     ],
-                    layout={"title": "What is left at the end (median, 5th to 95th percentile, of the most)"},
+                    layout={
+                        "title": "What is left at the end (median, 5th to 95th percentile; the mark: its full amount)"
+                    },
                 )
             )
         fig = go.Figure(layout={"title": "How each ends (share of the fights)", "barmode": "stack"})
@@ -111,7 +122,7 @@ def render(studies: list[tuple[str, Report]]) -> str:
         fig.update_layout(yaxis={"tickformat": ".0%", "range": [0, 1]})
         chart(fig)
         parts.append(_table(report))
-    title = "combatlog simulate: " + " vs ".join(_text(p) for p, _ in studies)
+    title = " vs ".join(_text(report.title or p) for p, report in studies) + ": the odds"
     return (
         "<!doctype html>\n<html lang='en'><head><meta charset='utf-8'>"
         f"<title>{title}</title><style>{_STYLE}</style></head><body><h1>{title}</h1>"
@@ -141,24 +152,29 @@ def _text(text: str) -> str:
 def _left(c: Any) -> str:
     if c.left is None:
         return "–"
-    return f"{c.left.mean:.1f} of {c.most} ({c.left.p5:g}–{c.left.p95:g})"
+    return f"{c.left.mean:.1f} of {c.most} ({c.left.p5:g}/{c.left.p50:g}/{c.left.p95:g})"
+
+
+def _spread(s: Any) -> str:
+    return f"{s.mean:.1f} ({s.p5:g}/{s.p50:g}/{s.p95:g})"
 
 
 def _table(report: Report) -> str:
     rows = "".join(
         f"<tr><td>{_text(c.name)}</td><td>{_text(c.side)}</td><td>{_pct(c.defeated)}</td>"
-        f"<td>{c.dealt.mean:.1f} ({c.dealt.p5:g}–{c.dealt.p95:g})</td>"
-        f"<td>{c.taken.mean:.1f} ({c.taken.p5:g}–{c.taken.p95:g})</td>"
-        f"<td>{_left(c)}</td><td>{', '.join(f'{_text(e)} {p:.1%}' for e, p in c.ends.items())}</td></tr>"
+        f"<td>{_spread(c.taken)}</td><td>{_spread(c.dealt)}</td>"
+        f"<td>{_left(c)}</td><td>{', '.join(f'{_text(e)} {p:.0%}' for e, p in c.ends.items())}</td></tr>"
         for c in report.combatants.values()
     )
-    sides = "".join(f"<li>{_text(side)} wins {_pct(s.win)}</li>" for side, s in report.sides.items())
+    sides = "".join(f"<li>{_text(side)}: {_pct(s.win)}</li>" for side, s in report.sides.items())
     return (
-        f"<ul>{sides}<li>draw {_pct(report.draw)}</li><li>rounds: mean {report.rounds.mean:.1f}, "
-        f"5th {report.rounds.p5:g}, median {report.rounds.p50:g}, 95th {report.rounds.p95:g}</li></ul>"
-        "<table><thead><tr><th>combatant</th><th>side</th><th>defeated</th><th>damage dealt, mean (5th–95th)</th>"
-        "<th>damage taken, mean (5th–95th)</th><th>left at the end, mean of most (5th–95th)</th>"
-        f"<th>how it ends (share of the fights)</th></tr></thead><tbody>{rows}</tbody></table>"
+        f"<p>who wins (95% interval):</p><ul>{sides}<li>a draw: {_pct(report.draw)}</li></ul>"
+        f"<p>rounds: mean {report.rounds.mean:.1f}, 5th {report.rounds.p5:g}, median {report.rounds.p50:g}, "
+        f"95th {report.rounds.p95:g}</p>"
+        "<table><thead><tr><th>combatant</th><th>side</th><th>defeated</th><th>damage taken (mean, 5/50/95)</th>"
+        "<th>damage dealt (mean, 5/50/95)</th><th>left at the end (mean of its full amount, 5/50/95)</th>"
+        f"<th>how it ends (share)</th></tr></thead><tbody>{rows}</tbody></table>"
+        f"<p class='legend'>{escape(LEGEND)}</p>"
     )
 
 

@@ -9,10 +9,10 @@ from typing import Any
 import msgspec
 from msgspec.structs import replace
 
-from combatlog.engine import Refused, RuleSystem, Session, get_rules
+from combatlog.engine import Refused, RuleSystem, Session, get_rules, rules_of
 from combatlog.engine.dice import Dice, SeededDice
 from combatlog.engine.lean import LeanSession
-from combatlog.engine.rules.base import level_of
+from combatlog.engine.protocol import level_of
 from combatlog.events import Command, DamageApplied, DiceRolled, Event, EventLog, StepRedone, StepUndone
 from combatlog.projections import Combatant, Encounter, envelopes, replay
 from combatlog.replays import MemoryLog
@@ -28,7 +28,7 @@ class FightSummary(msgspec.Struct, frozen=True, array_like=True):
     outcome: str
     winner: str | None
     rounds: int
-    defeated: tuple[str, ...]
+    defeated: tuple[str, ...]  # out of the fight in any way: defeated (down, dead, fled ...) or removed
     taken: tuple[int, ...]  # damage taken, per combatant in the order they were added
     dealt: tuple[int, ...]  # damage dealt, same order
     left: tuple[int | None, ...]  # what is left of each one's main track (the rules' `health`), None: no track
@@ -110,14 +110,14 @@ def ending(rules: RuleSystem, state: Encounter, c: Combatant) -> tuple[int | Non
 def summary(state: Encounter, dealt: dict[str, int], run: int) -> FightSummary:
     """The summary of a fight that ended in `state`, with `dealt` damage dealt by each combatant."""
     ids = list(state.combatants)
-    rules = get_rules(str(state.rules))
+    rules = rules_of(state)
     ends = [ending(rules, state, c) for c in state.combatants.values()]
     return FightSummary(
         run=run,
         outcome=state.outcome or "unfinished",
         winner=state.winner,
         rounds=state.round,
-        defeated=tuple(c.id for c in state.combatants.values() if c.defeated is not None),
+        defeated=tuple(c.id for c in state.combatants.values() if c.defeated is not None or c.removed),
         taken=tuple(max(state.combatants[c].damage, 0) for c in ids),
         dealt=tuple(dealt[c] for c in ids),
         left=tuple(e[0] for e in ends),

@@ -1,10 +1,11 @@
-"""Builders for the tests: an encounter of any rule system, its fighters, and steps with forced dice.
+"""Builders for the engine's own tests: a skirmish session, logs cut and resealed, stores raced,
+and for the older system tests an encounter with dice forced in the order rolled.
 
     s = encounter("starflight", fighter("ayla", "party", kind="pc", hp=12), fighter("t1", "thrynn"))
     events = forced(s, "act", (14, 7), actor="ayla", action="shoot", targets=("t1",))
 
-`encounter` has no seed unless one is given, so every die is forced by the test (or typed).
-Each system's test module keeps its own defaults as a dict and passes them to `fighter`.
+A rule system's tests are written with `combatlog.testing` (`fight`, dice by purpose); `fighter`
+is the kit's. `encounter` has no seed unless one is given, so every die is forced by the test.
 """
 
 from __future__ import annotations
@@ -17,25 +18,7 @@ import pytest
 from combatlog.engine import ScriptedDice, Session
 from combatlog.events import GENESIS, Command, Note, decode_line, seal
 from combatlog.replays import MemoryLog
-
-
-def fighter(
-    cid: str,
-    side: str,
-    *,
-    kind: str = "npc",
-    name: str | None = None,
-    group: str | None = None,
-    defaults: dict[str, Any] | None = None,
-    **stats: Any,
-) -> dict[str, Any]:
-    """The `add` command's parameters for one combatant: `defaults` overlaid by `stats`."""
-    merged = dict(defaults or {})
-    merged.update(stats)
-    out: dict[str, Any] = {"id": cid, "name": name or cid.upper(), "side": side, "kind": kind, "stats": merged}
-    if group is not None:
-        out["group"] = group
-    return out
+from combatlog.testing import fighter as fighter  # the kit's: one combatant's `add` parameters
 
 
 def encounter(

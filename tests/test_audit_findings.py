@@ -461,3 +461,52 @@ def test_a_forged_engine_die_later_in_a_step_is_found_at_its_own_seq():
 
     findings = audit(log_of(rechained(raw, forged))).findings
     assert findings[0].kind == "dice" and findings[0].seq == second + 1 and "seed gives" in findings[0].message
+
+
+def _second_roll() -> tuple[list[bytes], int, int]:
+    """A played fight, the command of a step that rolls twice or more, and its second roll's index."""
+    raw = played()
+    for start, end in zip(step_starts(raw), step_starts(raw)[1:] + [len(raw)]):
+        rolls = [n for n in range(start, end) if b'"DiceRolled"' in raw[n]]
+        if len(rolls) >= 2:
+            return raw, start, rolls[1]
+    raise AssertionError("no step of the played fight rolls twice")
+
+
+def test_a_roll_recorded_with_another_expression_is_a_finding_at_that_roll_s_own_seq():
+    raw, start, second = _second_roll()
+
+    def other(n, e):
+        return msgspec.structs.replace(e, expression="1d99", faces=(1,), total=1) if n == second else e
+
+    findings = audit(log_of(rechained(raw, other))).findings
+    assert [(f.seq, f.kind) for f in findings] == [(second + 1, "unfollowed")] and second != start
+    assert "but the log recorded 1d99" in findings[0].message
+
+
+def test_a_roll_recorded_with_a_face_too_many_is_a_finding_at_that_roll_s_own_seq():
+    raw, start, second = _second_roll()
+
+    def extra(n, e):
+        return msgspec.structs.replace(e, faces=(*e.faces, e.faces[0])) if n == second else e
+
+    findings = audit(log_of(rechained(raw, extra))).findings
+    assert [(f.seq, f.kind) for f in findings] == [(second + 1, "unfollowed")] and second != start
+    assert "faces, but" in findings[0].message
+
+
+def test_a_step_short_of_a_roll_it_asks_for_is_a_finding_at_the_step_s_command():
+    raw, start, second = _second_roll()
+    rolls = [
+        n
+        for n in range(start, len(raw))
+        if b'"DiceRolled"' in raw[n] and decode_line(raw[n]).step == decode_line(raw[start]).step
+    ]
+    last = rolls[-1]
+    envs = [(e.step, e.event) for e in map(decode_line, raw)]
+    step, command = envs[start]
+    envs[start] = (step, msgspec.structs.replace(command, events=command.events - 1))
+    del envs[last]  # no roll of the log is the one missing: the step is named where it starts
+    findings = audit(log_of(chained(envs))).findings
+    assert (findings[0].seq, findings[0].kind) == (start + 1, "unfollowed")
+    assert "recorded no more rolls" in findings[0].message

@@ -6,6 +6,8 @@ through (docs/mutation.md).
 
 from __future__ import annotations
 
+import threading
+
 import pytest
 
 from combatlog.events import decode_line
@@ -13,6 +15,14 @@ from combatlog.replays import MemoryLog, parallel
 from tests.builders import notes
 
 needs_fork = pytest.mark.skipif(not parallel.can_fork(), reason="a split audit forks, which this platform can't")
+
+
+def only_this_thread(monkeypatch):
+    """As if the process ran no thread but the main one besides those it runs now (an earlier web
+    test leaves its logging thread running for the whole session)."""
+    real = threading.active_count
+    before = real()
+    monkeypatch.setattr(parallel.threading, "active_count", lambda: real() - before + 1)
 
 
 def starts_a_step(log: MemoryLog, seq: int) -> bool:
@@ -52,6 +62,7 @@ def test_a_cut_falls_at_the_first_step_start_at_or_after_the_seq_asked_and_never
 
 @needs_fork
 def test_with_no_workers_given_a_log_is_split_from_50000_events_on_a_machine_of_several_cores(monkeypatch):
+    only_this_thread(monkeypatch)
     monkeypatch.setattr(parallel.os, "sched_getaffinity", lambda pid: {0, 1, 2, 3}, raising=False)
     log = notes(50_000, step_size=5)
     assert parallel.parts(log, None, 49_999) == [(1, 49_999)]

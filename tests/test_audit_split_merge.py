@@ -26,6 +26,14 @@ from tests.builders import lines, new_session, notes
 needs_fork = pytest.mark.skipif(not parallel.can_fork(), reason="a split audit forks, which this platform can't")
 
 
+def only_this_thread(monkeypatch):
+    """As if the process ran no thread but the main one besides those it runs now (an earlier web
+    test leaves its logging thread running for the whole session)."""
+    real = threading.active_count
+    before = real()
+    monkeypatch.setattr(parallel.threading, "active_count", lambda: real() - before + 1)
+
+
 def played() -> MemoryLog:
     s = new_session(seed=7, begin=True)
     for _ in range(3):
@@ -58,7 +66,8 @@ def test_a_linux_main_process_can_fork_its_parts():
 
 
 @needs_fork
-def test_the_cores_are_those_this_process_may_run_on():
+def test_the_cores_are_those_this_process_may_run_on(monkeypatch):
+    only_this_thread(monkeypatch)
     mine = os.sched_getaffinity(0)
     if len(mine) < 2:
         pytest.skip("one core: nothing to restrict")
@@ -84,6 +93,7 @@ def test_without_affinity_the_cores_are_the_cpu_count_and_at_least_one(monkeypat
 
 @needs_fork
 def test_without_affinity_a_long_log_is_split_one_part_a_cpu(monkeypatch):
+    only_this_thread(monkeypatch)
     monkeypatch.delattr(parallel.os, "sched_getaffinity", raising=False)
     monkeypatch.setattr(parallel.os, "cpu_count", lambda: 3)
     assert len(parallel.parts(notes(50_000, step_size=5), None, 50_000)) == 3
@@ -91,6 +101,7 @@ def test_without_affinity_a_long_log_is_split_one_part_a_cpu(monkeypatch):
 
 @needs_fork
 def test_a_long_log_is_not_split_while_another_thread_runs(monkeypatch):
+    only_this_thread(monkeypatch)
     monkeypatch.setattr(parallel.os, "sched_getaffinity", lambda pid: {0, 1, 2, 3}, raising=False)
     log = notes(50_000, step_size=5)
     assert len(parallel.parts(log, None, 50_000)) == 4

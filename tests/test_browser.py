@@ -377,3 +377,36 @@ def test_the_game_masters_screen_fits_a_phone_too(tmp_path, browser):
         page.wait_for_selector("#board .status")
         assert page.evaluate("document.documentElement.scrollWidth") <= 390  # the map scrolls in its own box
         page.close()
+
+
+def test_an_action_form_shows_the_parameters_of_the_action_chosen_and_sends_only_those(tmp_path, browser):
+    from combatlog.events import ActionDeclared
+    from combatlog.replays.cursor import envelopes
+    from tests.web_support import EXAMPLES
+
+    tables = Tables.single(str(new_log(tmp_path / "f.db", EXAMPLES / "swords-of-infinity-ambush.toml")), SECRET)
+    table = tables.all()[0]
+    with serving(tables) as base:
+        gm = browser.new_page(viewport={"width": 1280, "height": 900})
+        gm.goto(f"{base}/gm/{table.gm_token}")
+        gm.click("#begin-button")
+        gm.wait_for_selector("form.turn")
+        form = gm.locator("form.turn").first
+        form.locator("input[name=action][value=attack]").check()
+        assert form.locator("select[name='param.technique']").is_visible()
+        assert not form.locator("input[name='param.x']").is_visible()  # a move's, not an attack's
+        form.locator("select[name='param.defense']").select_option("dodge")
+        form.locator("input[name=action][value=move]").check()
+        assert form.locator("input[name='param.x']").is_visible()
+        assert not form.locator("select[name='param.technique']").is_visible()
+        form.locator("input[name=action][value=attack]").check()
+        form.locator("input[name=targets]").first.check()
+        form.locator("input[name='param.x']").evaluate("el => { el.value = '7'; }")  # left in a hidden input
+        before = seq_of(gm)
+        form.locator("button.primary").click()
+        wait_for_seq(gm, ">", before)
+        assert gm.locator("#refusal").count() == 0
+        table.sync()
+        declared = [e.event for e in envelopes(table.log) if type(e.event) is ActionDeclared]
+        assert declared[-1].action == "attack" and declared[-1].params == {"defense": "dodge"}
+        gm.close()

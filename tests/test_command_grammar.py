@@ -6,8 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from combatlog.engine import Refused
-from combatlog.engine import rules as registry
+from combatlog.engine import Refused, registry
 from combatlog.engine.commands import Act, Begin, End, Note, Remove, Ruling, Surprise
 from combatlog.engine.grammar import (
     UsageError,

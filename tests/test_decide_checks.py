@@ -12,7 +12,7 @@ import pytest
 
 from combatlog.engine import Refused, Session
 from combatlog.engine.decide import legal_commands
-from combatlog.engine.rules.base import ActionSpec
+from combatlog.engine.protocol import ActionSpec
 from combatlog.events import ActionDeclared, DamageApplied, Moved, ResourcesSet, TurnEnded, ViewSet
 from combatlog.replays import MemoryLog
 from tests.builders import PARTY, new_session, of

@@ -7,7 +7,7 @@ from __future__ import annotations
 from combatlog.engine import dice
 from combatlog.engine.dice import parse
 from combatlog.engine.lean import LeanSession
-from combatlog.engine.rules.base import RuleSystem
+from combatlog.engine.protocol import RuleSystem
 from combatlog.engine.session import Session
 from combatlog.events import Command
 from combatlog.projections import Combatant, Encounter

@@ -12,7 +12,7 @@ import pytest
 
 from combatlog.engine import Refused, ScriptedDice
 from combatlog.engine.draft import Draft
-from combatlog.engine.rules.base import RollMods
+from combatlog.engine.protocol import RollMods
 from combatlog.engine.rules.skirmish import SKIRMISH
 from combatlog.events import ConditionApplied, ConditionRemoved, DamageApplied, TurnStarted
 from combatlog.events import catalogue as ev

@@ -221,13 +221,15 @@ def test_a_log_whose_rule_system_isnt_installed_is_one_line_for_every_reading_co
     from click.testing import CliRunner
 
     from combatlog.cli.main import app
+    from combatlog.engine import get_rules
 
     path = tmp_path / "f.jsonl"
     fight(open_log(path))
+    version = get_rules("skirmish").version
     path.write_bytes(path.read_bytes().replace(b'"rules":"skirmish"', b'"rules":"nope"'))
     for command in ("show", "replay", "transcript", "follow"):
         args = [command, str(path)] + (["--timeout", "0"] if command == "follow" else [])
         result = CliRunner().invoke(app, args)
-        said = "rule system 'nope' version 2 isn't installed"  # skirmish's version, as created
+        said = f"rule system 'nope' version {version} isn't installed"  # skirmish's, as created
         assert result.exit_code == 1 and said in result.output, (command, result.output)
         assert result.output.count("\n") == 1

@@ -13,6 +13,7 @@ from combatlog.events import ActionResolved, Command, TurnStarted
 from combatlog.projections import replay
 from combatlog.replays import JsonlLog
 from combatlog.replays.audit import audit
+from combatlog.testing import Fight, fight
 from tests import builders
 
 run = builders.forced
@@ -45,6 +46,16 @@ def duel(a: dict | None = None, b: dict | None = None, faces=(1, 1), **options) 
     run(s, "engage", params={"combatants": ["a", "b"]})
     run(s, "begin", faces)
     return s
+
+
+def engaged(a: dict | None = None, b: dict | None = None, **options) -> Fight:
+    """`duel` with the kit: a and b engaged from the start, a acting first (more AP)."""
+    f = fight(
+        "infinite-realms", fighter("a", "A", **(a or {})), fighter("b", "B", **{"ap": 5, **(b or {})}), begin=False
+    )
+    f.do("engage", combatants=["a", "b"])
+    f.begin(dice={"tie-break by a": 1, "tie-break by b": 1})
+    return f
 
 
 # --- order ----------------------------------------------------------------------------
@@ -101,10 +112,13 @@ def test_damage_chart_bands(made_by, pct):
 
 
 def test_an_attack_offense_minus_defense_margin_damage_and_protection():
-    s = duel({"offense": 60, "weapons": [{**SWORD, "damage": "2d6", "critical": 0}]}, {"defense": 20, "protection": 2})
-    events = act(s, "a", "attack", "b", [20, 6, 6])  # need 40: made by 20 -> 50% of 12 = 6, less 2
-    assert outcome(events) == "d% 20 against 40: a hit by 20, 50% of 12 = 6, 4 through armour"
-    assert s.state.combatants["b"].damage == 4
+    f = engaged(
+        {"offense": 60, "weapons": [{**SWORD, "damage": "2d6", "critical": 0}]}, {"defense": 20, "protection": 2}
+    )
+    step = f.act("a", "attack", "b", dice={"sword at b": 20, "sword damage": (6, 6)})
+    # need 40: made by 20 -> 50% of 12 = 6, less 2
+    assert step.outcome == "d% 20 against 40: a hit by 20, 50% of 12 = 6, 4 through armour"
+    assert f.damage("b") == 4
 
 
 # --- critical hits --------------------------------------------------------------------
@@ -125,12 +139,12 @@ def test_an_attack_offense_minus_defense_margin_damage_and_protection():
     ],
 )
 def test_critical_hit_chart(made_by, extra, effect):
-    s = duel()
+    f = engaged()
     # need 100; 5 is at or under the critical 10: 100% of 20, then the re-roll is made by `made_by`
-    events = act(s, "a", "attack", "b", [5, 100 - made_by])
-    b = s.state.combatants["b"]
+    step = f.act("a", "attack", "b", dice={"sword at b": 5, "critical hit": 100 - made_by})
+    b = f.combatant("b")
     assert b.damage == 20 + extra
-    assert f"critical hit by {made_by}" in outcome(events)
+    assert f"critical hit by {made_by}" in step.outcome
     if effect in ("passed out", "dead"):
         assert b.defeated == effect
     elif effect is not None:
@@ -144,18 +158,19 @@ def test_critical_hit_chart(made_by, extra, effect):
 
 
 def test_a_crippled_extremity_bleeds_and_halves():
-    s = duel()
-    act(s, "a", "attack", "b", [5, 40, 6])  # made by 60: crippled; 1d10 = 6: the right leg
-    b = s.state.combatants["b"]
+    f = engaged()
+    f.act("a", "attack", "b", dice={"sword at b": 5, "critical hit": 40, "crippled extremity": 6})
+    # made by 60: crippled; 1d10 = 6: the right leg
+    b = f.combatant("b")
     assert b.has("crippled right leg") and b.has("internal bleeding")
-    assert s.rules.cost(s.state, b, s.rules.action(s.state, b, "run"), {}) == {"ap": 2}  # movement at double AP
-    assert s.rules.budget(s.state, b) == {"ap": 2}  # AP to 50% (of 5)
+    assert f.rules.cost(f.state, b, f.rules.action(f.state, b, "run"), {}) == {"ap": 2}  # movement at double AP
+    assert f.rules.budget(f.state, b) == {"ap": 2}  # AP to 50% (of 5)
 
 
 def test_no_critical_when_the_re_roll_misses():
-    s = duel(b={"defense": 10})
-    events = act(s, "a", "attack", "b", [5, 95])  # need 90: 5 hits (and may be a critical), 95 misses
-    assert s.state.combatants["b"].damage == 20 and "no critical (95)" in outcome(events)
+    f = engaged(b={"defense": 10})
+    step = f.act("a", "attack", "b", dice={"sword at b": 5, "critical hit": 95})  # need 90: 5 hits, 95 misses
+    assert f.damage("b") == 20 and "no critical (95)" in step.outcome
 
 
 # --- critical misses ------------------------------------------------------------------
@@ -174,13 +189,13 @@ def test_no_critical_when_the_re_roll_misses():
     ],
 )
 def test_critical_miss_chart(missed_by, effect):
-    s = duel({"offense": 0}, {"defense": 0})  # need 0: every roll misses, by the roll
-    act(s, "a", "attack", "b", [97, missed_by])
-    a = s.state.combatants["a"]
+    f = engaged({"offense": 0}, {"defense": 0})  # need 0: every roll misses, by the roll
+    f.act("a", "attack", "b", dice={"sword at b": 97, "critical miss": missed_by})
+    a = f.combatant("a")
     if effect in ("down", "stunned"):
         assert a.has(effect)
     elif effect == "broken":
-        assert s.state.extra.broken["a"] == ("sword",)
+        assert f.state.extra.broken["a"] == ("sword",)
     else:
         assert a.damage == int(effect.split()[1])
         if missed_by >= 46:
@@ -654,7 +669,10 @@ def test_a_log_recorded_under_version_1_still_audits_clean():
     # written before version 2: the gated changes don't apply to it, and the audit says so
     log = JsonlLog(Path(__file__).parent / "fixtures" / "before-rule-packages" / "infinite-realms.jsonl", create=False)
     report = audit(log)
-    assert report.clean and report.notes == ["recorded under infinite-realms 1, audited with 2"]
+    from combatlog.engine import get_rules
+
+    installed = get_rules("infinite-realms").version
+    assert report.clean and report.notes == [f"recorded under infinite-realms 1, audited with {installed}"]
 
 
 def test_the_light_option_accepts_exactly_the_light_table():

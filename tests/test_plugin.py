@@ -16,7 +16,7 @@ import msgspec
 import pytest
 
 import combatlog.plugin as plugin
-from combatlog.engine import rules as registry
+from combatlog.engine import registry
 from combatlog.plugin import ActionSpec, Event, PluginError, RuleSystem, allow, register_fold
 
 MINID20 = Path(__file__).parent / "plugins" / "minid20"
@@ -90,6 +90,164 @@ def test_each_protocol_mistake_is_one_line_naming_the_fix(system, says):
     assert str(err.value) == says and "\n" not in str(err.value)
 
 
+class _WrittenLongAgo(_Good):
+    """A plugin written when check_combatant took the stats alone (plugin API 1)."""
+
+    name = "elder"
+
+    def check_combatant(self, stats):
+        return stats
+
+
+def _elder(**hooks):
+    return type("Elder", (_WrittenLongAgo,), hooks)()
+
+
+def _who(self, stats, who=""):
+    return stats
+
+
+@pytest.mark.parametrize(
+    ("system", "says"),
+    [
+        (
+            _elder(),
+            "elder: check_combatant(self, stats) can't take what combatlog passes, check_combatant(stats, who): "
+            "since plugin API 2 it is also given who, the combatant's id, to name in its refusals; "
+            "declare def check_combatant(self, stats, who='')",
+        ),
+        (
+            _elder(api=1),
+            "elder: check_combatant(self, stats) can't take what combatlog passes, check_combatant(stats, who): "
+            "since plugin API 2 (it declares API 1) it is also given who, the combatant's id, to name in its "
+            "refusals; declare def check_combatant(self, stats, who='')",
+        ),
+        (
+            _elder(check_combatant=_who, refill_each_turn=lambda self, options: True),
+            "elder: refill_each_turn is no longer called since plugin API 2: the order strategy says it "
+            "(make_order('action-points') refills once a round; 'ranked' each turn); remove it",
+        ),
+        (
+            _elder(check_combatant=_who, budget=lambda self, state: {"actions": 1}),
+            "elder: budget(self, state) can't take what combatlog passes, budget(state, combatant); "
+            "declare def budget(self, state, combatant)",
+        ),
+        (
+            _elder(check_combatant=_who, api=5),
+            "elder: written for plugin API 5, and this combatlog speaks API 4; upgrade combatlog",
+        ),
+        (
+            _elder(check_combatant=_who, api="4"),
+            "elder: api = '4': give the plugin API version it was written for, a whole number (this is 4)",
+        ),
+    ],
+    ids=["undeclared", "declared", "a hook no longer called", "any hook", "a newer API", "not a number"],
+)
+def test_a_plugin_written_for_an_older_api_is_told_at_load_which_hook_changed_and_how(system, says):
+    with pytest.raises(PluginError) as err:
+        registry.register(system)
+    assert str(err.value) == says and "\n" not in str(err.value)
+
+
+def test_a_new_encounter_of_an_older_plugin_is_refused_in_that_one_line(monkeypatch):
+    from combatlog.engine import Refused, Session
+    from combatlog.replays import MemoryLog
+
+    class Point:
+        name = "elder"
+
+        def load(self):
+            return _elder()
+
+    monkeypatch.setattr(registry, "_entry_points", lambda: {"elder": Point()})
+    session = Session(MemoryLog())
+    with pytest.raises(Refused) as err:
+        session.do("create", rules="elder")
+    said = str(err.value)
+    assert said.startswith("create: the rule system doesn't load: elder: check_combatant(self, stats) can't take")
+    assert "\n" not in said and session.log.head()[0] == 0
+
+
+def test_a_hook_that_takes_more_than_it_is_given_by_default_values_still_loads():
+    class Roomy(_Good):
+        name = "roomy"
+        api = 4
+
+        def check_combatant(self, stats, who="", *extra, strict=False):
+            return stats
+
+        def narrate(self, state, event, dice=False):
+            return None
+
+    assert registry.check(Roomy()).name == "roomy"
+
+
+class Forgotten(Event, frozen=True, tag="forgetful.Forgotten"):
+    who: str
+
+
+register_fold(Forgotten)(lambda state, e: state)
+allow("forgetful.Forgotten")
+
+
+def test_an_event_of_the_system_missing_from_its_events_is_named_at_load_with_the_fix():
+    forgetful = type("Forgetful", (_Good,), {"name": "forgetful"})()
+    with pytest.raises(PluginError) as err:
+        registry.register(forgetful)
+    assert str(err.value) == (
+        "forgetful: event forgetful.Forgotten (tests.test_plugin) isn't in Forgetful.events, so no log could "
+        "read it back; list it: events = (Forgotten,)"
+    )
+    listed = type("Forgetful", (_Good,), {"name": "forgetful", "events": (Forgotten,)})()
+    assert registry.check(listed) is listed
+
+
+class Shouted(Event, frozen=True, tag="Shouted"):  # not tagged with a system's name: the load can't tell whose
+    who: str
+
+
+register_fold(Shouted)(lambda state, e: state)
+allow("Shouted")
+
+
+def test_an_event_emitted_but_in_no_systems_events_is_refused_naming_the_fix(monkeypatch):
+    from combatlog.engine import Refused, Session
+    from combatlog.replays import MemoryLog
+
+    def shout(draft, pending):
+        draft.emit(Shouted(who=pending.actor))
+        return "shouts"
+
+    class Loud(_Good):
+        name = "loud"
+
+        def actions(self, state, actor):
+            return [ActionSpec("shout", None, {}, shout, targets="none", min_targets=0, max_targets=0)]
+
+    monkeypatch.setattr(registry, "_systems", dict(registry._systems))  # registered for this test alone
+    registry.register(Loud())
+    s = Session(MemoryLog())
+    s.do("create", rules="loud", seed=1)
+    s.do("add", id="a", side="x", stats={})
+    s.do("add", id="b", side="y", stats={})
+    s.do("begin")
+    head = s.log.head()
+    with pytest.raises(Refused) as err:
+        s.do("act", actor=s.state.acting[0], action="shout")
+    assert str(err.value) == (
+        "act: event Shouted is not among loud's events, so no log could read it back; "
+        "list Shouted in the RuleSystem's events"
+    )
+    assert s.log.head() == head
+
+
+def test_the_bundled_systems_keep_the_current_protocol():
+    for name in registry.names():
+        system = registry.get(name)
+        assert registry.check(system) is system
+        assert system.api in (None, registry.API)
+
+
 def test_the_plugin_module_exports_what_a_system_needs():
     for name in (
         "RuleSystem",
@@ -110,6 +268,8 @@ def test_the_plugin_module_exports_what_a_system_needs():
     ):
         assert hasattr(plugin, name), name
     assert set(plugin.__all__) <= set(dir(plugin))
+    # and nothing else: every public name of the module is one it means to export
+    assert {n for n in dir(plugin) if not n.startswith("_")} == set(plugin.__all__)
 
 
 def test_one_broken_plugin_never_hides_the_rest(monkeypatch):
@@ -126,7 +286,8 @@ def test_one_broken_plugin_never_hides_the_rest(monkeypatch):
     monkeypatch.setattr(registry, "_entry_points", lambda: {"brokenone": Broken()})
     out = CliRunner().invoke(app, ["rulesets"]).output
     assert "brokenone: failed to load (ImportError: No module named 'brokenone_internals')" in out
-    assert "skirmish 2" in out and "triptycho 1" in out
+    assert f"skirmish {registry.get('skirmish').version}" in out
+    assert f"triptycho {registry.get('triptycho').version}" in out
 
 
 def _see_our_packages(python: Path) -> None:

@@ -6,9 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from combatlog.engine import RuleSystem, Session, get_rules, rule_names
-from combatlog.engine import rules as registry
-from combatlog.engine.rules.base import ActionSpec, OptionSpec
+from combatlog.engine import RuleSystem, Session, get_rules, registry, rule_names, rules_of
+from combatlog.engine.protocol import ActionSpec, OptionSpec
 from combatlog.engine.rules.skirmish import SKIRMISH
 from combatlog.replays import MemoryLog
 
@@ -63,6 +62,43 @@ def test_a_third_party_system_plugs_in_through_its_entry_point(monkeypatch):
     registry._systems.pop("duel", None)
 
 
+class SwiftDuel(Duel):
+    """Duel's fast pace as a variant: two actions a turn, the rest Duel's."""
+
+    def budget(self, state, combatant):
+        return {"actions": 2}
+
+
+class VariedDuel(Duel):
+    def variant(self, options):
+        return SWIFT if options["pace"] == "fast" else self
+
+
+SWIFT = SwiftDuel()
+
+
+class VariedEntryPoint(FakeEntryPoint):
+    def load(self):
+        return VariedDuel()
+
+
+@pytest.mark.parametrize("pace, variant, actions", [("fast", SwiftDuel, 2), ("slow", VariedDuel, 1)])
+def test_a_plugin_variant_chosen_by_the_options_plays_the_encounter_and_the_log_names_the_system(
+    monkeypatch, pace, variant, actions
+):
+    monkeypatch.setattr(registry, "_entry_points", lambda: {"duel": VariedEntryPoint()})
+    monkeypatch.delitem(registry._systems, "duel", raising=False)
+    s = Session(MemoryLog())
+    s.do("create", rules="duel", seed=2, options={"pace": pace})
+    s.do("add", id="a", side="left")
+    s.do("add", id="b", side="right")
+    s.do("begin")
+    assert type(rules_of(s.state)) is variant and type(s.rules) is variant
+    assert s.state.combatants[s.state.acting[0]].resources == {"actions": actions}
+    assert (s.state.rules, s.state.options) == ("duel", {"pace": pace})
+    registry._systems.pop("duel", None)
+
+
 def test_options_are_checked_against_what_the_system_accepts():
     s = Session(MemoryLog())
     from combatlog.engine import Refused
@@ -101,7 +137,7 @@ def test_a_decoder_made_before_a_system_loaded_decodes_its_events(tmp_path):
 
 
 def test_an_unknown_tag_loads_only_a_system_a_log_named(monkeypatch):
-    from combatlog.engine import rules as registry
+    from combatlog.engine import registry
     from combatlog.events import catalogue
 
     loaded = []
@@ -127,7 +163,7 @@ def test_an_unknown_tag_loads_only_a_system_a_log_named(monkeypatch):
 
 
 def test_a_stray_plugin_tag_in_a_log_loads_no_plugin_and_the_creation_names_its_system(monkeypatch):
-    from combatlog.engine import rules as registry
+    from combatlog.engine import registry
     from combatlog.events import CorruptLog, Note, catalogue, decode_line
     from combatlog.projections import replay
     from combatlog.replays import MemoryLog

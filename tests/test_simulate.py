@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import json
 import re
 from collections import Counter
@@ -17,7 +18,7 @@ from combatlog.engine.encounter_file import read_encounter
 from combatlog.projections import replay
 from combatlog.replays import open_log
 from combatlog.replays.audit import audit
-from combatlog.simulate import keep, simulate
+from combatlog.simulate import LEGEND, keep, simulate
 from combatlog.simulate.run import play, run_seed, summarise
 from combatlog.simulate.stats import percentile, wilson
 
@@ -93,8 +94,8 @@ def test_the_command_line_prints_the_odds_writes_json_and_compares_on_the_same_s
     encounter = str(EXAMPLES / "skirmish-ambush.toml")
     result = run("simulate", encounter, "--runs", "50", "--workers", "1", "--json", str(out), "--compare", encounter)
     assert result.exit_code == 0, result.output
-    assert "party wins" in result.output and "rounds: mean" in result.output
-    assert "party wins: +0.0% (+0.0% to +0.0%)" in result.output  # the same file: no difference
+    assert "who wins" in result.output and "rounds: mean" in result.output
+    assert "a win for party: +0.0% (+0.0% to +0.0%)" in result.output  # the same file: no difference
     data = json.loads(out.read_text())
     assert data[0]["runs"] == 50 and data[0]["sides"] == data[1]["sides"]
 
@@ -133,11 +134,42 @@ def test_html_writes_a_standalone_page_with_the_charts_and_the_numbers(tmp_path)
     assert result.exit_code == 0, result.output
     text = page.read_text()
     assert text.startswith("<!doctype html>") and "Who wins (95% Wilson interval)" in text
-    assert "Goblin 1" in text and "Damage dealt and taken" in text
-    assert "What is left at the end" in text and "How each ends" in text and "left at the end, mean of most" in text
+    assert "Goblin 1" in text and "Damage taken and dealt" in text
+    assert "What is left at the end" in text and "How each ends" in text
     assert text.count("plotly.js v") <= 2 and not re.search(r"<script[^>]+src=", text)  # inlined once, no network
     report = simulate(SKIRMISH, runs=40, seed=0, workers=1)
-    assert f"party wins {report.sides['party'].win.p:.1%}" in text  # the numbers it charts
+    assert f"<li>party: {report.sides['party'].win.p:.1%}" in text  # the numbers it charts
+
+
+def test_the_report_reads_the_same_on_the_terminal_and_the_page(tmp_path):
+    """The page is titled with the encounter's own name; its table's columns come in the
+    terminal's order; no 'the party is party', and every number's kind is said in words."""
+    pytest.importorskip("plotly", reason="plotly isn't installed: pip install -e '.[report]'")
+    page = tmp_path / "odds.html"
+    args = ["simulate", str(EXAMPLES / "skirmish-ambush.toml"), "--runs", "30", "--workers", "1", "--html", str(page)]
+    result = CliRunner().invoke(app, args, env={"COLUMNS": "300"})  # each table's headings on one line
+    assert result.exit_code == 0, result.output
+    text = page.read_text()
+    assert "<title>Goblins at the ford: the odds</title>" in text
+    terminal = " ".join(result.output.split())
+    assert "the party is" not in terminal and "the party is" not in text
+    assert "mean of most" not in terminal and "mean of most" not in text
+    assert "the PCs' side: party" in terminal and "the PCs' side: <b>party</b>" in text
+    columns = [html.unescape(c) for c in re.findall(r"<th>(.*?)</th>", text)]
+    assert columns == [
+        "combatant",
+        "side",
+        "defeated",
+        "damage taken (mean, 5/50/95)",
+        "damage dealt (mean, 5/50/95)",
+        "left at the end (mean of its full amount, 5/50/95)",
+        "how it ends (share)",
+    ]
+    # the terminal's two tables, read left to right: the same headings in the same order
+    headings = [c for c in columns if c not in ("combatant", "side")]
+    at = [terminal.replace("│", " ").replace("┃", " ").find(h.split(" (")[0]) for h in headings]
+    assert all(a >= 0 for a in at) and at == sorted(at), (headings, at)
+    assert LEGEND in terminal and html.escape(LEGEND) in text  # what 5/50/95 and "6.8 of 14" mean
 
 
 @pytest.mark.parametrize("example", ALL_EXAMPLES)
@@ -274,7 +306,7 @@ def test_control_characters_in_names_never_reach_the_terminal(tmp_path):
     result = run("simulate", str(odd), "--runs", "5", "--workers", "1", "--compare", str(odd))
     assert result.exit_code == 0, result.output
     assert not CONTROL.search(result.output)
-    assert "gob?[2Jlins? wins" in result.output and "Gob?[31mlin" in result.output
+    assert "    gob?[2Jlins? " in result.output and "Gob?[31mlin" in result.output
     assert "[bold]x[/bold]" in result.output  # nor is a name markup
 
 

@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from combatlog.cli.main import app
-from combatlog.engine import Command, Refused, Session
+from combatlog.engine import Command, Refused, Session, get_rules
 from combatlog.engine.encounter_file import read_encounter
 from combatlog.events import LogError
 from combatlog.projections import envelopes, replay
@@ -104,6 +104,21 @@ def test_a_finished_fight_gives_a_report_with_every_run_already_decided():
         assert c.taken.p5 == c.taken.p95 == max(state.combatants[cid].damage, 0)
 
 
+def test_defeated_counts_every_way_out_of_the_fight_a_combatant_who_fled_too():
+    # Goblin 2 flees (removed by the game master) with no damage, and Goblin 1 is struck down:
+    # both are out of the fight in every run; Ayla and Bo, still standing, in none
+    session = Session(MemoryLog(), signer=None)
+    for command in read_encounter(EXAMPLES / "skirmish-ambush.toml", seed=3):
+        session.execute(command)
+    session.do("begin")
+    session.do("remove", actor="g2", reason="fled")
+    session.execute(Command(kind="override", params={"reason": "a falling beam", "defeat": {"target": "g1"}}))
+    report = simulate_from(session.log, runs=5, seed=1, workers=1)
+    out = {cid: c.defeated.p for cid, c in report.combatants.items()}
+    assert out == {"ayla": 0.0, "bo": 0.0, "g1": 1.0, "g2": 1.0}
+    assert report.combatants["g2"].ends == {"removed": 1.0}
+
+
 def test_damage_dealt_counts_the_whole_fight_but_not_an_undone_step():
     session = new_session(begin=True)
 
@@ -184,7 +199,7 @@ def test_comparing_a_fork_with_its_parent_runs_both_on_the_same_seeds(tmp_path):
     assert run("fork", str(path), "--at", str(middle(log)), str(fork)).exit_code == 0
     result = run("simulate", str(fork), "--runs", "30", "--workers", "1", "--compare", str(fork))
     assert result.exit_code == 0, result.output
-    assert "party wins: +0.0% (+0.0% to +0.0%) in the second encounter, same seeds" in result.output
+    assert "a win for party: +0.0% (+0.0% to +0.0%) in the second encounter, same seeds" in result.output
 
 
 @pytest.mark.parametrize(
@@ -219,4 +234,5 @@ def test_a_log_recorded_under_other_rules_is_refused_in_one_line():
     old = Path(__file__).parent / "fixtures" / "before-rule-packages" / "skirmish.jsonl"
     result = run("simulate", str(old), "--runs", "5")
     assert result.exit_code == 1 and result.output.count("\n") == 1
-    assert "recorded under skirmish 1, and this combatlog plays skirmish 2" in result.output
+    now = get_rules("skirmish").version
+    assert f"recorded under skirmish 1, and this combatlog plays skirmish {now}" in result.output

@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from combatlog.engine import Refused, Session
+from combatlog.engine import Refused, Session, get_rules, rules_of
 from combatlog.engine.encounter_file import read_encounter
+from combatlog.engine.rules.starflight import Starflight, StarflightSimple
 from combatlog.engine.rules.starflight.events import GoalEvent, GroupsRanked, HitsTaken, Placed, StrengthTotalled
 from combatlog.engine.rules.starflight.reading import auto_target, range_between, shields
 from combatlog.engine.rules.starflight.simple_combat import simple_losses, size_modifiers
@@ -24,6 +25,7 @@ from combatlog.events import (
 from combatlog.projections import Combatant, Encounter, replay
 from combatlog.replays import JsonlLog, MemoryLog
 from combatlog.replays.audit import audit
+from combatlog.testing import Fight, fight
 from tests import builders
 
 run = builders.forced
@@ -63,8 +65,9 @@ def test_both_sides_surprised_cancel_out_and_the_fight_starts_with_round_one():
     assert s.state.round == 1 and not s.state.surprise_round
 
 
-def surprise_fight(**options) -> Session:
-    s = sf(
+def surprise_fight(**options) -> Fight:
+    f = fight(
+        "starflight",
         fighter(
             "a",
             "party",
@@ -74,41 +77,41 @@ def surprise_fight(**options) -> Session:
             weapons=[BLASTER, {"name": "grenade", "damage": "1d6", "range": 6, "blast": True}],
         ),
         fighter("t", "patrol", hd=12, fhd=6, bhd=9, thd=3, hp=20, shields=5, shield_regen=5),
+        begin=False,
         **options,
     )
-    run(s, "surprise", params={"sides": ["patrol"]})
-    run(s, "begin", [3, 3, 1, 1, 2, 3, 0, 4])  # a 11, t 2; ranges a 5, t 4
-    return s
+    f.do("surprise", sides=["patrol"])
+    # a 11, t 2; ranges a 5, t 4
+    f.begin(dice={"initiative by a": (3, 3), "initiative by t": (1, 1), "range by a": (2, 3), "range by t": (0, 4)})
+    return f
 
 
 def test_the_surprise_round_only_the_side_not_surprised_acts_against_flat_footed_hd():
-    s = surprise_fight()
-    assert s.state.surprise_round and s.state.round == 0
-    assert s.state.acting == ("a",)
+    f = surprise_fight()
+    assert f.state.surprise_round and f.round == 0
+    assert f.acting == ("a",)
     # 2d10+2 = 7: a hit against FHD 6 (it would miss HD 12); 2d6 = 8, shields absorb 5
-    events = act(s, "a", "shoot", "t", [2, 3, 4, 4], weapon="blaster")
-    outcome = of(events, ActionResolved)[0].outcome
-    assert outcome.startswith("7 against FHD 6, a hit; 2d6 = 8 damage (shields absorb 5)")
-    t = s.state.combatants["t"]
-    assert t.damage == 3 and shields(s.state, t) == 0 and t.has("no recovery")
+    step = f.act("a", "shoot", "t", weapon="blaster", dice={"shoot at t": (2, 3), "blaster damage": (4, 4)})
+    assert step.outcome.startswith("7 against FHD 6, a hit; 2d6 = 8 damage (shields absorb 5)")
+    assert f.damage("t") == 3 and shields(f.state, f.combatant("t")) == 0 and "no recovery" in f.conditions("t")
     # t can't act in the surprise round: ending a's turn ends the round; t's shields stay down
-    run(s, "end_turn", [1, 1, 2, 2], actor="a")  # round 1's ranges
-    assert s.state.round == 1 and not s.state.surprise_round
-    assert shields(s.state, s.state.combatants["t"]) == 0
-    assert not s.state.combatants["t"].has("no recovery")
+    f.end_turn("a", dice={"range by a": (1, 1), "range by t": (2, 2)})  # round 1's ranges
+    assert f.round == 1 and not f.state.surprise_round
+    assert shields(f.state, f.combatant("t")) == 0
+    assert "no recovery" not in f.conditions("t")
     # the next round's end regenerates them as usual
-    run(s, "end_turn", actor="a")
-    run(s, "end_turn", [1, 1, 2, 2], actor="t")
-    assert shields(s.state, s.state.combatants["t"]) == 5
+    f.end_turn("a")
+    f.end_turn("t", dice={"range": [(1, 1), (2, 2)]})
+    assert shields(f.state, f.combatant("t")) == 5
 
 
 @pytest.mark.parametrize(
     "options, expect", [({}, "THD 3"), ({"blast_hd": "bhd"}, "BHD 9"), ({"scale": "vehicle"}, "BHD 9")]
 )
 def test_blast_weapons_in_the_surprise_round_use_bhd_or_thd(options, expect):
-    s = surprise_fight(**options)
-    events = act(s, "a", "shoot", "t", [0, 0], weapon="grenade")  # 2d10+1 = 1: a miss, whichever HD
-    assert of(events, ActionResolved)[0].outcome == f"1 against {expect}, a miss"
+    f = surprise_fight(**options)
+    step = f.act("a", "shoot", "t", weapon="grenade", dice={"shoot at t with grenade": (0, 0)})  # 2d10+1 = 1
+    assert step.outcome == f"1 against {expect}, a miss"  # a miss, whichever HD
 
 
 def test_a_combatant_damaged_in_the_surprise_round_can_not_heal_or_be_healed_that_round():
@@ -124,19 +127,29 @@ def test_a_combatant_damaged_in_the_surprise_round_can_not_heal_or_be_healed_tha
 
 
 def test_initiative_is_2d10_plus_initiative_highest_first_pcs_first_then_rolloffs():
-    s = sf(
+    # a 5+5+2 = 12, b 4+4+4 = 12, c 3+3 = 6, d 2+4 = 6: a and b tie, the PC first; c and d roll
+    # off 7-7, again 2-5
+    f = fight(
+        "starflight",
         fighter("a", "party", "pc", init=2, strength=4),
         fighter("b", "patrol", init=4, strength=3),
         fighter("c", "patrol", strength=1),
         fighter("d", "patrol", strength=1),
+        dice={
+            "initiative check by a": (5, 5),
+            "initiative check by b": (4, 4),
+            "initiative check by c": (3, 3),
+            "initiative check by d": (2, 4),
+            "roll-off by c": [7, 2],
+            "roll-off by d": [7, 5],
+            "range to target": [(1, 1)] * 4,
+        },
     )
-    # a 5+5+2 = 12, b 4+4+4 = 12, c 3+3 = 6, d 2+4 = 6; c-d roll off 7-7, again 2-5; ranges a, b, d, c
-    events = run(s, "begin", [5, 5, 4, 4, 3, 3, 2, 4, 7, 7, 2, 5, 1, 1, 1, 1, 1, 1, 1, 1])
-    rolled = of(events, InitiativeRolled)
+    rolled = f.events(InitiativeRolled)
     assert [(r.combatants, r.value) for r in rolled] == [(("a",), 12), (("b",), 12), (("c",), 6), (("d",), 6)]
-    assert s.state.order == (("a",), ("b",), ("d",), ("c",))
-    assert of(events, StrengthTotalled)[0].csi == {"party": 4, "patrol": 5}
-    assert s.state.acting == ("a",)
+    assert f.state.order == (("a",), ("b",), ("d",), ("c",))
+    assert f.events(StrengthTotalled)[0].csi == {"party": 4, "patrol": 5}
+    assert f.acting == ("a",)
 
 
 def test_a_group_of_like_npcs_rolls_once_and_acts_simultaneously():
@@ -155,32 +168,36 @@ def test_a_group_of_like_npcs_rolls_once_and_acts_simultaneously():
 # --- step 3: ranges -------------------------------------------------------------------
 
 
-def two(**options) -> Session:
-    return sf(
+def two_sides() -> tuple[dict, dict]:
+    return (
         fighter("a", "party", "pc", init=9),
         fighter("x", "patrol", weapons=[{"name": "pistol", "damage": "1d6", "range": 6}]),
-        **options,
     )
 
 
+def two(**options) -> Session:
+    return sf(*two_sides(), **options)
+
+
 def test_without_a_grid_ranges_are_rolled_2d10_for_every_combatant_every_round():
-    s = two()
-    run(s, "begin", [5, 5, 0, 0, 3, 4, 9, 9])  # a 19, x 0; ranges a 7, x 18
-    assert s.state.extra.ranges == {"a": 7, "x": 18}
-    run(s, "end_turn", actor="a")
-    run(s, "end_turn", [1, 0, 2, 2], actor="x")
-    assert s.state.round == 2 and s.state.extra.ranges == {"a": 1, "x": 4}
+    a_first = {"initiative by a": (5, 5), "initiative by x": (0, 0)}  # a 19, x 0
+    f = fight("starflight", *two_sides(), dice=a_first | {"range by a": (3, 4), "range by x": (9, 9)})
+    assert f.state.extra.ranges == {"a": 7, "x": 18}
+    f.end_turn("a")
+    f.end_turn("x", dice={"range by x": (2, 2), "range by a": (1, 0)})
+    assert f.round == 2 and f.state.extra.ranges == {"a": 1, "x": 4}
 
 
 def test_a_target_may_answer_at_the_range_of_the_combatant_that_targeted_it():
-    s = two()
-    run(s, "begin", [5, 5, 0, 0, 2, 2, 9, 9])  # a's range 4, x's 18: x's pistol (range 6) can't reach
-    act(s, "a", "shoot", "x", [0, 0], weapon="blaster")
-    run(s, "end_turn", actor="a")
+    # a's range 4, x's 18: x's pistol (range 6) can't reach
+    a_first = {"initiative by a": (5, 5), "initiative by x": (0, 0)}
+    f = fight("starflight", *two_sides(), dice=a_first | {"range by a": (2, 2), "range by x": (9, 9)})
+    f.act("a", "shoot", "x", weapon="blaster", dice={"shoot by a": (0, 0)})
+    f.end_turn("a")
     with pytest.raises(Refused, match="beyond the pistol's 6"):
-        act(s, "x", "shoot", "a")
-    events = act(s, "x", "shoot", "a", [0, 0], range_from="theirs")  # at a's range 4
-    assert of(events, ActionResolved)[0].outcome == "0 against HD 10, a miss"
+        f.act("x", "shoot", "a")
+    step = f.act("x", "shoot", "a", range_from="theirs", dice={"shoot by x": (0, 0)})  # at a's range 4
+    assert step.outcome == "0 against HD 10, a miss"
 
 
 def test_range_from_theirs_needs_the_target_to_have_targeted_you():
@@ -508,6 +525,27 @@ def test_simple_combat_size_and_experience_modifiers():
     assert of(events, GroupsRanked)[0].modifiers == {"g": 3, "h": 2}
     with pytest.raises(Refused, match="at most"):
         sf(fighter("a", "A"), method="simple", simple_experience={"g": 6})
+
+
+def test_simple_combat_is_played_by_its_variant_while_the_log_names_starflight_and_its_options():
+    s = sf(fighter("a", "A"), fighter("x", "B"), method="simple")
+    created = next(s.log.lines(1, 2))
+    assert b'"rules":"starflight"' in created and b'"method":"simple"' in created
+    assert type(rules_of(replay(s.log).state)) is StarflightSimple
+    assert s.rules.name == "starflight" and s.rules.version == get_rules("starflight").version
+    standard = sf(fighter("a", "A"), fighter("x", "B"))
+    assert type(standard.rules) is Starflight
+
+
+def test_simple_combat_declares_no_actions_and_standard_rounds_no_exchange():
+    s = sf(fighter("a", "A"), fighter("x", "B"), method="simple")
+    run(s, "begin")
+    with pytest.raises(Refused, match="starflight has no such action.*actions: none"):
+        act(s, "a", "shoot", "x")
+    standard = sf(fighter("a", "A"), fighter("x", "B"))
+    run(standard, "begin", [1, 1, 2, 2, 1, 1, 1, 1])
+    with pytest.raises(Refused, match="isn't Simple Combat"):
+        run(standard, "exchange")
 
 
 # --- the bundled example --------------------------------------------------------------

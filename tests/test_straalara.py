@@ -1,4 +1,4 @@
-"""Straalara (shared/rules/001: "Combat Turns"), with the dice forced.
+"""Straalara ("004: Combat Turns"), with the dice forced.
 
 Default fighter: Wits 2 + Dexterity 3 = initiative rating 5; attack with the sword
 (melee: Dexterity 3 + Weaponry 3 = 6 dice), parry Dexterity 3 + Melee 2 = 5 dice, dodge
@@ -28,6 +28,7 @@ from combatlog.events import (
 )
 from combatlog.projections import replay
 from combatlog.replays.audit import audit
+from combatlog.testing import Fight, fight
 from tests.builders import act, encounter, fighter, forced, of
 
 SWORD = {"name": "sword", "kind": "melee", "damage": 4}
@@ -71,11 +72,17 @@ def defend(s, actor: str, faces=(), **params):
 
 
 def test_initiative_is_wits_plus_dexterity_plus_a_d10_rolled_every_turn_highest_first():
-    s = st(f("a", "x"), f("b", "y"), f("c", "x", wits=1), f("d", "y", dexterity=1))
-    events = begin(s, 7, 5, 4, 2)
-    rolled = {e.combatants[0]: (e.value, e.tiebreak) for e in of(events, InitiativeRolled)}
+    four = fight(
+        "straalara",
+        f("a", "x"),
+        f("b", "y"),
+        f("c", "x", wits=1),
+        f("d", "y", dexterity=1),
+        dice={"initiative by a": 7, "initiative by b": 5, "initiative by c": 4, "initiative by d": 2},
+    )
+    rolled = {e.combatants[0]: (e.value, e.tiebreak) for e in four.events(InitiativeRolled)}
     assert rolled == {"a": (12, (5,)), "b": (10, (5,)), "c": (8, (4,)), "d": (5, (3,))}
-    assert s.state.order == (("a",), ("b",), ("c",), ("d",))
+    assert four.state.order == (("a",), ("b",), ("c",), ("d",))
 
 
 def test_a_whole_turn_declares_lowest_first_and_resolves_highest_first():
@@ -199,11 +206,27 @@ def test_the_defense_stance_may_not_attack():
     assert list(s.log.lines()) == before
 
 
-def test_offense_may_not_dodge():
-    s = st(f("a", "x"), f("b", "y"))
+@pytest.mark.parametrize("defense", ["dodge", "block", "spell"])
+def test_offense_can_only_soak_or_parry_and_anything_else_is_refused_naming_what_is(defense):
+    # "Offense: Character can only Soak or Parry, not Dodge." A block isn't a parry: "A parry is
+    # a block using a melee weapon or shield", not every block a parry; nor is a spell.
+    s = st(f("a", "x"), f("b", "y", spell_defense=3))
     begin(s, 10, 3)
-    with pytest.raises(Refused, match="Offense stance may only soak or parry"):
-        attack(s, "b", "a", stance="offense", defense="dodge")
+    before = list(s.log.lines())
+    with pytest.raises(Refused) as refused:
+        attack(s, "b", "a", stance="offense", defense=defense)
+    assert str(refused.value) == (
+        f"B: attack: the Offense stance can only soak or parry, not {defense}: defense=parry, or none (soak alone)"
+    )
+    assert list(s.log.lines()) == before
+    attack(s, "b", "a", stance="offense", defense="parry")
+
+
+def test_offense_defends_by_parry_when_no_defense_is_declared_even_with_a_bigger_brawl():
+    s = st(f("a", "x"), f("b", "y", brawl=5))  # block 3 + 5 = 8 dice, parry 3 + 2 = 5
+    begin(s, 10, 3)
+    attack(s, "b", "a", stance="offense")
+    assert s.state.extra.declared["b"].defense == "parry"
 
 
 def test_the_stance_holds_for_the_whole_turn():
@@ -228,107 +251,197 @@ def test_the_defense_stance_adds_four_dice_to_parry_and_soak():
     assert expressions[:4] == ["6d10>=6c", "9d10>=6c", "7d10>=6", "7d10>=6"]
 
 
+@pytest.mark.parametrize(
+    ("defense", "pool"),
+    [("parry", "9d10>=6c"), ("dodge", "9d10>=6c"), ("block", "4d10>=6c"), ("spell", "3d10>=6c")],
+)
+def test_the_defense_stance_adds_four_dice_to_soak_parry_and_dodge_only(defense, pool):
+    # "Defense: Character may not attack, but gets a +4 dice to add to any Soak, Parry or Dodge
+    # rolls": parry 3 + 2 + 4, dodge 3 + 2 + 4; a block stays Dexterity 3 + Brawl 1, a spell its 3
+    s = st(f("a", "x"), f("b", "y", spell_defense=3))
+    begin(s, 10, 3)
+    defend(s, "b", stance="defense", defense=defense)
+    hit = (9, 9, 9, 9, 2, 2)  # 4 successes
+    saved = NO * int(pool[0])  # no success
+    damage = (7,) + NO * 6  # 4 + 3 dice: 1 success
+    soak = NO * 7  # Stamina 3 + 4, whatever the defense
+    events = attack(s, "a", "b", stance="partial", faces=hit + saved + damage + soak + (1, 1))
+    assert [e.expression for e in of(events, DiceRolled)][:4] == ["6d10>=6c", pool, "7d10>=6", "7d10>=6"]
+
+
+def test_a_version_2_log_still_gives_a_block_four_dice_and_lets_offense_block(monkeypatch):
+    from combatlog.engine.rules.straalara import STRAALARA as straalara
+
+    monkeypatch.setattr(type(straalara), "version", "2")
+    s = st(f("a", "x"), f("b", "y"))
+    begin(s, 10, 3)
+    defend(s, "b", stance="defense", defense="block")
+    hit = (9, 9, 9, 9, 2, 2)
+    events = attack(s, "a", "b", stance="offense", defense="block", faces=hit + NO * 8 + (7,) + NO * 6 + NO * 7)
+    assert [e.expression for e in of(events, DiceRolled)][1] == "8d10>=6c"  # Dexterity 3 + Brawl 1 + 4
+    assert s.state.rules_version == "2"
+    monkeypatch.undo()
+    assert audit(s.log, workers=1).clean
+
+
 # --- attack, defense, damage -----------------------------------------------------------------
+# --- attack, defense, damage (with the kit: each pool's dice named by what it is for) -----------
 
 
-def fight(**stats_b: object):
+def parrying(**stats_b: object) -> Fight:
+    """a (score 15) against b (score 8); b, declaring first, parries in a partial stance."""
+    duel = fight("straalara", f("a", "x"), f("b", "y", **stats_b), dice={"initiative by a": 10, "initiative by b": 3})
+    duel.act("b", "defend", stance="partial", defense="parry")
+    return duel
+
+
+NEXT_TURN = {"initiative": [1, 1]}  # the last declaration resolves the turn, and the next one's initiative rolls
+
+
+def test_damage_adds_the_net_successes_beyond_the_first_and_soak_takes_some_away():
+    duel = parrying()
+    step = duel.act(
+        "a",
+        "attack",
+        "b",
+        stance="partial",
+        dice={
+            "sword at b": (9, 9, 9, 9, 2, 2),  # 4 successes
+            "parry by b": (7, 2, 2, 2, 2),  # 1: 3 left
+            "sword damage": (6, 6, 6, 6, 2, 1),  # 4 + (3 - 1) = 6 dice: 4 successes, the 1 cancels nothing
+            "soak by b": (6, 2, 2),  # 1
+            **NEXT_TURN,
+        },
+    )
+    assert [r.expression for r in step.rolls][:4] == ["6d10>=6c", "5d10>=6c", "6d10>=6", "3d10>=6"]
+    assert step.of(DamageApplied)[0].amount == 3
+    assert duel.damage("b") == 3
+
+
+def test_a_thrown_weapon_ignores_the_extra_successes_for_damage():
+    duel = parrying()
+    step = duel.act(
+        "a",
+        "attack",
+        "b",
+        stance="partial",
+        weapon="knife",
+        dice={
+            "knife at b": (9, 9, 9, 9, 2),  # thrown: Dexterity 3 + Athletics 2 = 5 dice, 4 successes
+            "parry by b": NO * 5,
+            "knife damage": (7, 7),  # the knife's 2 dice alone
+            "soak by b": NO * 3,
+            **NEXT_TURN,
+        },
+    )
+    assert step.rolls[2].expression == "2d10>=6"
+    assert duel.damage("b") == 2
+
+
+def test_ones_cancel_attack_successes_and_no_successes_is_a_miss():
+    duel = parrying()
+    step = duel.act("a", "attack", "b", stance="partial", dice={"sword at b": (9, 1, 2, 2, 2, 2), **NEXT_TURN})
+    assert "a miss" in step.outcomes[0]
+    assert not step.of(DamageApplied)
+
+
+def test_a_failed_defense_leaves_the_whole_attack_and_soak_can_take_all_damage():
+    duel = parrying()
+    step = duel.act(
+        "a",
+        "attack",
+        "b",
+        stance="partial",
+        dice={
+            "sword at b": (9, 2, 2, 2, 2, 2),  # 1 success
+            "parry by b": (1, 2, 2, 2, 2),  # a defense botch is simply a failure
+            "damage": (6, 6, 2, 2),  # 4 dice: 2
+            "soak": (6, 6, 2),  # 2: nothing left
+            **NEXT_TURN,
+        },
+    )
+    assert not step.of(DamageApplied)
+    assert "0 health levels" in step.outcomes[0]
+
+
+def test_zero_damage_successes_deal_nothing_and_soak_is_not_rolled():
+    duel = parrying()
+    step = duel.act(
+        "a",
+        "attack",
+        "b",
+        stance="partial",
+        dice={"sword at b": (9, 2, 2, 2, 2, 2), "parry": NO * 5, "damage": NO * 4, **NEXT_TURN},
+    )
+    assert len(step.rolls) == 3 + 2 and not step.of(DamageApplied)
+
+
+def test_health_levels_and_their_wound_penalty_lower_the_next_turns_initiative_and_pools():
+    duel = parrying()
+    step = duel.act(
+        "a",
+        "attack",
+        "b",
+        stance="partial",
+        dice={"sword at b": (9, 9, 9, 2, 2, 2), "parry": NO * 5, "damage": (7, 7, 2, 2, 2, 2), "soak": NO * 3}
+        | {"initiative by a": 1, "initiative by b": 1},
+    )
+    assert duel.damage("b") == 2  # Bruised, then Hurt: -1
+    b_next = [e for e in step.of(InitiativeRolled) if e.combatants == ("b",)][0]
+    assert b_next.tiebreak == (4,) and b_next.value == 5  # rating 5 - 1, plus the d10's 1
+    # and the wound penalty takes a die off b's attack pool (b, slower now, declares first)
+    assert duel.acting == ("b",)
+    duel.act("b", "attack", "a", stance="partial", defense="none")
+    step = duel.act("a", "defend", stance="partial", defense="none", dice={"sword at a by b": NO * 5, **NEXT_TURN})
+    assert step.rolls[0].expression == "5d10>=6c"
+
+
+def test_damage_beyond_stamina_dazes_and_the_dazed_lose_their_next_action():
+    duel = fight("straalara", f("a", "x"), f("b", "y", stamina=2), dice={"initiative by a": 10, "initiative by b": 3})
+    duel.act("b", "attack", "a", stance="partial", defense="none")
+    step = duel.act(
+        "a",
+        "attack",
+        "b",
+        stance="partial",
+        dice={"sword at b": (9, 9, 9, 9, 2, 2), "damage": (7, 7, 7, 7, 2, 2, 2), "soak": (2, 2), **NEXT_TURN},
+    )  # 4 successes; 4 + 3 dice: 4; soak nothing
+    assert ConditionApplied(target="b", condition="dazed", source="a") in step.events
+    assert step.outcomes[1] == "lost: B is Dazed"
+    assert "dazed" not in duel.conditions("b")  # the lost action spent the daze
+
+
+def test_incapacitated_by_a_faster_combatant_before_acting_loses_the_action():
+    track = [{"name": "Hurt", "penalty": -1}]
+    duel = fight(
+        "straalara", f("a", "x"), f("b", "y"), dice={"initiative by a": 10, "initiative by b": 3}, health_levels=track
+    )
+    duel.act("b", "attack", "a", stance="partial", defense="none")
+    step = duel.act(
+        "a",
+        "attack",
+        "b",
+        stance="partial",
+        dice={"sword at b": (9, 9, 2, 2, 2, 2), "damage": (7, 7, 7, 2, 2), "soak": NO * 3},
+    )
+    assert CombatantDefeated(combatant="b", how="incapacitated") in step.events
+    assert step.outcomes[1].startswith("lost: B is incapacitated")
+    assert duel.outcome == ("victory", "x")
+
+
+def _begun_parrying(**stats_b: object):
+    """`parrying`, on a session with dice forced in the order rolled (for the tests below)."""
     s = st(f("a", "x"), f("b", "y", **stats_b))
     begin(s, 10, 3)
     defend(s, "b", stance="partial", defense="parry")
     return s
 
 
-def test_damage_adds_the_net_successes_beyond_the_first_and_soak_takes_some_away():
-    s = fight()
-    hit = (9, 9, 9, 9, 2, 2)  # 4 successes
-    parry = (7, 2, 2, 2, 2)  # 1: 3 left
-    damage = (6, 6, 6, 6, 2, 1)  # 4 + (3 - 1) = 6 dice: 4 successes, the 1 cancels nothing
-    soak = (6, 2, 2)  # 1
-    events = attack(s, "a", "b", stance="partial", faces=hit + parry + damage + soak + (1, 1))
-    assert [e.expression for e in of(events, DiceRolled)][:4] == ["6d10>=6c", "5d10>=6c", "6d10>=6", "3d10>=6"]
-    assert of(events, DamageApplied)[0].amount == 3
-    assert s.state.combatants["b"].damage == 3
-
-
-def test_a_thrown_weapon_ignores_the_extra_successes_for_damage():
-    s = fight()
-    hit = (9, 9, 9, 9, 2)  # thrown: Dexterity 3 + Athletics 2 = 5 dice, 4 successes
-    parry = NO * 5
-    damage = (7, 7)  # the knife's 2 dice alone
-    soak = NO * 3
-    events = attack(s, "a", "b", stance="partial", weapon="knife", faces=hit + parry + damage + soak + (1, 1))
-    assert [e.expression for e in of(events, DiceRolled)][2] == "2d10>=6"
-    assert s.state.combatants["b"].damage == 2
-
-
-def test_ones_cancel_attack_successes_and_no_successes_is_a_miss():
-    s = fight()
-    events = attack(s, "a", "b", stance="partial", faces=(9, 1, 2, 2, 2, 2) + (1, 1))
-    assert "a miss" in of(events, ActionResolved)[0].outcome
-    assert not of(events, DamageApplied)
-
-
-def test_a_failed_defense_leaves_the_whole_attack_and_soak_can_take_all_damage():
-    s = fight()
-    hit = (9, 2, 2, 2, 2, 2)  # 1 success
-    parry = (1, 2, 2, 2, 2)  # a defense botch is simply a failure
-    damage = (6, 6, 2, 2)  # 4 dice: 2
-    soak = (6, 6, 2)  # 2: nothing left
-    events = attack(s, "a", "b", stance="partial", faces=hit + parry + damage + soak + (1, 1))
-    assert not of(events, DamageApplied)
-    assert "0 health levels" in of(events, ActionResolved)[0].outcome
-
-
-def test_zero_damage_successes_deal_nothing_and_soak_is_not_rolled():
-    s = fight()
-    events = attack(s, "a", "b", stance="partial", faces=(9, 2, 2, 2, 2, 2) + NO * 5 + NO * 4 + (1, 1))
-    assert len(of(events, DiceRolled)) == 3 + 2 and not of(events, DamageApplied)
-
-
-def test_health_levels_and_their_wound_penalty_lower_the_next_turns_initiative_and_pools():
-    s = fight()
-    hit = (9, 9, 9, 2, 2, 2)  # 3
-    damage = (7, 7, 2, 2, 2, 2)  # 4 + 2 dice: 2
-    events = attack(s, "a", "b", stance="partial", faces=hit + NO * 5 + damage + NO * 3 + (1, 1))
-    assert s.state.combatants["b"].damage == 2  # Bruised, then Hurt: -1
-    b_next = [e for e in of(events, InitiativeRolled) if e.combatants == ("b",)][0]
-    assert b_next.tiebreak == (4,) and b_next.value == 5  # rating 5 - 1, plus the d10's 1
-    # and the wound penalty takes a die off b's attack pool (b, slower now, declares first)
-    assert s.state.acting == ("b",)
-    events = attack(s, "b", "a", stance="partial", defense="none")
-    events = defend(s, "a", stance="partial", defense="none", faces=NO * 5 + (1, 1))
-    assert of(events, DiceRolled)[0].expression == "5d10>=6c"
-
-
-def test_damage_beyond_stamina_dazes_and_the_dazed_lose_their_next_action():
-    s = st(f("a", "x"), f("b", "y", stamina=2))
-    begin(s, 10, 3)
-    attack(s, "b", "a", stance="partial", defense="none")
-    hit = (9, 9, 9, 9, 2, 2)  # 4
-    damage = (7, 7, 7, 7, 2, 2, 2)  # 4 + 3: 4
-    soak = (2, 2)
-    events = attack(s, "a", "b", stance="partial", faces=hit + damage + soak + (1, 1))
-    assert ConditionApplied(target="b", condition="dazed", source="a") in events
-    lost = [e.outcome for e in of(events, ActionResolved)][1]
-    assert lost == "lost: B is Dazed"
-    assert not s.state.combatants["b"].has("dazed")  # the lost action spent the daze
-
-
-def test_incapacitated_by_a_faster_combatant_before_acting_loses_the_action():
-    s = st(f("a", "x"), f("b", "y"), health_levels=[{"name": "Hurt", "penalty": -1}])
-    begin(s, 10, 3)
-    attack(s, "b", "a", stance="partial", defense="none")
-    events = attack(s, "a", "b", stance="partial", faces=(9, 9, 2, 2, 2, 2) + (7, 7, 7, 2, 2) + NO * 3)
-    assert CombatantDefeated(combatant="b", how="incapacitated") in events
-    assert of(events, ActionResolved)[1].outcome.startswith("lost: B is incapacitated")
-    assert s.state.outcome == "victory" and s.state.winner == "x"
-
-
 # --- botches, rulings, effects at the end of the turn ----------------------------------------
 
 
 def test_a_botch_fails_and_waits_for_the_game_masters_ruling():
-    s = fight()
+    s = _begun_parrying()
     events = attack(s, "a", "b", stance="partial", faces=(1, 2, 3, 4, 5, 2))
     assert Botched(actor="a", weapon="sword") in events
     assert not s.state.acting and s.state.round == 1  # the next turn waits for the ruling
@@ -342,7 +455,7 @@ def test_a_botch_fails_and_waits_for_the_game_masters_ruling():
 def test_the_botch_ruling_typed_as_words_is_kept_as_one_sentence():
     from combatlog.engine.grammar import build_command
 
-    s = fight()
+    s = _begun_parrying()
     attack(s, "a", "b", stance="partial", faces=(1, 2, 3, 4, 5, 2))
     command = build_command("botch", ("the", "club", "flies", "off"), (), None, "gm", s.rules)
     assert command.params == {"effect": "the club flies off"}
@@ -351,7 +464,7 @@ def test_the_botch_ruling_typed_as_words_is_kept_as_one_sentence():
 
 
 def test_an_action_that_takes_effect_at_the_end_of_the_turn_lands_then():
-    s = fight()
+    s = _begun_parrying()
     events = act(
         s,
         "a",
@@ -369,7 +482,7 @@ def test_an_action_that_takes_effect_at_the_end_of_the_turn_lands_then():
 
 
 def test_an_extended_action_lands_at_the_end_of_a_later_turn():
-    s = fight()
+    s = _begun_parrying()
     events = act(
         s, "a", "task", faces=(8, 2, 2) + (1, 1), pool=3, effect="the ward is drawn", turns=2, stance="partial"
     )
@@ -380,7 +493,7 @@ def test_an_extended_action_lands_at_the_end_of_a_later_turn():
 
 
 def test_a_non_attack_action_with_net_successes_takes_effect_at_once():
-    s = fight()
+    s = _begun_parrying()
     events = act(s, "a", "task", faces=(8, 8, 1) + (1, 1), pool=3, effect="the door is barred", stance="partial")
     assert of(events, EffectLanded) == [EffectLanded(actor="a", text="the door is barred")]
     assert not of(events, EffectScheduled)

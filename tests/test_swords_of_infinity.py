@@ -8,6 +8,7 @@ import pytest
 
 from combatlog.engine import Refused, Session
 from combatlog.engine.encounter_file import read_encounter
+from combatlog.engine.rules.swords_of_infinity.events import RetaliationChosen, RetaliationOffered
 from combatlog.engine.rules.swords_of_infinity.model import HUMAN
 from combatlog.engine.rules.swords_of_infinity.numbers import (
     block_damage,
@@ -16,13 +17,16 @@ from combatlog.engine.rules.swords_of_infinity.numbers import (
     knockback_damage,
     location,
 )
-from combatlog.events import ActionResolved, DiceRolled
+from combatlog.events import ActionResolved, Command, DiceRolled, Moved
 from combatlog.projections import replay
-from combatlog.replays import JsonlLog
+from combatlog.replays import JsonlLog, MemoryLog
 from combatlog.replays.audit import audit
+from combatlog.replays.transcript import transcript
+from combatlog.testing import fight
 from tests import builders
 
 run = builders.forced
+of = builders.of
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "swords-of-infinity-ambush.toml"
 AXE = {"name": "axe", "skill": 10, "weight": 0, "power": 70}
 
@@ -46,7 +50,8 @@ def attack(s: Session, actor: str, target: str, faces, **params) -> str:
 def test_bjorics_block():
     # 20 in block + 35 awareness: 55; armour 3 on the left arm + a size 3 shield: -60; power 63 -> 3
     assert block_damage(63, 3, 3) == 3
-    s = soi(
+    f = fight(
+        "swords-of-infinity",
         fighter("raider", "B", dexterity=40),
         fighter(
             "bjoric",
@@ -56,24 +61,35 @@ def test_bjorics_block():
             armor={"left arm": 3, "head": 2},
             shield={"name": "shield", "size_class": 3},
         ),
+        dice={"initiative by raider": 10, "initiative by bjoric": 90},  # a success and a failure: the raider first
     )
-    run(s, "begin", [10, 90])  # the raider 10 (a success), Bjoric 90 (a failure): the raider first
-    said = attack(s, "raider", "bjoric", [29, 55, 63], defense="block", block_target="left arm")
+    step = f.act(
+        "raider",
+        "attack",
+        "bjoric",
+        defense="block",
+        block_target="left arm",
+        dice={"axe at bjoric": 29, "block by bjoric": 55, "axe power": 63},
+    )
     # the hit roll's ones digit 9: the head; Bjoric blocks (55 against 55) and takes it on the left arm
-    assert said == (
+    assert step.outcome == (
         "hit roll 29 against 50: a hit; block 55 against 55: the left arm takes it; "
         "power 63 against 70; 3 damage to the left arm (armour 6)"
     )
-    assert s.state.combatants["bjoric"].wounds == {"left arm": 3}
+    assert f.combatant("bjoric").wounds == {"left arm": 3}
 
 
 def test_parthenias_dodge():
     assert dodged(13, 27, 55) and not dodged(28, 27, 55) and not dodged(56, 90, 55)
-    s = soi(fighter("raider", "B"), fighter("parthenia", "A", dexterity=25, dodge=30))
-    run(s, "begin", [10, 90])
-    said = attack(s, "raider", "parthenia", [27, 13], defense="dodge")
-    assert said == "hit roll 27 against 50: a hit; dodge 13 against 55 and 27: dodged"
-    assert s.state.combatants["parthenia"].damage == 0
+    f = fight(
+        "swords-of-infinity",
+        fighter("raider", "B"),
+        fighter("parthenia", "A", dexterity=25, dodge=30),
+        dice={"initiative by raider": 10, "initiative by parthenia": 90},
+    )
+    step = f.act("raider", "attack", "parthenia", defense="dodge", dice={"axe at parthenia": 27, "dodge": 13})
+    assert step.outcome == "hit roll 27 against 50: a hit; dodge 13 against 55 and 27: dodged"
+    assert f.damage("parthenia") == 0
 
 
 def test_the_knockback_example_and_the_exploit_example():
@@ -125,26 +141,23 @@ def test_a_wound_penalises_every_check():
 
 
 def test_initiative_is_a_power_roll_and_failures_act_last():
-    s = soi(fighter("a", "A", dexterity=20, awareness=20), fighter("b", "B"), fighter("c", "B"))
-    run(s, "begin", [39, 80, 75])  # a: 39 under 40; b: 80 fails (TN 70); c: 75 fails
-    assert s.state.order == (("a",), ("c",), ("b",))
-    s = soi(
-        fighter("a", "A", dexterity=20, awareness=20), fighter("b", "B"), fighter("c", "B"), failed_initiative="roll"
-    )
-    run(s, "begin", [39, 80, 75])
-    assert s.state.order == (("b",), ("c",), ("a",))
+    trio = (fighter("a", "A", dexterity=20, awareness=20), fighter("b", "B"), fighter("c", "B"))
+    rolled = {"initiative by a": 39, "initiative by b": 80, "initiative by c": 75}
+    f = fight("swords-of-infinity", *trio, dice=rolled)  # a: 39 under 40; b: 80 fails (TN 70); c: 75 fails
+    assert f.state.order == (("a",), ("c",), ("b",))
+    f = fight("swords-of-infinity", *trio, dice=rolled, failed_initiative="roll")
+    assert f.state.order == (("b",), ("c",), ("a",))
 
 
 def test_two_actions_and_a_minor_action():
-    s = soi(fighter("a", "A"), fighter("b", "B"))
-    run(s, "begin", [10, 90])
-    run(s, "act", actor="a", action="speak", params={"text": "Yield!"})
-    attack(s, "a", "b", [99])
-    assert s.state.acting == ("a",)
+    f = fight("swords-of-infinity", fighter("a", "A"), fighter("b", "B"), dice={"initiative": [10, 90]})
+    f.act("a", "speak", text="Yield!")
+    f.act("a", "attack", "b", dice={"axe at b": 99})
+    assert f.acting == ("a",)
     with pytest.raises(Refused, match="minor"):
-        run(s, "act", actor="a", action="speak")
-    attack(s, "a", "b", [99])
-    assert s.state.acting == ("b",)
+        f.act("a", "speak")
+    f.act("a", "attack", "b", dice={"axe at b": 99})
+    assert f.acting == ("b",)
 
 
 def test_ranged_attacks_lose_1_per_5_feet_and_improvised_throws_5():
@@ -353,15 +366,37 @@ def test_a_charge_adds_the_straight_line_feet_to_the_power():
     assert said == "hit roll 33 against 50: a hit; power 50 against 70; +35 for the charge; 85 damage to the torso"
 
 
-def test_retaliate_strikes_the_first_enemy_to_come_within_reach():
-    s = duel(b={"weapons": [AXE]})
-    place(s, a=(0, 0), b=(5, 0))
+def retaliating(mover: dict | None = None, **where) -> Session:
+    """a (first, with the stats `mover`) and b placed; b holds a Retaliate; a's next turn has begun."""
+    s = duel(mover, {"weapons": [AXE]})
+    place(s, **where)
     run(s, "end_turn", actor="a")
     act(s, "b", "retaliate")
     run(s, "end_turn", actor="b")
-    events = act(s, "a", "move", [99], x=4, y=0, through=True)
-    said = outcome_of(events)
-    assert said == "moves to 4,0; B retaliates: hit roll 99 against 50: a miss; A moves on, vulnerable"
+    assert s.state.acting == ("a",) and s.state.combatants["b"].has("retaliating")
+    return s
+
+
+def transcript_of(s: Session) -> str:
+    return "\n".join(line for _, line in transcript(s.log))
+
+
+def choose(s: Session, holder: str, choice: str, faces=()) -> list:
+    return run(s, "retaliation", faces, actor=holder, params={"choice": choice})
+
+
+def chosen(events) -> str:
+    return [e for e in events if isinstance(e, RetaliationChosen)][-1].outcome
+
+
+def test_retaliate_strikes_an_enemy_that_comes_within_reach_and_it_may_move_on_vulnerable():
+    # "The enemy targeted by the Retaliate action may choose to continue moving after the attack
+    # ... If the enemy chooses to continue moving, they are Vulnerable."
+    s = retaliating(a=(0, 0), b=(5, 0))
+    events = act(s, "a", "move", x=4, y=0, through=True)
+    assert outcome_of(events) == "moves to 4,0; within B's reach: B may retaliate"
+    events = choose(s, "b", "attack", [99])
+    assert chosen(events) == "B retaliates: hit roll 99 against 50: a miss; A moves on, vulnerable"
     assert s.state.combatants["a"].has("vulnerable (kept moving)") and not s.state.combatants["b"].has("retaliating")
 
 
@@ -602,26 +637,18 @@ def test_fortify_is_lost_on_moving():
 
 
 def test_the_target_of_a_retaliate_gets_to_defend_as_its_move_says():
-    s = duel(b={"weapons": [AXE]})
-    place(s, a=(0, 0), b=(5, 0))
-    run(s, "end_turn", actor="a")
-    act(s, "b", "retaliate")
-    run(s, "end_turn", actor="b")
+    s = retaliating(a=(0, 0), b=(5, 0))
+    act(s, "a", "move", x=4, y=0, defense="dodge")
     # the Retaliate hits (30 against 50); a dodges it (20: at or under 30 and under 40)
-    said = outcome_of(act(s, "a", "move", [30, 20], x=4, y=0, defense="dodge"))
-    assert said.startswith(
-        "moves to 4,0; B retaliates: hit roll 30 against 50: a hit; dodge 20 against 40 and 30: dodged"
-    )
+    said = chosen(choose(s, "b", "attack", [30, 20]))
+    assert said.startswith("B retaliates: hit roll 30 against 50: a hit; dodge 20 against 40 and 30: dodged")
     assert s.state.combatants["a"].wounds == {}
 
 
 def test_a_mover_that_says_nothing_defends_a_retaliate_as_any_defender_would():
-    s = duel(a={"block": 20}, b={"weapons": [AXE]})
-    place(s, a=(0, 0), b=(5, 0))
-    run(s, "end_turn", actor="a")
-    act(s, "b", "retaliate")
-    run(s, "end_turn", actor="b")
-    said = outcome_of(act(s, "a", "move", [30, 95, 99], x=4, y=0))  # a has block: blocks, fails (95); no power
+    s = retaliating({"block": 20}, a=(0, 0), b=(5, 0))
+    act(s, "a", "move", x=4, y=0)
+    said = chosen(choose(s, "b", "attack", [30, 95, 99]))  # a has block: blocks, fails (95); no power
     assert "block 95 against 50: fails" in said
 
 
@@ -640,3 +667,133 @@ def test_an_attack_forgoes_retaliate_for_the_rest_of_the_turn():
     attack(s, "b", "a", [99])
     with pytest.raises(Refused, match="attacked this turn"):
         act(s, "b", "retaliate")
+
+
+# --- version 3: Retaliate as the text has it: any enemy coming within reach, the holder's choice ---
+
+
+def test_an_enemy_passing_through_reach_is_caught_where_it_comes_within_it():
+    # "attack one enemy that comes within the character's melee range": a's way from 0,0 to 7,0
+    # passes b at 4,1; its reach (5 ft) begins at 3,0, and a's move ends 15 ft away, out of it
+    s = retaliating(a=(0, 0), b=(4, 1))
+    events = act(s, "a", "move", x=7, y=0, through=True)
+    assert outcome_of(events) == "moves toward 7,0; stops at 3,0, within B's reach: B may retaliate"
+    assert s.state.combatants["a"].position == "3,0" and [e.distance for e in of(events, Moved)] == [15]
+    assert of(events, RetaliationOffered)[0].retaliator == "b"
+    events = choose(s, "b", "attack", [99])
+    assert s.state.combatants["a"].position == "7,0" and [e.distance for e in of(events, Moved)] == [20]
+    assert s.state.combatants["a"].has("vulnerable (kept moving)")
+
+
+def test_a_mover_that_doesnt_go_on_stops_in_the_first_square_threatened():
+    # "or come to a stop within the first square threatened by the Retaliating character's melee range"
+    s = retaliating(a=(0, 0), b=(4, 1))
+    act(s, "a", "move", x=7, y=0)
+    events = choose(s, "b", "attack", [99])
+    assert chosen(events).endswith("; A stops") and not of(events, Moved)
+    assert s.state.combatants["a"].position == "3,0" and not s.state.combatants["a"].has("vulnerable (kept moving)")
+
+
+def test_the_holder_need_not_attack_the_first_enemy_and_keeps_the_retaliate_for_another():
+    # "The character need not necessarily attack the first enemy within range"
+    s = soi(fighter("a", "A"), fighter("b", "B", weapons=[AXE]), fighter("c", "A"))
+    run(s, "begin", [10, 99, 20])  # c 20, a 10, then b (a failure)
+    place(s, a=(0, 0), b=(4, 1), c=(0, 2))
+    run(s, "end_turn", actor="c")
+    run(s, "end_turn", actor="a")
+    act(s, "b", "retaliate")
+    run(s, "end_turn", actor="b")
+    act(s, "c", "move", x=7, y=2)  # passes b: stopped at 3,2
+    choose(s, "b", "hold")
+    assert s.state.combatants["c"].position == "7,2" and not s.state.combatants["c"].conditions
+    assert "B holds the Retaliate; C goes on." in transcript_of(s)
+    run(s, "end_turn", actor="c")
+    act(s, "a", "move", x=3, y=0)
+    assert chosen(choose(s, "b", "attack", [99])) == "B retaliates: hit roll 99 against 50: a miss; A stops"
+    assert not s.state.combatants["b"].has("retaliating")
+    assert audit(s.log, workers=1).clean
+
+
+def test_while_a_retaliate_waits_nothing_else_is_done_and_a_wrong_choice_is_refused_in_one_line():
+    s = retaliating(a=(0, 0), b=(4, 1))
+    act(s, "a", "move", x=7, y=0)
+    before = list(s.log.lines())
+    with pytest.raises(Refused) as refused:
+        act(s, "a", "move", x=0, y=0)
+    assert str(refused.value) == (
+        "A: move: the fight waits for B's choice: A came within its reach; retaliation b attack, or retaliation b hold"
+    )
+    with pytest.raises(Refused, match="it is B's Retaliate that waits; retaliation b attack, or retaliation b hold"):
+        choose(s, "a", "attack")
+    with pytest.raises(Refused, match=r"choose attack \(A, in reach now\) or hold \(for another enemy\)"):
+        choose(s, "b", "maybe")
+    assert list(s.log.lines()) == before
+    assert "Waiting for B's choice: A came within its reach (retaliation b attack, or retaliation b hold)" in (
+        s.rules.summary(s.state)
+    )
+
+
+def test_the_automatic_player_attacks_the_enemy_that_comes_within_reach():
+    s = retaliating(a=(0, 0), b=(4, 1))
+    act(s, "a", "move", x=7, y=0)
+    assert s.rules.policy(s.state, s.state.combatants["a"]) == Command(
+        kind="retaliation", actor="b", params={"choice": "attack"}, by="policy"
+    )
+    run(s, "end_turn", actor="a")  # the mover's turn may end: the next waits for the choice
+    assert not s.state.acting and s.rules.waiting(s.state)
+    assert s.rules.ruling_policy(s.state) == Command(
+        kind="retaliation", actor="b", params={"choice": "attack"}, by="policy"
+    )
+    run(s, "override", params={"reason": "felled", "defeat": {"target": "b"}})
+    assert s.rules.ruling_policy(s.state).params == {"choice": "hold"}  # b can't strike now: the move goes on
+
+
+def test_automatic_fights_with_retaliates_held_play_to_their_end():
+    import random
+
+    offered = 0
+    for seed in range(8):
+        rng = random.Random(seed)
+        s = Session(MemoryLog())
+        for c in read_encounter(EXAMPLE, seed=seed):
+            s.execute(c)
+        for cid in sorted(s.state.combatants):  # the game master places them before the fight
+            s.do("override", reason="placing", move={"target": cid, "to": f"{rng.randint(0, 9)},{rng.randint(0, 4)}"})
+        s.do("begin")
+        for _ in range(2000):
+            if s.state.phase == "end":
+                break
+            me = s.state.combatants[s.state.acting[0]] if s.state.acting else None
+            fresh = me is not None and s.state.extra.offer is None and me.resources.get("actions") == 2
+            if fresh and not me.has("retaliating") and rng.random() < 0.4:  # a turn begun with a Retaliate
+                s.execute(Command(kind="act", actor=me.id, action="retaliate"))
+                continue
+            offered += any(isinstance(e.event, RetaliationOffered) for e in s.auto())
+        assert s.state.phase == "end"
+        assert audit(s.log, workers=1).clean
+    assert offered >= 4  # the Retaliates met movers, and the automatic player chose each time
+
+
+def test_a_version_2_log_still_strikes_the_first_enemy_whose_move_ends_in_reach(monkeypatch):
+    from combatlog.engine import get_rules
+
+    monkeypatch.setattr(type(get_rules("swords-of-infinity")), "version", "2")
+    s = retaliating(a=(0, 0), b=(4, 1))
+    assert outcome_of(act(s, "a", "move", x=7, y=0)) == "moves to 7,0"  # passing by: not caught
+    s = retaliating(a=(0, 0), b=(5, 0))
+    said = outcome_of(act(s, "a", "move", [99], x=4, y=0, through=True))
+    assert said == "moves to 4,0; B retaliates: hit roll 99 against 50: a miss; A moves on, vulnerable"
+    monkeypatch.undo()
+    assert audit(s.log, workers=1).clean
+
+
+def test_the_game_master_places_combatants_with_a_move_override_before_the_fight_begins():
+    s = soi(fighter("a", "A"), fighter("b", "B"))
+    assert s.state.phase == "setup"
+    place(s, a=(0, 0), b=(4, 0))
+    with pytest.raises(Refused, match="override move a: 'nowhere' is not a square of the grid; give x,y"):
+        s.do("override", reason="placing", move={"target": "a", "to": "nowhere"})
+    run(s, "begin", [10, 99])
+    assert (s.state.combatants["a"].position, s.state.combatants["b"].position) == ("0,0", "4,0")
+    with pytest.raises(Refused, match="B is 20 ft away, beyond the axe's reach of 5 ft"):
+        attack(s, "a", "b", [30])

@@ -236,3 +236,82 @@ def test_an_action_resolved_in_its_own_turn_is_one_line_at_its_declaration_then_
     assert told[0][1].startswith(f"{actor} strikes ")
     assert told[0][0] == declared and told[0][1].endswith(f": {outcome}.") and "(declared)" not in told[0][1]
     assert [seq for seq, _ in told[1 : 1 + len(hits)]] == [seq for seq, _ in hits]  # then what it did, in order
+
+
+# --- damage held until a tier ends is told under the tier that dealt it ----------------------
+
+
+def _straalara_blow_that_incapacitates():
+    """Straalara: a (score 15) hits b (8) for 3 health levels, past b's one level; b's attack,
+    in the next tier, is lost (tests/test_straalara.py)."""
+    from tests.test_straalara import NO, attack, begin, f, st
+
+    s = st(f("a", "x"), f("b", "y"), health_levels=[{"name": "Hurt", "penalty": -1}])
+    begin(s, 10, 3)
+    attack(s, "b", "a", stance="partial", defense="none")
+    attack(s, "a", "b", stance="partial", faces=(9, 9, 2, 2, 2, 2) + (7, 7, 7, 2, 2) + NO * 3)
+    return s
+
+
+TIER_TOLD = [
+    "A attacks B: 2 successes; damage 5 dice: 3 − 0 soaked = 3 health levels.",
+    "  B takes 3 damage.",
+    "  B is incapacitated.",
+    "B attacks A: lost: B is incapacitated.",
+    "The encounter ends: victory, won by x.",
+]
+
+
+def test_a_tier_s_damage_is_told_under_its_action_not_the_next_tier_s():
+    s = _straalara_blow_that_incapacitates()
+    told = list(transcript(s.log))
+    assert [text for _, text in told][-5:] == TIER_TOLD
+    seqs = [seq for seq, _ in told[-5:]]
+    assert seqs[1:3] == sorted(seqs[1:3]) and seqs[2] < seqs[3]  # each line at its own event
+
+
+def test_markdown_and_html_put_a_tier_s_damage_under_its_action_too():
+    s = _straalara_blow_that_incapacitates()
+    md = list(render(lines(s), fmt="markdown"))
+    assert md[-5:] == [
+        "- A attacks B: 2 successes; damage 5 dice: 3 − 0 soaked = 3 health levels.",
+        "  - B takes 3 damage.",
+        "  - B is incapacitated.",
+        "- B attacks A: lost: B is incapacitated.",
+        "- The encounter ends: victory, won by x.",
+    ]
+    page = list(render(lines(s), fmt="html"))
+    at = page.index("<p>A attacks B: 2 successes; damage 5 dice: 3 − 0 soaked = 3 health levels.</p>")
+    assert page[at + 1 : at + 4] == [
+        '<p class="detail">B takes 3 damage.</p>',
+        '<p class="detail">B is incapacitated.</p>',
+        "<p>B attacks A: lost: B is incapacitated.</p>",
+    ]
+
+
+def test_with_dice_damage_held_for_a_tier_says_so_and_is_told_again_where_it_counts():
+    s = _straalara_blow_that_incapacitates()
+    told = lines(s, dice=True)
+    held = told.index("  B takes 3 damage, held until its tier has acted.")
+    assert told[held + 1].startswith("  -> 2 successes") and told[held + 2] == "  B takes 3 damage."
+    assert not any("held to the round's end" in line for line in told)
+
+
+def test_a_tier_of_two_is_told_whole_then_its_damage_then_the_next_tier():
+    from tests.test_straalara import attack, begin, defend, f, st
+
+    track = [{"name": "Hurt", "penalty": -1}, {"name": "Crippled", "penalty": -5}]
+    s = st(f("a", "x"), f("b", "y"), f("c", "x", wits=1), health_levels=track)
+    begin(s, 5, 5, 1)  # a and b 10, one tier; c 5
+    defend(s, "c", defense="none")
+    attack(s, "a", "b", defense="none")
+    hit, damage, soak = (8, 8, 8, 2, 2, 2), (7, 7, 7, 2, 2, 2), (2, 2, 2)
+    attack(s, "b", "a", defense="none", faces=hit + damage + soak + hit + damage + soak)
+    told = lines(s)
+    first = next(i for i, line in enumerate(told) if line.startswith("A attacks B: "))
+    assert told[first + 1].startswith("B attacks A: ")
+    assert told[first + 2 : first + 4] == ["  B takes 3 damage.", "  A takes 3 damage."]
+    assert told[first + 4 : first + 6] == ["  A is incapacitated.", "  B is incapacitated."] or told[
+        first + 4 : first + 6
+    ] == ["  B is incapacitated.", "  A is incapacitated."]
+    assert told[first + 6].startswith("C ")

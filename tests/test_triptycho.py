@@ -12,10 +12,11 @@ from combatlog.engine.battlemap import Map
 from combatlog.engine.rules.triptycho.events import CardDrawn, ChargesChanged
 from combatlog.engine.rules.triptycho.model import Stats
 from combatlog.engine.rules.triptycho.sight import seen_as
-from combatlog.events import DamageApplied, DiceRolled
+from combatlog.events import ActionResolved, DamageApplied, DiceRolled
 from combatlog.events.privacy import Seat
 from combatlog.replays.audit import audit
 from combatlog.replays.transcript import transcript
+from combatlog.testing import Fight, fight
 from tests.builders import act, board, border, encounter, fighter, forced, of, section
 
 SWORD = {"name": "Sword", "hit": "d8", "damage": "d6", "weapon": "sword"}
@@ -32,6 +33,11 @@ def tri(battle_map: dict, *entities: dict, **options: object):
     s = encounter("triptycho", *entities, map=battle_map, order="listed", starting_hand=0, **options)
     forced(s, "begin")
     return s
+
+
+def hall(battle_map: dict, *entities: dict, **options: object) -> Fight:
+    """`tri` with the kit: a fight begun in the listed order, each roll's dice named."""
+    return fight("triptycho", *entities, map=battle_map, order="listed", starting_hand=0, **options)
 
 
 def rolls(events: list) -> list[tuple[str, tuple[int, ...]]]:
@@ -118,14 +124,13 @@ def test_a_hard_border_stops_a_move_but_not_phase():
 
 def test_a_height_3_drop_deals_3d4_and_fly_falls_not():
     cliff = board(section("top"), section("bottom"), borders=[border("top", "bottom", height=-3)])
-    s = tri(cliff, ent("x", "p", "top", kind="pc"), ent("y", "q", "bottom"))
-    events = act(s, "x", "move", faces=(1, 2, 4), to="bottom")
-    assert rolls(events) == [("3d4", (1, 2, 4))]
-    assert DamageApplied(target="x", amount=7, kind="fall") in events
+    f = hall(cliff, ent("x", "p", "top", kind="pc"), ent("y", "q", "bottom"))
+    step = f.act("x", "move", to="bottom", dice={"a fall of 3 by x": (1, 2, 4)})
+    assert rolls(step.events) == [("3d4", (1, 2, 4))]
+    assert DamageApplied(target="x", amount=7, kind="fall") in step.events
     flyer = {"name": "Wings", "move": 1, "movement": "fly"}
-    s = tri(cliff, ent("x", "p", "top", flyer, kind="pc"), ent("y", "q", "bottom"))
-    events = act(s, "x", "play", card="Wings", to="bottom")
-    assert not of(events, DamageApplied)
+    f = hall(cliff, ent("x", "p", "top", flyer, kind="pc"), ent("y", "q", "bottom"))
+    assert not f.act("x", "play", card="Wings", to="bottom").of(DamageApplied)
 
 
 def test_a_rise_needs_a_climb_or_a_move_with_height():
@@ -141,18 +146,31 @@ def test_a_rise_needs_a_climb_or_a_move_with_height():
 
 def test_climbing_a_height_2_border_takes_two_good_rolls_and_a_hurt_climber_may_fall():
     ledge = board(section("low"), section("high"), borders=[border("low", "high", height=2)])
-    s = tri(
+    f = hall(
         ledge,
         ent("x", "p", "low", kind="pc"),
         ent("y", "q", "low", {"name": "Rock", "thrown": 1, "hit": "d8", "damage": "d4"}),
     )
-    act(s, "x", "climb", faces=(4, 4), to="high")  # a tie succeeds: 1 of 2
-    assert s.state.extra.climbing["x"].done == 1 and s.state.combatants["x"].position == "low"
-    forced(s, "end_turn", actor="x")
+    f.act("x", "climb", to="high", dice={"climbing by x": 4, "acrobatics by gm": 4})  # a tie succeeds: 1 of 2
+    assert f.state.extra.climbing["x"].done == 1 and f.combatant("x").position == "low"
+    f.end_turn("x")
     # y throws at the climber (Vulnerable: Miss d6 -> d4); hurt, x holds on 2 against 5, and falls 1
-    events = act(s, "y", "play", "x", faces=(8, 1, 3, 2, 5, 4), card="Rock")
-    assert rolls(events)[:2] == [("1d8", (8,)), ("1d4", (1,))]
-    assert DamageApplied(target="x", amount=4, kind="fall") in events and "x" not in s.state.extra.climbing
+    step = f.act(
+        "y",
+        "play",
+        "x",
+        card="Rock",
+        dice={
+            "rock hit by y": 8,
+            "miss by x": 1,
+            "rock damage by y": 3,
+            "holding on by x": 2,
+            "acrobatics by gm": 5,
+            "a fall of 1 by x": 4,
+        },
+    )
+    assert rolls(step.events)[:2] == [("1d8", (8,)), ("1d4", (1,))]
+    assert DamageApplied(target="x", amount=4, kind="fall") in step.events and "x" not in f.state.extra.climbing
 
 
 def test_an_enemy_block_stops_leaving_but_not_entering():
@@ -182,13 +200,13 @@ def test_swimming_a_long_move_loses_a_section_for_each_water_section_entered():
 
 
 def test_an_attack_is_hit_against_miss_a_tie_hits_then_damage():
-    s = tri(HALL, ent("x", "p", "a", kind="pc"), ent("y", "q", "a"))
-    events = act(s, "x", "play", "y", faces=(4, 4, 5), card="Sword")
-    assert rolls(events) == [("1d8", (4,)), ("1d6", (4,)), ("1d6", (5,))]
-    assert s.state.combatants["y"].damage == 5
-    forced(s, "end_turn", actor="x")
-    events = act(s, "y", "play", "x", faces=(2, 3), card="Sword")
-    assert s.state.combatants["x"].damage == 0  # 2 against 3: a miss, no damage rolled
+    f = hall(HALL, ent("x", "p", "a", kind="pc"), ent("y", "q", "a"))
+    step = f.act("x", "play", "y", card="Sword", dice={"sword hit by x": 4, "miss by y": 4, "sword damage by x": 5})
+    assert rolls(step.events) == [("1d8", (4,)), ("1d6", (4,)), ("1d6", (5,))]
+    assert f.damage("y") == 5
+    f.end_turn("x")
+    step = f.act("y", "play", "x", card="Sword", dice={"hit by y": 2, "miss by x": 3})
+    assert f.damage("x") == 0 and len(step.rolls) == 2  # 2 against 3: a miss, no damage rolled
 
 
 def test_melee_reaches_only_its_own_section_and_reach_crosses_a_border():
@@ -221,9 +239,11 @@ def test_a_range_card_is_refused_with_an_enemy_alongside_but_thrown_is_not():
 
 def test_an_area_attack_without_range_hits_its_own_section_attacker_included():
     quake = {"name": "Quake", "area": "all", "hit": "d8", "damage": "d4"}
-    s = tri(HALL, ent("x", "p", "a", quake, kind="pc"), ent("y", "q", "a"), ent("z", "q", "b"))
-    events = act(s, "x", "play", faces=(8, 1, 2, 8, 1, 3), card="Quake")
-    hurt = {e.target: e.amount for e in of(events, DamageApplied)}
+    f = hall(HALL, ent("x", "p", "a", quake, kind="pc"), ent("y", "q", "a"), ent("z", "q", "b"))
+    step = f.act(
+        "x", "play", card="Quake", dice={"hit by x": [8, 8], "miss by x": 1, "miss by y": 1, "damage by x": [2, 3]}
+    )
+    hurt = {e.target: e.amount for e in step.of(DamageApplied)}
     assert hurt == {"x": 2, "y": 3}  # x and y in a; z in b untouched
 
 
@@ -497,12 +517,12 @@ def test_charges_are_kept_by_incanting_again_before_the_turn_ends():
 def test_the_game_master_calls_an_acrobatics_roll_and_a_tie_succeeds():
     from combatlog.events import GmRuling
 
-    s = tri(HALL, ent("x", "p", "a", kind="pc", acrobatics="d8"), ent("y", "q", "c"))
-    events = forced(s, "acrobatics", (4, 4), actor="x", params={"reason": "the ice"})
-    ruling = of(events, GmRuling)[0]
+    f = hall(HALL, ent("x", "p", "a", kind="pc", acrobatics="d8"), ent("y", "q", "c"))
+    step = f.do("acrobatics", actor="x", reason="the ice", dice={"acrobatics by x": 4, "acrobatics by gm": 4})
+    ruling = step.of(GmRuling)[0]
     assert ruling.decision == "succeeds" and "4 against 4" in ruling.text
-    events = forced(s, "acrobatics", (2, 5), actor="x", params={"reason": "the ice"})
-    assert of(events, GmRuling)[0].decision == "fails"
+    step = f.do("acrobatics", actor="x", reason="the ice", dice={"by gm": 5, "by x": 2})
+    assert step.of(GmRuling)[0].decision == "fails"
 
 
 def test_the_game_masters_lines_show_each_hand_and_another_side_sees_only_how_many():
@@ -517,4 +537,305 @@ def test_the_game_masters_lines_show_each_hand_and_another_side_sees_only_how_ma
     forced(s, "begin", (2,))
     assert "y holds Plan" in s.rules.summary(s.state)
     seen = s.rules.seen_by(s.state, Seat(sides=frozenset({"p"})))
-    assert "y holds 1 card(s)" in s.rules.summary(seen)
+    assert "y holds 1 card" in s.rules.summary(seen)
+
+
+# --- version 2: what the text says where version 1 read it otherwise ------------------------
+
+SPARK = {"name": "Spark", "range": 1, "incantation": 1, "hit": "d8", "damage": "d6"}
+
+
+def _at_version_1(monkeypatch) -> None:
+    from combatlog.engine import get_rules
+
+    monkeypatch.setattr(type(get_rules("triptycho")), "version", "1")
+
+
+def test_a_range_incantation_begun_with_an_enemy_alongside_is_refused_however_it_began():
+    # "If the Action has an Incantation entry along with a Range entry, only check for enemies
+    # in the occupied section when beginning the incantation"
+    s = tri(HALL, ent("x", "p", "a", SPARK, kind="pc"), ent("y", "q", "a"))
+    with pytest.raises(Refused, match="an enemy in the section: no Range incantation may begin"):
+        act(s, "x", "incant", card="Spark")
+    events = act(s, "x", "incant")  # no card named: it may still pay for a card without Range
+    assert of(events, ActionResolved)[0].outcome.endswith("an enemy alongside: no Range incantation on these charges")
+    forced(s, "end_turn", actor="x")
+    forced(s, "end_turn", actor="y")
+    assert s.state.extra.charges["x"] == 1
+    with pytest.raises(Refused, match="X began incanting with an enemy in the section: no Range incantation"):
+        act(s, "x", "play", "y", faces=(8, 1, 6), card="Spark")
+    act(s, "x", "incant")  # going on with the same incantation keeps it barred
+    forced(s, "end_turn", actor="x")
+    forced(s, "end_turn", actor="y")
+    assert s.state.extra.charges["x"] == 2
+    with pytest.raises(Refused, match="X began incanting with an enemy in the section"):
+        act(s, "x", "play", "y", faces=(8, 1, 6), card="Spark")
+    assert audit(s.log, workers=1).clean
+
+
+def test_a_range_incantation_begun_alone_fires_though_an_enemy_came_in_later():
+    # "the Action is not canceled if an enemy then enters the occupied section later, and it can
+    # still fire normally at the start of the incanting entity's finishing turn"
+    s = tri(HALL, ent("x", "p", "a", SPARK, kind="pc"), ent("y", "q", "b"))
+    act(s, "x", "incant")
+    forced(s, "end_turn", actor="x")
+    act(s, "y", "move", to="a")
+    forced(s, "end_turn", actor="y")
+    act(s, "x", "play", "y", faces=(8, 1, 6), card="Spark")
+    assert s.state.combatants["y"].damage == 6
+
+
+def test_a_version_1_log_still_fires_a_range_incantation_begun_beside_an_enemy(monkeypatch):
+    _at_version_1(monkeypatch)
+    s = tri(HALL, ent("x", "p", "a", SPARK, kind="pc"), ent("y", "q", "a"))
+    act(s, "x", "incant")
+    forced(s, "end_turn", actor="x")
+    forced(s, "end_turn", actor="y")
+    act(s, "x", "play", "y", faces=(8, 1, 6), card="Spark")
+    assert s.state.rules_version == "1" and s.state.combatants["y"].damage == 6
+    monkeypatch.undo()
+    assert audit(s.log, workers=1).clean  # re-decided under version 1, as recorded
+
+
+# the ogre stands across a lit hall and a dark crypt; x, in the lit yard, throws fire at one of them
+LIGHTS = board(
+    section("hall"),
+    section("crypt", light="dark"),
+    section("yard"),
+    borders=[border("hall", "crypt"), border("crypt", "yard")],
+)
+FIRE = {"name": "Fire", "range": 2, "area": "enemies", "hit": "d8", "damage": "d6"}
+
+
+def _ogre(**kw: object):
+    return tri(LIGHTS, ent("x", "p", "yard", FIRE, kind="pc"), ent("ogre", "q", "hall+crypt", **kw))
+
+
+def test_a_large_entity_is_lit_or_dark_as_the_section_the_attack_occurs_in():
+    # "If an entity occupies multiple sections with different illumination, only consider the
+    # section in which the attack occurs."
+    s = _ogre()
+    events = act(s, "x", "play", faces=(5, 2, 3), card="Fire", section="crypt")
+    assert rolls(events)[0] == ("1d6", (5,))  # d8 lowered: x can't see the ogre in the dark crypt
+    assert "[Debilitated, OGRE Hindered]" in of(events, ActionResolved)[0].outcome
+    s = _ogre()
+    events = act(s, "x", "play", faces=(5, 2, 3), card="Fire", section="hall")
+    assert rolls(events)[0] == ("1d8", (5,))  # the same ogre, attacked in the lit hall: seen
+
+
+def test_a_large_entity_is_hindered_by_the_dark_section_it_is_attacked_in():
+    # Hindered lowers its Miss with hindered = "miss"; it can't see in the crypt, but can in the hall
+    for where, miss in (("crypt", "1d4"), ("hall", "1d6")):
+        s = tri(LIGHTS, ent("x", "p", "yard", FIRE, kind="pc"), ent("ogre", "q", "hall+crypt"), hindered="miss")
+        events = act(s, "x", "play", faces=(5, 2, 3), card="Fire", section=where)
+        assert rolls(events)[1][0] == miss
+
+
+def test_a_version_1_log_still_reads_a_large_entitys_light_in_its_first_section(monkeypatch):
+    _at_version_1(monkeypatch)
+    s = _ogre()
+    events = act(s, "x", "play", faces=(5, 2, 3), card="Fire", section="crypt")
+    assert rolls(events)[0] == ("1d8", (5,))
+    monkeypatch.undo()
+    assert audit(s.log, workers=1).clean
+
+
+def _blocking_pair():
+    """x and y in b; y blocks b -> c in round 1; x's turn of round 2 has begun."""
+    s = tri(HALL, ent("x", "p", "b", kind="pc"), ent("y", "q", "b"))
+    forced(s, "end_turn", actor="x")
+    act(s, "y", "block", toward="c")
+    forced(s, "end_turn", actor="y")
+    assert s.state.round == 2 and s.state.acting == ("x",)
+    return s
+
+
+def _override(s, **effect: object) -> list:
+    return forced(s, "override", params={"reason": "the game master", **effect})
+
+
+def test_a_block_is_lowered_the_moment_its_blocker_becomes_immobilized():
+    # "Blocks are automatically lowered if an entity becomes Immobilized or Defenseless"
+    from combatlog.engine.rules.triptycho.events import BlockLowered
+
+    s = _blocking_pair()
+    events = _override(s, condition={"target": "y", "name": "immobilized"})
+    assert BlockLowered(combatant="y", reason="immobilized") in events
+    assert "Y lowers the Block (immobilized)." in _told(s)
+    _override(s, remove_condition={"target": "y", "name": "immobilized"})
+    act(s, "x", "move", to="c")  # freed again in the same round, y blocks nothing until it blocks again
+    assert s.state.combatants["x"].position == "c"
+    s = _blocking_pair()
+    assert BlockLowered(combatant="y", reason="defenseless") in _override(
+        s, condition={"target": "y", "name": "defenseless"}
+    )
+
+
+def test_a_version_1_log_still_keeps_the_block_up_until_the_rounds_end(monkeypatch):
+    _at_version_1(monkeypatch)
+    s = _blocking_pair()
+    _override(s, condition={"target": "y", "name": "immobilized"})
+    _override(s, remove_condition={"target": "y", "name": "immobilized"})
+    with pytest.raises(Refused, match="Y blocks the border from b to c"):
+        act(s, "x", "move", to="c")
+    monkeypatch.undo()
+    assert audit(s.log, workers=1).clean
+
+
+# --- version 2: an incantation kept, a large entity's sections, a condition's case ----------
+
+STORM = {"name": "Storm", "range": 1, "incantation": 2, "hit": "d8", "damage": "d6"}
+
+
+def _storm_begun_alone():
+    """x begins incanting Storm alone in a; y comes into a; x's turn of round 2 has begun, 1 charge held."""
+    s = tri(HALL, ent("x", "p", "a", STORM, kind="pc"), ent("y", "q", "b"))
+    act(s, "x", "incant", card="Storm")
+    forced(s, "end_turn", actor="x")
+    act(s, "y", "move", to="a")
+    forced(s, "end_turn", actor="y")
+    assert s.state.round == 2 and s.state.extra.charges["x"] == 1
+    return s
+
+
+def test_a_range_incantation_kept_going_fires_though_an_enemy_came_in_while_it_built():
+    # "only check for enemies in the occupied section when beginning the incantation; the Action
+    # is not canceled if an enemy then enters the occupied section later, and it can still fire
+    # normally at the start of the incanting entity's finishing turn regardless of the presence of
+    # enemies." and "The charge is maintained as long as you begin incanting once again before
+    # the end of your turn."
+    s = _storm_begun_alone()
+    events = act(s, "x", "incant", card="Storm")  # y alongside: going on, not beginning
+    assert of(events, ActionResolved)[0].outcome == "incants again, keeping 1 charge(s)"
+    forced(s, "end_turn", actor="x")
+    forced(s, "end_turn", actor="y")
+    assert s.state.round == 3 and s.state.extra.charges["x"] == 2
+    events = act(s, "x", "play", "y", faces=(8, 1, 6), card="Storm")
+    assert rolls(events) == [("1d8", (8,)), ("1d6", (1,)), ("1d6", (6,))]
+    assert s.state.combatants["y"].damage == 6
+    assert audit(s.log, workers=1).clean
+
+
+def test_a_range_incantation_begun_beside_an_enemy_stays_barred_when_named_going_on():
+    # "only check for enemies in the occupied section when beginning the incantation": begun
+    # beside y, the incantation stays barred from Range cards; naming one to go on is refused
+    s = tri(HALL, ent("x", "p", "a", STORM, kind="pc"), ent("y", "q", "a"))
+    act(s, "x", "incant")
+    forced(s, "end_turn", actor="x")
+    act(s, "y", "move", to="b")
+    forced(s, "end_turn", actor="y")
+    with pytest.raises(Refused, match="X began incanting with an enemy in the section: .*Storm has Range"):
+        act(s, "x", "incant", card="Storm")  # y has gone, yet the beginning decided
+    events = act(s, "x", "incant")
+    assert of(events, ActionResolved)[0].outcome == (
+        "incants again, keeping 1 charge(s): no Range incantation on them (begun with an enemy alongside)"
+    )
+
+
+def test_a_version_1_log_still_checks_each_incanting_again_for_enemies(monkeypatch):
+    _at_version_1(monkeypatch)
+    s = _storm_begun_alone()
+    with pytest.raises(Refused, match="an enemy in the section: no Range incantation may begin"):
+        act(s, "x", "incant", card="Storm")
+    assert of(act(s, "x", "incant"), ActionResolved)[0].outcome == "begins incanting"
+    forced(s, "end_turn", actor="x")
+    forced(s, "end_turn", actor="y")
+    act(s, "x", "play", "y", faces=(8, 1, 6), card="Storm")
+    assert s.state.rules_version == "1" and s.state.combatants["y"].damage == 6
+    monkeypatch.undo()
+    assert audit(s.log, workers=1).clean  # re-decided under version 1, as recorded
+
+
+ARROW = {"name": "Arrow", "range": 2, "hit": "d8", "damage": "d6"}
+AXE = {"name": "Axe", "hit": "d8", "damage": "d6"}
+
+
+def test_a_single_target_attack_on_a_large_entity_occurs_in_its_nearest_section_or_the_one_named():
+    # "Particularly large entities may [...] occupy multiple sections at a time." "If an entity
+    # occupies multiple sections with different illumination, only consider the section in which
+    # the attack occurs." "the attacker can choose which section borders are crossed"
+    # The ogre stands across the lit hall and the dark crypt; x, in the lit yard, shoots an Arrow.
+    # The crypt is nearer (1 border, the hall 2): the shot occurs there, where x can't see it.
+    s = _ogre_at("hall+crypt", ARROW)
+    events = act(s, "x", "play", "ogre", faces=(5, 2, 3), card="Arrow")
+    assert rolls(events)[0] == ("1d6", (5,))  # d8 lowered: Debilitated
+    assert "[Debilitated, OGRE Hindered]" in of(events, ActionResolved)[0].outcome
+    s = _ogre_at("hall+crypt", ARROW)
+    with pytest.raises(Refused, match=r"OGRE isn't in yard \(it stands in hall, crypt\): section=SECTION"):
+        act(s, "x", "play", "ogre", faces=(5, 2, 3), card="Arrow", section="yard")
+    events = act(s, "x", "play", "ogre", faces=(5, 2, 3), card="Arrow", section="hall")  # x's choice
+    assert rolls(events) == [("1d8", (5,)), ("1d6", (2,)), ("1d6", (3,))]
+    assert s.state.combatants["ogre"].damage == 3
+    assert audit(s.log, workers=1).clean
+
+
+def test_a_melee_attack_on_a_large_entity_occurs_in_the_attackers_section():
+    # "An Action without a Range or Thrown entry is considered to be melee. Such Actions can only
+    # target entities in your occupied section." The ogre across the dark crypt and the lit hall;
+    # x in the hall swings its Axe: the attack occurs in the lit hall, where the ogre isn't
+    # Hindered (hindered = "miss": its Miss stays d6); naming the crypt is refused
+    s = _ogre_at("crypt+hall", AXE, x_at="hall", hindered="miss")
+    with pytest.raises(Refused, match="Axe is melee: it strikes in hall only, not crypt"):
+        act(s, "x", "play", "ogre", faces=(5, 2, 3), card="Axe", section="crypt")
+    events = act(s, "x", "play", "ogre", faces=(5, 2, 3), card="Axe")
+    assert rolls(events) == [("1d8", (5,)), ("1d6", (2,)), ("1d6", (3,))]
+    assert s.state.combatants["ogre"].damage == 3
+
+
+def test_section_is_refused_on_a_card_that_is_no_attack():
+    # a single-target attack honours section=; a card that attacks nothing refuses it, never ignores it
+    s = tri(HALL, ent("x", "p", "a", {"name": "Dash", "move": 2}, kind="pc"), ent("y", "q", "b"))
+    with pytest.raises(Refused, match="Dash isn't an attack: section=SECTION names where an attack occurs"):
+        act(s, "x", "play", card="Dash", to="c", section="c")
+    act(s, "x", "play", card="Dash", to="c")
+    assert s.state.combatants["x"].position == "c"
+
+
+def _ogre_at(where: str, card: dict, x_at: str = "yard", **options: object):
+    return tri(LIGHTS, ent("x", "p", x_at, card, kind="pc"), ent("ogre", "q", where), **options)
+
+
+def test_a_version_1_log_still_shoots_a_large_entity_in_its_first_section(monkeypatch):
+    _at_version_1(monkeypatch)
+    s = _ogre_at("hall+crypt", ARROW)
+    events = act(s, "x", "play", "ogre", faces=(5, 2, 3), card="Arrow", section="crypt")  # section= unread
+    assert rolls(events)[0] == ("1d8", (5,))  # read in the lit hall, its first section
+    s2 = _ogre_at("crypt+hall", AXE, x_at="hall")
+    with pytest.raises(Refused, match="Axe is melee: OGRE isn't in hall"):
+        act(s2, "x", "play", "ogre", faces=(5, 2, 3), card="Axe")
+    monkeypatch.undo()
+    assert audit(s.log, workers=1).clean
+
+
+@pytest.mark.parametrize("name", ["Immobilized", "Defenseless", "IMMOBILIZED"])
+def test_a_condition_named_as_the_text_writes_it_lowers_a_block(name):
+    # "Additionally, Blocks are automatically lowered if an entity becomes Immobilized or
+    # Defenseless." A condition's name is read in any case
+    from combatlog.engine.rules.triptycho.events import BlockLowered
+
+    s = _blocking_pair()
+    events = _override(s, condition={"target": "y", "name": name})
+    assert BlockLowered(combatant="y", reason=name.lower()) in events
+    act(s, "x", "move", to="c")
+    assert s.state.combatants["x"].position == "c"
+
+
+def test_debilitated_as_the_text_writes_it_lowers_the_hit_die():
+    # "If an entity attacks another entity that it cannot see, then it is considered to be
+    # Debilitated for the attack" (the Hit penalty); put on by the game master as "Debilitated"
+    s = tri(HALL, ent("x", "p", "a", SWORD, kind="pc"), ent("y", "q", "a"))
+    _override(s, condition={"target": "x", "name": "Debilitated"})
+    events = act(s, "x", "play", "y", faces=(5, 2, 3), card="Sword")
+    assert rolls(events)[0] == ("1d6", (5,))
+
+
+def test_a_version_1_log_still_reads_condition_names_only_in_lowercase(monkeypatch):
+    _at_version_1(monkeypatch)
+    s = _blocking_pair()
+    _override(s, condition={"target": "y", "name": "Immobilized"})
+    forced(s, "end_turn", actor="x")
+    forced(s, "end_turn", actor="y")  # the round ends: version 1 lowered only "immobilized" then
+    with pytest.raises(Refused, match="Y blocks the border from b to c"):
+        act(s, "x", "move", to="c")
+    monkeypatch.undo()
+    assert audit(s.log, workers=1).clean

@@ -40,7 +40,7 @@ import msgspec
 from combatlog.engine.encounter_file import read_encounter
 from combatlog.engine.errors import Refused
 from combatlog.engine.lean import LeanSession
-from combatlog.engine.rules import get as get_rules
+from combatlog.engine.registry import get as get_rules
 from combatlog.events import Command
 from combatlog.simulate.run import MAX_STEPS, run_seed, with_seed
 
@@ -223,7 +223,7 @@ def main() -> None:
             rules = get_rules(system)
         except KeyError as exc:
             parser.error(f"--pin {pin!r}: {exc.args[0]}")
-        rules.version = version  # the instance's, for this process only: `new` records it
+        type(rules).version = version  # for this process only (its variants too): `new` records it
     for path in sorted(EXAMPLES.glob("*.toml")):
         system = next(k for k in VARIANTS if path.stem.startswith(k))
         for options in VARIANTS[system]:

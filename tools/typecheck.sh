@@ -10,8 +10,8 @@ mkdir -p "$tree/combatlog"
 for layer in events projections engine replays cli examples; do
     ln -s "$PWD/$layer" "$tree/combatlog/$layer"
 done
-ln -s "$PWD/cli/root/__init__.py" "$tree/combatlog/__init__.py"
-ln -s "$PWD/cli/root/py.typed" "$tree/combatlog/py.typed"
+ln -s "$PWD/api/__init__.py" "$tree/combatlog/__init__.py"
+ln -s "$PWD/api/py.typed" "$tree/combatlog/py.typed"
 cd "$tree"
 MYPYPATH="$tree" mypy --config-file "$OLDPWD/pyproject.toml" -p combatlog.events -p combatlog.projections \
     -p combatlog.engine -p combatlog.replays "$@"

@@ -32,6 +32,7 @@ from combatlog.engine.commands import KINDS, Contribute, help_of
 from combatlog.engine.dice import DiceError
 from combatlog.engine.encounter_file import EncounterFileError, encounter_commands
 from combatlog.engine.grammar import UsageError
+from combatlog.engine.words import add_example, plainly
 from combatlog.events import LogError, StepRedone, StepUndone
 from combatlog.projections import PlayerView, SeatEntry
 from combatlog.replays import open_log, views
@@ -144,6 +145,7 @@ def _gm_board(table: Table, message: str = "", error: str = "", base: str = "") 
         screen=view.screen(state, GM, table.seq),
         turns=view.turns(state),
         legal=table.session.legal(),
+        add_example=add_example(state),
         lines=told[-400:],
         map_svg=_map(table, GM, movable=True),
         fair=_fair(table, GM),
@@ -370,7 +372,9 @@ def create_app(tables: Tables, debug: bool = False) -> Litestar:
             log.close()
             table = tables.add(target)
         except (EncounterFileError, Refused, DiceError, LogError) as exc:
-            return _html("home.html", 422, tables=tables.all(), examples=_examples(), home=token, error=str(exc))
+            return _html(
+                "home.html", 422, tables=tables.all(), examples=_examples(), home=token, error=plainly(str(exc))
+            )
         return Response(
             "", status_code=303, headers={"Location": f"/gm/{table.gm_token}", "HX-Redirect": f"/gm/{table.gm_token}"}
         )
@@ -444,7 +448,7 @@ def create_app(tables: Tables, debug: bool = False) -> Litestar:
                 order = await anyio.to_thread.run_sync(forms.command_of, fields, targets, rules)
             table.seat_execute(seat, order, seen)
         except (Refused, DiceError, UsageError, LogError, ValueError, KeyError) as exc:
-            text = str(exc.args[0]) if isinstance(exc, KeyError) and exc.args else str(exc)
+            text = plainly(str(exc.args[0]) if isinstance(exc, KeyError) and exc.args else str(exc))
             return Response(_seat_board(table, seat, error=text), media_type="text/html", status_code=422)
         return Response(_seat_board(table, seat), media_type="text/html")
 
@@ -482,7 +486,7 @@ def create_app(tables: Tables, debug: bool = False) -> Litestar:
             else:
                 table.execute(order, seen)
         except (Refused, DiceError, UsageError, LogError, ValueError, KeyError) as exc:
-            text = str(exc.args[0]) if isinstance(exc, KeyError) and exc.args else str(exc)
+            text = plainly(str(exc.args[0]) if isinstance(exc, KeyError) and exc.args else str(exc))
             return _refused(table, text, fields.get("form", ""), _base(request))
         return Response(_gm_board(table, base=_base(request)), media_type="text/html")
 

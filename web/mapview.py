@@ -10,7 +10,8 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Any
 
-from combatlog.engine.rules.base import BoardView
+from combatlog.engine.protocol import BoardView
+from combatlog.engine.words import counted
 from combatlog.replays.views import Seen
 
 CELL = 44  # a grid square, in px
@@ -125,7 +126,7 @@ def _sections(board: BoardView, at: dict[str, list[Token]], movable: bool | str)
     width, height = 20 + cols * (BOX_W + GAP_X), 20 + rows * (BOX_H + GAP_Y)
     parts = [
         f'<svg class="map" viewBox="0 0 {width} {height}" width="{width}" height="{height}" role="img" '
-        f'aria-label="the map: {len(board.sections)} sections">'
+        f'aria-label="the map: {counted(len(board.sections), "section")}">'
     ]
 
     def centre(sid: str) -> tuple[float, float]:

@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from combatlog.engine import RuleSystem, get_rules
-from combatlog.engine.rules.base import ActionSpec, level_of
+from combatlog.engine import RuleSystem, rules_of
+from combatlog.engine.protocol import ActionSpec, level_of
 from combatlog.events import Command
 from combatlog.projections import Combatant, Encounter
 from combatlog.replays.views import UNSEEN_NAME, Seen, Viewer, seen
@@ -124,7 +124,7 @@ def layout(view: Seen) -> Screen:
 
 def _rules(state: Encounter) -> RuleSystem | None:
     try:
-        return get_rules(state.rules) if state.rules is not None else None
+        return rules_of(state) if state.rules is not None else None
     except KeyError:
         return None
 
@@ -148,6 +148,18 @@ class Choice:
     max_targets: int
     dice: list[str] = field(default_factory=list)  # the rolls it asks for ("1d20+4 to hit"), when told
     params: dict[str, tuple[str, ...]] = field(default_factory=dict)  # a parameter's choices, for a list
+    param_help: dict[str, str] = field(default_factory=dict)  # a declared parameter's line of help
+
+
+@dataclass(frozen=True)
+class ParamField:
+    """One parameter input of a turn's form: its name, its choices (none: a value typed), its
+    help, and the actions that take it."""
+
+    name: str
+    choices: tuple[str, ...]
+    help: str
+    actions: tuple[str, ...]
 
 
 def with_dice(session: Any, turn: Turn) -> Turn:
@@ -172,6 +184,18 @@ class Turn:
     resources: dict[str, int]
     choices: list[Choice]
 
+    @property
+    def fields(self) -> list[ParamField]:
+        """The parameters of every action offered, one input each (a list when any action
+        offers choices for it), in the order the actions declare them."""
+        merged: dict[str, tuple[list[str], list[str], str]] = {}
+        for c in self.choices:
+            for name, options in c.params.items():
+                listed, takers, help = merged.setdefault(name, ([], [], c.param_help.get(name, "")))
+                listed.extend(o for o in options if o not in listed)
+                takers.append(c.name)
+        return [ParamField(name, tuple(listed), help, tuple(takers)) for name, (listed, takers, help) in merged.items()]
+
 
 def turns(state: Encounter) -> list[Turn]:
     """A form for each acting combatant, generated from the rule system's action specs."""
@@ -193,8 +217,10 @@ def _choice(rules: RuleSystem, state: Encounter, actor: Combatant, spec: ActionS
     else:
         targets = [
             (c.id, c.name)
-            for c in state.active()
-            if c.id != actor.id
+            for c in state.combatants.values()
+            if not c.removed
+            and (c.defeated is None or spec.targets_down_ok)
+            and c.id != actor.id
             and (
                 kind == "any"
                 or (kind == "enemy") == (c.side != actor.side)
@@ -208,6 +234,7 @@ def _choice(rules: RuleSystem, state: Encounter, actor: Combatant, spec: ActionS
     cost = cost or "free"
     return Choice(
         params=rules.param_choices(state, actor, spec.name),
+        param_help={p.name: p.help for p in spec.params or ()},
         name=spec.name,
         cost=cost,
         help=spec.help,

@@ -34,10 +34,27 @@
     document.querySelectorAll(".transcript").forEach(function (t) { t.scrollTop = t.scrollHeight; });
   }
   document.addEventListener("DOMContentLoaded", newestInView);
+  // an action form shows the parameters the chosen action takes (each input names its actions);
+  // the others are hidden and not sent
+  function showParams(form) {
+    var chosen = form.querySelector("input[name=action]:checked");
+    if (!chosen) { return; }
+    form.querySelectorAll(".param[data-actions]").forEach(function (label) {
+      var takes = label.dataset.actions.split(" ").indexOf(chosen.value) >= 0;
+      label.hidden = !takes;
+      label.querySelectorAll("input, select").forEach(function (el) { el.disabled = !takes; });
+    });
+  }
+  function allParams(root) { root.querySelectorAll("form.turn").forEach(showParams); }
+  document.addEventListener("change", function (e) {
+    if (e.target.name === "action" && e.target.form) { showParams(e.target.form); }
+  });
+  document.addEventListener("DOMContentLoaded", function () { allParams(document); });
   // after every new board: the newest line in view, the scrubber at the newest seq, the audit again
   document.addEventListener("htmx:afterSwap", function (e) {
     if (!e.detail || !e.detail.target || e.detail.target.id !== "board") { return; }
     newestInView();
+    allParams(e.detail.target);
     var status = e.detail.target.querySelector(".status[data-seq]");
     var s = scrubber();
     if (status && s) {

@@ -13,13 +13,13 @@ from typing import Any
 
 import msgspec
 
-from combatlog.engine import rules as _registry
+from combatlog.engine import registry as _registry
 from combatlog.engine.dice import DiceError
 from combatlog.engine.dice import parse as parse_dice
 from combatlog.engine.draft import Draft
 from combatlog.engine.errors import Refused
 from combatlog.engine.order import ActionPointOrder
-from combatlog.engine.rules.base import ActionSpec, BoardView, RuleSystem
+from combatlog.engine.protocol import ActionSpec, BoardView, RuleSystem
 from combatlog.engine.rules.infinite_realms.actions import (
     AIM,
     ATTACK,
@@ -73,7 +73,10 @@ class InfiniteRealms(RuleSystem):
     name = "infinite-realms"
     # 2: a wounded attacker's damage factor on a critical's extra damage and on a critical
     # miss's wounds; a game master's change of points or reach re-ranks the order
-    version = "2"
+    # 3: an unknown parameter is refused; a target gone before the action resolves says so in
+    # the core's words
+    version = "3"
+    params_since = 3
     events = EVENTS
     required_stats = ("hp", "ap", "init", "defense")
     options_type = IROptions
@@ -197,6 +200,15 @@ class InfiniteRealms(RuleSystem):
                 continue
             if (state.round - since) % 4 == 3:
                 draft.damage(cid, 1, kind="bleeding", source="internal bleeding")
+
+    def target_gone(self, draft: Draft, pending: Pending, target: Combatant) -> str | None:
+        if self.since(draft.state, 3):
+            return super().target_gone(draft, pending, target)
+        # versions 1 and 2 (every action resolves in the step that declares it, at a target just
+        # found standing, so no log of theirs says it): first aid had no check
+        if pending.action == "first_aid":
+            return None
+        return f"{target.name} is {'' if pending.action == 'pursue' else 'already '}{target.defeated}"
 
     def after_damage(self, draft: Draft, target: str) -> None:
         c = draft.state.combatants[target]

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from combatlog.engine.draft import Draft
-from combatlog.engine.rules.base import ActionSpec
+from combatlog.engine.protocol import ActionParam, ActionSpec
 from combatlog.engine.rules.infinite_realms.attack import strike
 from combatlog.engine.rules.infinite_realms.events import Aimed, BleedingStarted, DefenseBought
 from combatlog.engine.rules.infinite_realms.model import (
@@ -153,6 +153,22 @@ def _check_first_aid(
     return None if state.combatants[targets[0]].has(BLEEDING) else f"{state.combatants[targets[0]].name} isn't bleeding"
 
 
+def _usable(state: Encounter, actor: Combatant) -> tuple[str, ...]:
+    broken = own(state).broken.get(actor.id, ())
+    return tuple(w.name for w in weapons(actor) if w.name not in broken)
+
+
+def _others(state: Encounter, actor: Combatant) -> tuple[str, ...]:
+    return tuple(c.id for c in state.active() if c.id != actor.id)
+
+
+WEAPON = ActionParam("weapon", help="the weapon (default: the first unbroken one)", offered=_usable)
+MOVE_PARAMS = (
+    ActionParam("toward", help="the combatant moved toward (engaging it when reached)", offered=_others),
+    ActionParam("away_from", help="the combatant moved away from", offered=_others),
+)
+
+
 ATTACK = ActionSpec(
     "attack",
     "melee",
@@ -160,13 +176,14 @@ ATTACK = ActionSpec(
     _attack,
     check=_check_attack,
     help="attack with a weapon (params weapon, rapid=true for missiles against a rush)",
+    params=(WEAPON, ActionParam("rapid", "bool", help="rapid fire: a missile weapon against a combatant rushing you")),
 )
 
 
-PUNCH_A = ActionSpec("punch", "melee", {"ap": 0}, _attack, check=_check_hand, help="punch (punch_ap AP)")
+PUNCH_A = ActionSpec("punch", "melee", {"ap": 0}, _attack, check=_check_hand, help="punch (punch_ap AP)", params=())
 
 
-KICK_A = ActionSpec("kick", "melee", {"ap": 0}, _attack, check=_check_kick, help="kick (kick_ap AP)")
+KICK_A = ActionSpec("kick", "melee", {"ap": 0}, _attack, check=_check_kick, help="kick (kick_ap AP)", params=())
 
 
 AIM = ActionSpec(
@@ -179,6 +196,7 @@ AIM = ActionSpec(
     max_targets=0,
     check=_check_aim,
     help="+5 offense for the next attack (params weapon; at most 2 melee, 3 thrown, 5 missile)",
+    params=(WEAPON,),
 )
 
 
@@ -193,6 +211,7 @@ MOVE_SPECS = [
         max_targets=0,
         check=_check_move,
         help=f"{yards} yards (params toward=ID or away_from=ID)",
+        params=MOVE_PARAMS,
     )
     for name, yards in MOVES.items()
 ]
@@ -208,6 +227,7 @@ DEFEND = ActionSpec(
     max_targets=0,
     check=_check_defend,
     help="at the round's start: -2 defense % per AP (params ap)",
+    params=(ActionParam("ap", "int", help="the AP spent on defense (default 1)"),),
 )
 
 
@@ -221,6 +241,7 @@ STAND = ActionSpec(
     max_targets=0,
     check=_check_stand,
     help="get up after a fall (5 AP)",
+    params=(),
 )
 
 
@@ -232,6 +253,7 @@ FIRST_AID = ActionSpec(
     targets="ally",
     check=_check_first_aid,
     help="stop internal bleeding (d% under first_aid)",
+    params=(),
 )
 
 
@@ -242,4 +264,5 @@ PURSUE = ActionSpec(
     _pursue,
     check=_check_pursue,
     help="run after one who fled you this round: catch up, or they get away",
+    params=(),
 )

@@ -108,8 +108,6 @@ def strike(
     state = draft.state
     attacker = state.combatants[attacker_id]
     target = state.combatants[target_id]
-    if not target.active:
-        return f"{target.name} is already {target.defeated}"
     kind = w.kind
     if not free:
         aim = own(state).aim.get(attacker.id, 0)

@@ -9,7 +9,7 @@ from typing import Annotated, Literal
 import msgspec
 from msgspec import Meta
 
-from combatlog.engine.rules.typed import PerMapping
+from combatlog.engine.typed import PerMapping
 from combatlog.projections import Combatant, Encounter
 
 replace = msgspec.structs.replace

@@ -84,8 +84,6 @@ def _pursue(draft: Draft, p: Pending) -> str:
     state = draft.state
     me = state.combatants[p.actor]
     target = state.combatants[p.targets[0]]
-    if not target.active:
-        return f"{target.name} is {target.defeated}"
     need = stats_of(me).running - stats_of(target).running + int(state.options.get("pursuit_base", 50))
     roll = draft.roll("d%", f"running after {target.id} (need {need} or less)", by=me.id).total
     if roll <= need:

@@ -3,7 +3,7 @@ can pay for, else shoot one in range, else run toward the nearest."""
 
 from __future__ import annotations
 
-from combatlog.engine.rules.base import RuleSystem
+from combatlog.engine.protocol import RuleSystem
 from combatlog.engine.rules.infinite_realms.actions import MOVE_SPECS
 from combatlog.engine.rules.infinite_realms.model import DOWN, own, stats_of
 from combatlog.engine.rules.infinite_realms.reading import weapons

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from combatlog.engine import rules as _registry
+from combatlog.engine import registry as _registry
 from combatlog.engine.draft import Draft
 from combatlog.engine.order import Order, make_order
-from combatlog.engine.rules.base import ActionSpec, RuleSystem
+from combatlog.engine.protocol import ActionSpec, RuleSystem
 from combatlog.engine.rules.skirmish.actions import ACTIONS, AP_COST
 from combatlog.engine.rules.skirmish.events import EVENTS
 from combatlog.engine.rules.skirmish.model import Options, Stats
@@ -31,7 +31,13 @@ class Skirmish(RuleSystem):
     """The test system (see `docs/rules/skirmish.md`)."""
 
     name = "skirmish"
-    version = "2"  # 2: a hit never heals (damage below 0 deals 0)
+    # 2: a hit never heals (damage below 0 deals 0); 3: a tier acts together, an unknown
+    # parameter is refused, and a target gone by the time an action resolves says so in the
+    # core's words
+    version = "3"
+    tiers_since = 3  # tied combatants (ties = "simultaneous") and a group rolling once hold their damage
+    params_since = 3
+    api = 4  # the plugin API it is written for (a copy of this template keeps it)
     events = EVENTS
     stats_type = Stats
     options_type = Options
@@ -86,6 +92,11 @@ class Skirmish(RuleSystem):
         if state.options.get("order") == "action-points":
             return {"ap": AP_COST[spec.name]}
         return dict(spec.cost)
+
+    def target_gone(self, draft: Draft, pending: Pending, target: Combatant) -> str | None:
+        if self.since(draft.state, 3):
+            return super().target_gone(draft, pending, target)
+        return f"{target.name} is already down"  # versions 1 and 2, removed or defeated
 
     def after_damage(self, draft: Draft, target: str) -> None:
         c = draft.state.combatants[target]

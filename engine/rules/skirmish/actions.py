@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from combatlog.engine.draft import Draft
-from combatlog.engine.rules.base import ActionSpec
+from combatlog.engine.protocol import ActionParam, ActionSpec
 from combatlog.events import ConditionApplied, Moved
 from combatlog.projections import Combatant, Encounter, Pending
 
@@ -17,8 +17,6 @@ def attack(draft: Draft, p: Pending) -> str:
     state = draft.state
     attacker = state.combatants[p.actor]
     target = state.combatants[p.targets[0]]
-    if not target.active:
-        return f"{target.name} is already down"
     mine = draft.rules.stats(attacker)
     roll = draft.attack_roll(f"1d20+{mine.attack}", f"{p.action} at {target.id}", attacker.id, target.id)
     defense = draft.rules.stats(target).defense + (2 if target.has("guarded") else 0)
@@ -51,9 +49,14 @@ def needs_to(state: Encounter, actor: Combatant, targets: tuple[str, ...], param
     return None if params.get("to") else "say where to: params to=<position>"
 
 
+MOVE_PARAMS = (
+    ActionParam("to", help="where to: the position moved to"),
+    ActionParam("distance", "int", help="how far it is, as the log records it (default 1)"),
+)
+
 ACTIONS = (
-    ActionSpec("strike", "melee", {"actions": 1}, attack, help="melee attack: 1d20+attack vs defense"),
-    ActionSpec("shoot", "shooting", {"actions": 1}, attack, help="ranged attack: 1d20+attack vs defense"),
+    ActionSpec("strike", "melee", {"actions": 1}, attack, help="melee attack: 1d20+attack vs defense", params=()),
+    ActionSpec("shoot", "shooting", {"actions": 1}, attack, help="ranged attack: 1d20+attack vs defense", params=()),
     ActionSpec(
         "move",
         "movement",
@@ -64,6 +67,7 @@ ACTIONS = (
         max_targets=0,
         check=needs_to,
         help="move to params.to",
+        params=MOVE_PARAMS,
     ),
     ActionSpec(
         "guard",
@@ -74,5 +78,6 @@ ACTIONS = (
         min_targets=0,
         max_targets=0,
         help="+2 defense until the end of next round",
+        params=(),
     ),
 )

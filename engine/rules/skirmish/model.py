@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 import msgspec
 from msgspec import Meta
 
-from combatlog.engine.rules.typed import DiceExpr
+from combatlog.engine.typed import DiceExpr
 
 
 class Stats(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):

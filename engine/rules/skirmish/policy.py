@@ -8,7 +8,7 @@ from combatlog.events import Command
 from combatlog.projections import Combatant, Encounter
 
 if TYPE_CHECKING:
-    from combatlog.engine.rules.base import RuleSystem
+    from combatlog.engine.protocol import RuleSystem
 
 
 def policy(rules: RuleSystem, state: Encounter, actor: Combatant) -> Command:

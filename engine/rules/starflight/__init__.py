@@ -4,18 +4,20 @@ The general procedure the engine's phases come from: surprise, initiative (2d10 
 ranges, declare and resolve, the composite strength index at the round's end, timing per
 category, and Simple Combat. The rules notes are `docs/rules/starflight.md`. The package:
 `model.py`, `events.py`, `reading.py`, `placement.py`, `actions.py`, `simple_combat.py`,
-`order.py`, `commands.py`, `policy.py`, and this file, the system itself.
+`order.py`, `commands.py`, `policy.py`, and this file, the system itself: `Starflight`, and
+`StarflightSimple`, the variant an encounter created with `method = "simple"` plays with
+(`Starflight.variant`), overriding only what Simple Combat does differently.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from combatlog.engine import rules as _registry
+from combatlog.engine import registry as _registry
 from combatlog.engine.draft import Draft
 from combatlog.engine.errors import Refused
 from combatlog.engine.order import RankedOrder
-from combatlog.engine.rules.base import ActionSpec, BoardView, RuleSystem, grid_problem
+from combatlog.engine.protocol import ActionSpec, BoardView, RuleSystem, grid_problem
 from combatlog.engine.rules.starflight.actions import HEAL, MELEE, MOVE, SHOOT, _move_distance
 from combatlog.engine.rules.starflight.commands import _conclude, _marching_cmd, _place_cmd, _range_cmd
 from combatlog.engine.rules.starflight.events import (
@@ -46,7 +48,7 @@ from combatlog.engine.rules.starflight.reading import (
     shields,
     weapon,
 )
-from combatlog.engine.rules.starflight.simple_combat import _exchange, _goal
+from combatlog.engine.rules.starflight.simple_combat import _exchange, _goal, _not_simple
 from combatlog.engine.timing import Timing
 from combatlog.events import CombatantDefeated, Command, ConditionApplied, ConditionRemoved
 from combatlog.projections import Combatant, Encounter, Pending
@@ -67,7 +69,12 @@ class Starflight(RuleSystem):
     """Starflight RPG, chapter 9.1 (see the module's docstring)."""
 
     name = "starflight"
-    version = "1"
+    # 2: a group rolling once acts simultaneously (its tier's damage held to its turn's end), an
+    # unknown parameter is refused, and a target gone before the action resolves says so in the
+    # core's words
+    version = "2"
+    tiers_since = 2
+    params_since = 2
     events = EVENTS
     required_stats = ("hp", "initiative", "hd", "strength")
     options_type = SFOptions
@@ -119,10 +126,11 @@ class Starflight(RuleSystem):
 
     # --- order and timing ---
 
+    def variant(self, options: dict[str, Any]) -> RuleSystem:
+        return STARFLIGHT_SIMPLE if options.get("method") == "simple" else self
+
     def order(self, options: dict[str, Any]) -> RankedOrder:
         # orders are configuration, never changed: one of each kind, asked for a few times a step
-        if options.get("method") == "simple":
-            return _SIMPLE
         return _ORDERS[bool(options.get("group_initiative"))]
 
     def timing(self, options: dict[str, Any]) -> Timing:
@@ -134,8 +142,6 @@ class Starflight(RuleSystem):
         return draft.roll(expr, "initiative check", by=combatant.id).total
 
     def surprise(self, state: Encounter, sides: tuple[str, ...]) -> tuple[str, ...]:
-        if state.options.get("method") == "simple":
-            return ()
         if set(sides) >= set(state.sides()):
             return ()  # everyone surprised: the surprises cancel
         return tuple(sides)
@@ -165,8 +171,6 @@ class Starflight(RuleSystem):
         return None if r is None else str(r)  # its range band to its target
 
     def budget(self, state: Encounter, combatant: Combatant) -> dict[str, int]:
-        if state.options.get("method") == "simple":
-            return {"actions": 1}
         if combatant.has(UNCONSCIOUS):
             return {"actions": 0}
         out = {"actions": 1 if near_death(combatant) else 2}
@@ -175,13 +179,9 @@ class Starflight(RuleSystem):
         return out
 
     def may_act(self, state: Encounter, combatant: Combatant) -> bool:
-        if state.options.get("method") == "simple":
-            return combatant.active
         return super().may_act(state, combatant) and not combatant.has(UNCONSCIOUS)
 
     def actions(self, state: Encounter, actor: Combatant) -> list[ActionSpec]:
-        if state.options.get("method") == "simple":
-            return []
         out = []
         ranged, melee = cheapest(actor)
         if ranged is not None:
@@ -195,15 +195,14 @@ class Starflight(RuleSystem):
 
     def action(self, state: Encounter, actor: Combatant, name: str) -> ActionSpec:
         # `actions` without building its list: asked twice an action (declared, resolved)
-        if state.options.get("method") != "simple":
-            spec = _BY_NAME.get(name)
-            if spec is MOVE:
-                return MOVE
-            if spec is SHOOT or spec is MELEE:
-                if stats_of(actor).cheapest[spec is MELEE] is not None:
-                    return spec
-            elif spec is HEAL and "heal" in actor.stats:
-                return HEAL
+        spec = _BY_NAME.get(name)
+        if spec is MOVE:
+            return MOVE
+        if spec is SHOOT or spec is MELEE:
+            if stats_of(actor).cheapest[spec is MELEE] is not None:
+                return spec
+        elif spec is HEAL and "heal" in actor.stats:
+            return HEAL
         return super().action(state, actor, name)  # refused, listing the known ones
 
     def cost(self, state: Encounter, actor: Combatant, spec: ActionSpec, params: dict[str, Any]) -> dict[str, int]:
@@ -219,7 +218,7 @@ class Starflight(RuleSystem):
     def affordable(self, state: Encounter, actor: Combatant) -> list[ActionSpec]:
         # `actions` filtered by what is left, in its order, without building it first
         left = actor.resources.get("actions", 0)
-        if left < 1 or state.options.get("method") == "simple":
+        if left < 1:
             return []  # every action costs one at least
         ranged, melee = stats_of(actor).cheapest
         out = []
@@ -233,10 +232,14 @@ class Starflight(RuleSystem):
             out.append(HEAL)
         return out
 
+    def target_gone(self, draft: Draft, pending: Pending, target: Combatant) -> str | None:
+        if self.since(draft.state, 2):
+            return super().target_gone(draft, pending, target)
+        already = "" if pending.action == "heal" else "already "  # version 1's two wordings
+        return f"{target.name} is {already}{target.defeated or 'gone'}"
+
     def round_started(self, draft: Draft) -> None:
         state = draft.state
-        if state.options.get("method") == "simple":
-            return
         grid = state.options.get("grid", "none")
         if grid == "none":
             if state.options.get("ranges", "rolled") == "rolled":
@@ -270,8 +273,6 @@ class Starflight(RuleSystem):
         return own(state).awaiting is not None
 
     def idle(self, state: Encounter, combatant: Combatant) -> bool:
-        if state.options.get("method") == "simple":
-            return False  # an exchange is one command for everyone
         return not self.affordable(state, combatant)
 
     # --- damage and the end ---
@@ -306,15 +307,9 @@ class Starflight(RuleSystem):
                     two = True
                 if armed and two:
                     return None
-        if not armed and state.options.get("method") != "simple" and state.phase != "setup":
+        if not armed and state.phase != "setup":
             return ("draw: no one left standing has a weapon", None)
-        if two:
-            return None
-        if first is None:
-            return ("draw: every side's CSI is 0", None)
-        sides = dict.fromkeys(c.side for c in state.combatants.values() if not c.removed)  # as `csi` orders them
-        lost = ", ".join(s for s in sides if s != first)
-        return (f"victory: the CSI of {lost} is 0", first)
+        return None if two else csi_outcome(state, first)
 
     # --- commands of this system ---
 
@@ -324,19 +319,14 @@ class Starflight(RuleSystem):
             "range": _range_cmd,
             "marching": _marching_cmd,
             "conclude": _conclude,
-            "exchange": _exchange,
-            "goal": _goal,
+            "exchange": _not_simple,
+            "goal": _goal,  # no choice is ever due: refused, saying when one comes
         }.get(command.kind)
         if handler is None:
             raise Refused(f"command {command.kind!r}", "unknown command")
         handler(draft, command)
 
     def policy(self, state: Encounter, actor: Combatant) -> Command:
-        if state.options.get("method") == "simple":
-            due = [g for g, v in own(state).goals.items() if v.choice_due]
-            if due:
-                return Command(kind="goal", params={"group": due[0], "choice": "bonus"}, by="policy")
-            return Command(kind="exchange", by="policy")
         return _policy(self, state, actor)
 
     def ruling_policy(self, state: Encounter) -> Command | None:
@@ -441,7 +431,74 @@ class Starflight(RuleSystem):
         return super().describe(state, pending)
 
 
+def csi_outcome(state: Encounter, first: str | None) -> tuple[str, str | None]:
+    """How the fight ends when `first` is the one side left standing (None: no one is): by the
+    composite strength index, which is 0 for every other side."""
+    if first is None:
+        return ("draw: every side's CSI is 0", None)
+    sides = dict.fromkeys(c.side for c in state.combatants.values() if not c.removed)  # as `csi` orders them
+    lost = ", ".join(s for s in sides if s != first)
+    return (f"victory: the CSI of {lost} is 0", first)
+
+
+class StarflightSimple(Starflight):
+    """Simple Combat (option `method = "simple"`): no surprise round, no ranges and no actions;
+    every group rolls once an exchange (`exchange`, in `simple_combat.py`), for everyone at once,
+    and the losses fall by the differences. What isn't here is Starflight's."""
+
+    def order(self, options: dict[str, Any]) -> RankedOrder:
+        return _SIMPLE  # everyone in one tier: an exchange is one command
+
+    def surprise(self, state: Encounter, sides: tuple[str, ...]) -> tuple[str, ...]:
+        return ()
+
+    def budget(self, state: Encounter, combatant: Combatant) -> dict[str, int]:
+        return {"actions": 1}
+
+    def may_act(self, state: Encounter, combatant: Combatant) -> bool:
+        return combatant.active
+
+    def actions(self, state: Encounter, actor: Combatant) -> list[ActionSpec]:
+        return []
+
+    def action(self, state: Encounter, actor: Combatant, name: str) -> ActionSpec:
+        return RuleSystem.action(self, state, actor, name)  # refused: there are none
+
+    def affordable(self, state: Encounter, actor: Combatant) -> list[ActionSpec]:
+        return []
+
+    def round_started(self, draft: Draft) -> None:
+        """No ranges to roll and no one to place: the groups' rolls are all there is."""
+
+    def idle(self, state: Encounter, combatant: Combatant) -> bool:
+        return False  # an exchange is one command for everyone
+
+    def outcome(self, state: Encounter) -> tuple[str, str | None] | None:
+        # by the CSI alone: a group without weapons still rolls
+        first = None
+        for c in state.combatants.values():
+            if c.defeated is None and not c.removed:
+                if first is None:
+                    first = c.side
+                elif c.side != first:
+                    return None
+        return csi_outcome(state, first)
+
+    def command(self, draft: Draft, command: Command) -> None:
+        if command.kind == "exchange":
+            _exchange(draft, command)
+        else:
+            super().command(draft, command)
+
+    def policy(self, state: Encounter, actor: Combatant) -> Command:
+        due = [g for g, v in own(state).goals.items() if v.choice_due]
+        if due:
+            return Command(kind="goal", params={"group": due[0], "choice": "bonus"}, by="policy")
+        return Command(kind="exchange", by="policy")
+
+
 STARFLIGHT = Starflight()
+STARFLIGHT_SIMPLE = StarflightSimple()
 
 
 _registry.register(STARFLIGHT)

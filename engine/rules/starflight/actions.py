@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from combatlog.engine.draft import Draft
-from combatlog.engine.rules.base import ActionSpec
+from combatlog.engine.protocol import ActionParam, ActionSpec
 from combatlog.engine.rules.starflight.events import Placed, ShieldsSet, TargetChosen
 from combatlog.engine.rules.starflight.model import NO_RECOVERY, Weapon, _num, immediate_of, own, stats_of
 from combatlog.engine.rules.starflight.reading import position, range_between, shields, targeted, weapon, weapons
@@ -35,8 +35,6 @@ def _attack(draft: Draft, p: Pending) -> str:
     actor = state.combatants[p.actor]
     target = state.combatants[p.targets[0]]
     melee = p.action == "melee"
-    if not target.active:
-        return f"{target.name} is already {target.defeated or 'gone'}"
     w = weapon(actor, p.params.get("weapon"), melee)
     if w is None:
         return "no weapon for that"
@@ -150,8 +148,6 @@ def _heal(draft: Draft, p: Pending) -> str:
     state = draft.state
     actor = state.combatants[p.actor]
     target = state.combatants[p.targets[0]]
-    if not target.active:
-        return f"{target.name} is {target.defeated or 'gone'}"
     if target.has(NO_RECOVERY):
         return f"{target.name} can't be healed this round (damaged in the surprise round)"
     roll = draft.roll(str(stats_of(actor).heal), f"healing {target.id}", by=actor.id)
@@ -169,6 +165,21 @@ def _check_heal(state: Encounter, actor: Combatant, targets: tuple[str, ...], pa
     return None
 
 
+def _ranged(state: Encounter, actor: Combatant) -> tuple[str, ...]:
+    return tuple(w.name for w in weapons(actor) if w.range >= 1)
+
+
+def _melee(state: Encounter, actor: Combatant) -> tuple[str, ...]:
+    return tuple(w.name for w in weapons(actor) if w.melee)
+
+
+RANGE_FROM = ActionParam(
+    "range_from",
+    choices=("own", "theirs"),
+    help="without a grid: theirs uses the range the target rolled when it targeted this one",
+)
+
+
 SHOOT = ActionSpec(
     "shoot",
     "shooting",
@@ -176,6 +187,10 @@ SHOOT = ActionSpec(
     _attack,
     check=_check_attack(False),
     help="fire a ranged weapon (params weapon, range_from=own|theirs): 2d10+attack vs HD",
+    params=(
+        ActionParam("weapon", help="the weapon fired (default: the first ranged one)", offered=_ranged),
+        RANGE_FROM,
+    ),
 )
 
 
@@ -186,6 +201,7 @@ MELEE = ActionSpec(
     _attack,
     check=_check_attack(True),
     help="strike at range zero (params weapon): 2d10+attack vs HD",
+    params=(ActionParam("weapon", help="the weapon (default: the first melee one)", offered=_melee), RANGE_FROM),
 )
 
 
@@ -199,6 +215,13 @@ MOVE = ActionSpec(
     max_targets=0,
     check=_check_move,
     help="move on the grid (params x, y, facing 1-8), paying movement points",
+    params=(
+        ActionParam("x", "number", help="where to, across the grid, in increments"),
+        ActionParam("y", "number", help="where to, along the grid, in increments"),
+        ActionParam(
+            "facing", "int", tuple(range(1, 9)), help="the facing after the move: 1 ahead, clockwise by 45 degrees"
+        ),
+    ),
 )
 
 
@@ -210,4 +233,5 @@ HEAL = ActionSpec(
     targets="ally",
     check=_check_heal,
     help="restore an ally's hit points with the healer's heal dice",
+    params=(),
 )

@@ -4,7 +4,7 @@ order, shields, waiting for the game master, Simple Combat) and their folds."""
 from __future__ import annotations
 
 from combatlog.engine.rules.starflight.model import Goal, _num, own, replace
-from combatlog.engine.rules.typed import put_row
+from combatlog.engine.typed import put_row
 from combatlog.events import Event
 from combatlog.projections import Encounter
 from combatlog.projections.fold import register_fold

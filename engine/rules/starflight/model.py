@@ -8,8 +8,8 @@ from typing import Annotated, Any, Literal
 import msgspec
 from msgspec import Meta
 
-from combatlog.engine.rules.typed import PerMapping
 from combatlog.engine.timing import Timing
+from combatlog.engine.typed import PerMapping
 from combatlog.projections import Combatant, Encounter
 
 replace = msgspec.structs.replace

@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from combatlog.engine.rules.base import RuleSystem
+from combatlog.engine.protocol import RuleSystem
 from combatlog.engine.rules.starflight.model import Weapon, stats_of
 from combatlog.engine.rules.starflight.reading import (
     distance,

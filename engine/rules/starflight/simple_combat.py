@@ -43,10 +43,13 @@ def simple_losses(results: dict[str, int], side_of: dict[str, str]) -> dict[str,
     return out
 
 
+def _not_simple(draft: Draft, command: Command) -> None:
+    """`exchange` in an encounter of standard rounds: refused."""
+    raise Refused("exchange", "this encounter isn't Simple Combat", "create it with option method=simple")
+
+
 def _exchange(draft: Draft, command: Command) -> None:
     state = draft.state
-    if state.options.get("method") != "simple":
-        raise Refused("exchange", "this encounter isn't Simple Combat", "create it with option method=simple")
     if not state.acting:
         raise Refused("exchange", f"no exchange is under way (phase {state.phase})", "begin the fight first")
     due = [g for g, v in own(state).goals.items() if v.choice_due]

@@ -12,11 +12,11 @@ from __future__ import annotations
 from functools import cached_property
 from typing import Any
 
-from combatlog.engine import rules as _registry
+from combatlog.engine import registry as _registry
 from combatlog.engine.draft import Draft
 from combatlog.engine.errors import Refused
 from combatlog.engine.order import Order
-from combatlog.engine.rules.base import ActionSpec, RuleSystem
+from combatlog.engine.protocol import ActionSpec, RuleSystem
 from combatlog.engine.rules.straalara import actions as _actions
 from combatlog.engine.rules.straalara.attack import after_damage, health_level, wound_penalty
 from combatlog.engine.rules.straalara.events import (
@@ -28,11 +28,11 @@ from combatlog.engine.rules.straalara.events import (
     StanceDeclared,
     own,
 )
-from combatlog.engine.rules.straalara.model import STANCE_DEFENSES, Options, State, Stats, options_of, stats_of
+from combatlog.engine.rules.straalara.model import Options, State, Stats, options_of, stats_of
 from combatlog.engine.rules.straalara.order import StraalaraOrder
 from combatlog.engine.rules.straalara.policy import policy
 from combatlog.engine.timing import Timing, make_timing
-from combatlog.events import Command, ConditionRemoved, GmRuling, TurnEnded
+from combatlog.events import Command, ConditionRemoved, GmRuling, Moved, TurnEnded
 from combatlog.projections import Combatant, Encounter, Pending
 
 _ORDERS = {False: StraalaraOrder(interleaved=False), True: StraalaraOrder(interleaved=True)}
@@ -45,7 +45,12 @@ class Straalara(RuleSystem):
     """Straalara (see the module's docstring)."""
 
     name = "straalara"
-    version = "2"  # 2: a wounded rating may go below 0
+    # 2: a wounded rating may go below 0; 3: an unknown parameter is refused, Offense defends
+    # only by parry (or soak alone), and the Defense stance's 4 dice go to soak, parry and
+    # dodge, not to a block or a spell; a target gone loses the attack whole, in the core's words
+    version = "3"
+    tiers_since = 1  # its order resolves tier by tier (score and rating) and always did
+    params_since = 3
     events = EVENTS
     stats_type = Stats
     options_type = Options
@@ -107,6 +112,17 @@ class Straalara(RuleSystem):
     def idle(self, state: Encounter, combatant: Combatant) -> bool:
         return combatant.resources.get("actions", 0) < 1  # nothing affordable (see `affordable`)
 
+    def action_lost(self, draft: Draft, pending: Pending) -> str | None:
+        return _actions.lost_if_dazed(draft, pending)
+
+    def target_gone(self, draft: Draft, pending: Pending, target: Combatant) -> str | None:
+        if self.since(draft.state, 3):
+            return super().target_gone(draft, pending, target)
+        to = pending.params.get("move_to")  # versions 1 and 2 moved first, then found no one to attack
+        if to:
+            draft.emit(Moved(combatant=pending.actor, to=str(to), distance=0))
+        return f"no attack: {target.name} is already {target.defeated or 'gone'}"
+
     def declared(self, draft: Draft, pending: Pending) -> None:
         _actions.declared(draft, pending)
 
@@ -163,12 +179,6 @@ class Straalara(RuleSystem):
     def health(self, state: Encounter, c: Combatant) -> tuple[int, int] | None:
         levels = len(options_of(state).health_levels) + 1  # the track, then Incapacitated
         return (max(levels - c.damage, 0), levels)
-
-    def param_choices(self, state: Encounter, actor: Combatant, action: str) -> dict[str, tuple[str, ...]]:
-        out = super().param_choices(state, actor, action)  # the weapon, among the actor's
-        out["stance"] = tuple(STANCE_DEFENSES)  # every declaration takes a stance and its defense
-        out["defense"] = tuple(dict.fromkeys(d for ds in STANCE_DEFENSES.values() for d in ds))
-        return out
 
     def health_level(self, state: Encounter, c: Combatant) -> str | None:
         """The health level the track names (bruised, hurt ... incapacitated), or down once defeated."""

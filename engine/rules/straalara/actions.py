@@ -11,16 +11,21 @@ from __future__ import annotations
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from combatlog.engine.rules.base import ActionSpec
+from combatlog.engine.protocol import ActionParam, ActionSpec, RuleSystem, weapon_names
 from combatlog.engine.rules.straalara.attack import attack, pool
 from combatlog.engine.rules.straalara.events import EffectLanded, EffectScheduled, StanceDeclared
-from combatlog.engine.rules.straalara.model import STANCE_DEFENSES, Declared, options_of, stats_of
+from combatlog.engine.rules.straalara.model import (
+    STANCE_DEFENSES,
+    STANCE_DEFENSES_V2,
+    Declared,
+    options_of,
+    stats_of,
+)
 from combatlog.events import ConditionRemoved, Moved, ResourcesSet
 from combatlog.projections import Combatant, Encounter, Pending
 
 if TYPE_CHECKING:
     from combatlog.engine.draft import Draft
-    from combatlog.engine.rules.base import RuleSystem
 
 STANCES = ("offense", "partial", "defense")
 DEFENSES = ("block", "parry", "dodge", "spell", "none")
@@ -38,11 +43,22 @@ def stance_now(state: Encounter, cid: str) -> str | None:
     return d.stance if d is not None and d.round == state.round else None
 
 
-def given_stance(actor: Combatant, params: dict[str, Any]) -> tuple[str, str]:
+def since_v3(state: Encounter) -> bool:
+    """Version 3 or later of the rules: the stances' defenses as the text lists them."""
+    return RuleSystem.since(state, 3)
+
+
+def best_defense(state: Encounter, actor: Combatant, stance: str) -> str:
+    """The defense with the biggest pool `stance` allows `actor` (the default when none is declared)."""
+    mine = stats_of(actor)
+    return (mine.best_defenses_v3 if since_v3(state) else mine.best_defenses)[stance]
+
+
+def given_stance(state: Encounter, actor: Combatant, params: dict[str, Any]) -> tuple[str, str]:
     """(stance, defense) a turn's first declaration carries: as given, or the defaults."""
     stance = str(params.get("stance", "partial"))
     defense = params.get("defense")
-    return stance, str(defense) if defense is not None else stats_of(actor).best_defenses[stance]
+    return stance, str(defense) if defense is not None else best_defense(state, actor, stance)
 
 
 def check_stance(
@@ -65,11 +81,17 @@ def check_stance(
             return f"the defense declared this turn ({earlier.defense}) holds for the whole turn"
         now, guard = earlier.stance, earlier.defense
     else:
-        now, guard = given_stance(actor, params)
-    if now == "defense" and attacking:
-        return "the Defense stance may not attack; it adds 4 dice to every soak, parry, block and dodge"
-    if guard not in STANCE_DEFENSES[now]:
-        return "the Offense stance may only soak or parry (or block), never dodge"
+        now, guard = given_stance(state, actor, params)
+    if since_v3(state):
+        if now == "defense" and attacking:
+            return "the Defense stance may not attack; it adds 4 dice to soak, parry and dodge rolls"
+        if guard not in STANCE_DEFENSES[now]:
+            return f"the Offense stance can only soak or parry, not {guard}: defense=parry, or none (soak alone)"
+    else:
+        if now == "defense" and attacking:
+            return "the Defense stance may not attack; it adds 4 dice to every soak, parry, block and dodge"
+        if guard not in STANCE_DEFENSES_V2[now]:
+            return "the Offense stance may only soak or parry (or block), never dodge"
     if (
         now != "offense"  # asked first: the cheapest test, and most declarations aren't a second one
         and state.pending
@@ -93,7 +115,8 @@ def _check_attack(
 
 
 def lost_if_dazed(draft: Draft, p: Pending) -> str | None:
-    """A Dazed actor's action is lost (and the daze with it); None when not Dazed."""
+    """A Dazed actor's action is lost (and the daze with it), whatever the action: the outcome,
+    or None when not Dazed (`Straalara.action_lost`, asked before every action resolves)."""
     actor = draft.state.combatants[p.actor]
     if not actor.has("dazed"):
         return None
@@ -101,18 +124,11 @@ def lost_if_dazed(draft: Draft, p: Pending) -> str | None:
     return f"lost: {actor.name} is Dazed"
 
 
-def _attack(draft: Draft, p: Pending) -> str:
-    return lost_if_dazed(draft, p) or attack(draft, p)
-
-
 def _defend(draft: Draft, p: Pending) -> str:
-    return lost_if_dazed(draft, p) or "defends"
+    return "defends"
 
 
 def _move(draft: Draft, p: Pending) -> str:
-    lost = lost_if_dazed(draft, p)
-    if lost:
-        return lost
     draft.emit(Moved(combatant=p.actor, to=str(p.params["move_to"]), distance=0))
     return f"moves to {p.params['move_to']}"
 
@@ -120,9 +136,6 @@ def _move(draft: Draft, p: Pending) -> str:
 def _task(draft: Draft, p: Pending) -> str:
     """A non-attack action: its pool against its difficulty; net successes take effect (now, or at
     the end of this turn or of a later one, for a delayed or extended action)."""
-    lost = lost_if_dazed(draft, p)
-    if lost:
-        return lost
     state = draft.state
     actor = state.combatants[p.actor]
     opts = options_of(state)
@@ -167,6 +180,29 @@ def _check_defend(
     return check_stance(rules, state, actor, params, attacking=False)
 
 
+# every declaration carries the turn's stance and defense (the turn's first sets them)
+STANCE = (
+    ActionParam("stance", choices=STANCES, help="the stance for the turn (default partial)"),
+    ActionParam("defense", choices=DEFENSES, help="the defense against attacks this turn (default: the best)"),
+)
+ATTACK_PARAMS = (
+    ActionParam("weapon", help="the weapon (default: the first)", offered=weapon_names),
+    *STANCE,
+    ActionParam("move_to", help="where the attacker moves as it attacks"),
+    ActionParam("modifier", "int", help="added to the attack's difficulty (which stays within 2-10)"),
+    ActionParam("unseen", "bool", help="the target can't sense it coming: no dodge"),
+)
+MOVE_PARAMS = (ActionParam("move_to", help="where to, up to the full walk speed"), *STANCE)
+TASK_PARAMS = (
+    ActionParam("pool", "int", help="the dice pool: Attribute + Ability"),
+    ActionParam("difficulty", "int", help="the difficulty (default: the encounter's)"),
+    ActionParam("effect", help="what it does when it succeeds"),
+    ActionParam("at_end_of_turn", "bool", help="a delayed action: takes effect at the end of the turn"),
+    ActionParam("turns", "int", help="an extended action: takes effect at the end of this many turns"),
+    *STANCE,
+)
+
+
 def actions(rules: RuleSystem) -> list[ActionSpec]:
     """Straalara's actions, their checks bound to `rules`."""
 
@@ -179,9 +215,10 @@ def actions(rules: RuleSystem) -> list[ActionSpec]:
             "attack",
             None,
             one,
-            _attack,
+            attack,
             check=bound(_check_attack),
             help="an attack with a weapon (params weapon, stance, defense, move_to, modifier, unseen)",
+            params=ATTACK_PARAMS,
         ),
         ActionSpec(
             "defend",
@@ -193,6 +230,7 @@ def actions(rules: RuleSystem) -> list[ActionSpec]:
             max_targets=0,
             check=bound(_check_defend),
             help="no attack: stance and defense only (params stance, defense)",
+            params=STANCE,
         ),
         ActionSpec(
             "move",
@@ -204,6 +242,7 @@ def actions(rules: RuleSystem) -> list[ActionSpec]:
             max_targets=0,
             check=bound(_check_move),
             help="move up to the full walk speed (params move_to, stance, defense)",
+            params=MOVE_PARAMS,
         ),
         ActionSpec(
             "task",
@@ -215,6 +254,7 @@ def actions(rules: RuleSystem) -> list[ActionSpec]:
             max_targets=0,
             check=bound(_check_task),
             help="a non-attack action (params pool, difficulty, effect, at_end_of_turn, turns)",
+            params=TASK_PARAMS,
         ),
     ]
 
@@ -225,7 +265,7 @@ def declared(draft: Draft, p: Pending) -> None:
     state = draft.state
     if stance_now(state, p.actor) is not None:
         return
-    stance, defense = given_stance(state.combatants[p.actor], p.params)
+    stance, defense = given_stance(state, state.combatants[p.actor], p.params)
     draft.emit(StanceDeclared(combatant=p.actor, round=state.round, stance=stance, defense=defense))
     if stance == "offense" and options_of(state).passes == "interleaved":
         draft.emit(ResourcesSet(combatant=p.actor, resources={"actions": 1}))

@@ -13,15 +13,20 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from combatlog.engine.rules.straalara.events import Botched, Dazed, DazingBlow, own
-from combatlog.engine.rules.straalara.model import Weapon, options_of, stats_of
+from combatlog.engine.rules.straalara.model import (
+    DEFENSE_STANCE_DICE,
+    DEFENSE_STANCE_ROLLS,
+    Weapon,
+    options_of,
+    stats_of,
+)
 from combatlog.events import CombatantDefeated, ConditionApplied, Moved
 from combatlog.projections import Combatant, Encounter, Pending
 
 if TYPE_CHECKING:
     from combatlog.engine.draft import Draft
-    from combatlog.engine.rules.base import RuleSystem
+    from combatlog.engine.protocol import RuleSystem
 
-DEFENSE_STANCE_DICE = 4
 PAST = {"block": "blocked", "parry": "parried", "dodge": "dodged", "spell": "turned by a spell"}
 
 
@@ -72,8 +77,6 @@ def attack(draft: Draft, p: Pending) -> str:
     to = params.get("move_to")
     if to:
         draft.emit(Moved(combatant=actor.id, to=str(to), distance=0))
-    if not target.active:
-        return f"no attack: {target.name} is already {target.defeated or 'gone'}"
     difficulty = difficulty_of(draft.rules, state, weapon, params)
     dice = attack_dice + opts.wound_penalty(actor.damage)
     net, botch = pool(draft, dice, difficulty, f"{weapon.name} at {target.id}", actor.id, cancel=True)
@@ -93,7 +96,11 @@ def attack(draft: Draft, p: Pending) -> str:
         defense = "none"  # the game master ruled the defender can't sense it coming: no dodge
         told += " (unseen: no dodge)"
     if defense != "none":
-        extra = DEFENSE_STANCE_DICE if stance == "defense" else 0
+        extra = 0
+        # "Defense: ... gets a +4 dice to add to any Soak, Parry or Dodge rolls": version 3 gives
+        # them to those (soak below); versions 1 and 2 gave them to a block and a spell too
+        if stance == "defense" and (defense in DEFENSE_STANCE_ROLLS or not draft.rules.since(state, 3)):
+            extra = DEFENSE_STANCE_DICE
         dice = theirs.defense_pool(defense) + opts.wound_penalty(target.damage) + extra
         saved, _ = pool(draft, dice, opts.difficulty, f"{defense} against {actor.id}", target.id, cancel=True)
         net -= saved

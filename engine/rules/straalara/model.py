@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Literal
 import msgspec
 from msgspec import Meta
 
-from combatlog.engine.rules.typed import PerMapping
+from combatlog.engine.typed import PerMapping
 
 if TYPE_CHECKING:
     from combatlog.projections import Combatant, Encounter
@@ -23,12 +23,24 @@ Stance = Literal["offense", "partial", "defense"]
 ATTACK_ABILITY: dict[str, str] = {"brawl": "brawl", "melee": "weaponry", "bow": "archery", "thrown": "athletics"}
 # the ability each defense adds to Dexterity (a spell defense's pool is the `spell_defense` stat)
 DEFENSE_ABILITY: dict[str, str] = {"block": "brawl", "parry": "melee", "dodge": "dodge"}
-# what each stance may defend with (block is a parry with bare hands: allowed where parry is)
+# What each stance may defend with ("none": soak alone). Version 3, as the text has it: "Offense:
+# Character can only Soak or Parry", and a block isn't a parry ("A parry is a block using a
+# melee weapon or shield", not the other way round), nor is a spell.
 STANCE_DEFENSES: dict[str, tuple[str, ...]] = {
+    "offense": ("parry", "none"),
+    "partial": ("block", "parry", "dodge", "spell", "none"),
+    "defense": ("block", "parry", "dodge", "spell", "none"),
+}
+# versions 1 and 2 read a block as a parry with bare hands, and allowed a spell with Offense too
+STANCE_DEFENSES_V2: dict[str, tuple[str, ...]] = {
     "offense": ("block", "parry", "spell", "none"),
     "partial": ("block", "parry", "dodge", "spell", "none"),
     "defense": ("block", "parry", "dodge", "spell", "none"),
 }
+# the defenses the Defense stance's 4 dice go to, besides soak: "+4 dice to add to any Soak,
+# Parry or Dodge rolls" (version 3; versions 1 and 2 gave them to a block and a spell too)
+DEFENSE_STANCE_DICE = 4
+DEFENSE_STANCE_ROLLS = ("parry", "dodge")
 
 
 class Weapon(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -88,11 +100,29 @@ class Stats(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tru
 
     @cached_property
     def best_defenses(self) -> dict[str, str]:
-        """stance -> the defense with the biggest pool it allows (the first of equals; none if every pool is empty)."""
+        """stance -> the defense with the biggest pool it allows (the first of equals; none if
+        every pool is empty), as versions 1 and 2 allowed them."""
+        out = {}
+        for stance, defenses in STANCE_DEFENSES_V2.items():
+            allowed = [d for d in defenses if d != "none"]
+            best = max(allowed, key=lambda d: (self.defense_pool(d), -allowed.index(d)))
+            out[stance] = best if self.defense_pool(best) > 0 else "none"
+        return out
+
+    @cached_property
+    def best_defenses_v3(self) -> dict[str, str]:
+        """stance -> the defense with the biggest pool it allows (the first of equals; none if
+        every pool is empty), the Defense stance's 4 dice counted where they go (version 3)."""
         out = {}
         for stance, defenses in STANCE_DEFENSES.items():
             allowed = [d for d in defenses if d != "none"]
-            best = max(allowed, key=lambda d: (self.defense_pool(d), -allowed.index(d)))
+
+            def pool(d: str, stance: str = stance) -> int:
+                return self.defense_pool(d) + (
+                    DEFENSE_STANCE_DICE if stance == "defense" and d in DEFENSE_STANCE_ROLLS else 0
+                )
+
+            best = max(allowed, key=lambda d: (pool(d), -allowed.index(d)))
             out[stance] = best if self.defense_pool(best) > 0 else "none"
         return out
 

@@ -109,3 +109,7 @@ class StraalaraOrder(ReverseDeclareOrder):
             return k if k is not None else slot_key(p, 1 if self.interleaved else state.action_pass)
 
         return key
+
+    def tier_key(self, state: Encounter) -> Callable[[Pending], Any]:
+        """The resolution key itself: equal score and rating in the same slot are one tier."""
+        return self.resolution_key(state)

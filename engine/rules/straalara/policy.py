@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from combatlog.engine.rules.straalara.actions import stance_now
+from combatlog.engine.rules.straalara.actions import best_defense, stance_now
 from combatlog.engine.rules.straalara.model import options_of, stats_of
 from combatlog.events import Command
 from combatlog.projections import Combatant, Encounter
 
 if TYPE_CHECKING:
-    from combatlog.engine.rules.base import RuleSystem
+    from combatlog.engine.protocol import RuleSystem
 
 
 def policy(rules: RuleSystem, state: Encounter, actor: Combatant) -> Command:
@@ -21,7 +21,7 @@ def policy(rules: RuleSystem, state: Encounter, actor: Combatant) -> Command:
     params: dict[str, object] = {}
     if stance is None:
         stance = "offense" if options_of(state).wound_penalty(actor.damage) >= -1 else "partial"
-        params = {"stance": stance, "defense": mine.best_defenses[stance]}
+        params = {"stance": stance, "defense": best_defense(state, actor, stance)}
     # the most hurt enemy, the first of equals in the roster's order (one pass, no list made)
     side = actor.side
     target: Combatant | None = None

@@ -10,25 +10,29 @@ from __future__ import annotations
 
 from typing import Any
 
-from combatlog.engine import rules as _registry
+from combatlog.engine import registry as _registry
+from combatlog.engine.dicetree import excerpt
 from combatlog.engine.draft import Draft
 from combatlog.engine.errors import Refused
 from combatlog.engine.order import RankedOrder
-from combatlog.engine.rules.base import ActionSpec, BoardView, RuleSystem, grid_problem
+from combatlog.engine.protocol import ActionSpec, BoardView, RuleSystem, grid_problem
 from combatlog.engine.rules.swords_of_infinity.actions import ACTIONS, MAJOR_WHILE_PINNED
 from combatlog.engine.rules.swords_of_infinity.events import (
     EVENTS,
     Impairment,
     Pinned,
     Recovered,
+    RetaliationChosen,
+    RetaliationOffered,
     SpiritSpent,
     TurnMark,
 )
 from combatlog.engine.rules.swords_of_infinity.model import UNTIL_NEXT_TURN, VITAL, State, own, stats_of
 from combatlog.engine.rules.swords_of_infinity.model import Options as SoIOptions
 from combatlog.engine.rules.swords_of_infinity.model import Stats as SoIStats
+from combatlog.engine.rules.swords_of_infinity.movement import answer, offer_live
 from combatlog.engine.rules.swords_of_infinity.numbers import power_of
-from combatlog.engine.rules.swords_of_infinity.policy import policy
+from combatlog.engine.rules.swords_of_infinity.policy import policy, retaliation_choice
 from combatlog.engine.rules.swords_of_infinity.reading import (
     _v2,
     destroyed,
@@ -40,7 +44,14 @@ from combatlog.engine.rules.swords_of_infinity.reading import (
     weapon,
 )
 from combatlog.engine.timing import Timing, make_timing
-from combatlog.events import CombatantDefeated, Command, ConditionApplied, ConditionRemoved, DamageApplied
+from combatlog.events import (
+    CombatantDefeated,
+    Command,
+    ConditionApplied,
+    ConditionRemoved,
+    DamageApplied,
+    TurnEnded,
+)
 from combatlog.projections import Combatant, Encounter, Pending
 
 
@@ -51,13 +62,21 @@ class SwordsOfInfinity(RuleSystem):
     stats_type = SoIStats
     # 2: a Retaliate's target defends; Retaliate forgoes the turn's attack; a target whose
     # impairment was ignored checks Resist Impairment again when it is damaged again
-    version = "2"
+    # 3: an unknown parameter is refused; a Retaliate's holder chooses whom to attack, among the
+    # enemies that come within its reach, passing by or stopping there (the fight waits for the
+    # choice: `retaliation`); a target gone (a dual attack's second blow at one the first felled)
+    # says so in the core's words
+    version = "3"
+    params_since = 3
     events = EVENTS
     required_stats = ("vitality", "dexterity", "awareness")
     options_type = SoIOptions
     state_type = State
-    commands = {"recover": "a day's recovery (actor; params rested = true|false, target = a damage target)"}
-    command_words = {"recover": ("actor", "target")}
+    commands = {
+        "recover": "a day's recovery (actor; params rested = true|false, target = a damage target)",
+        "retaliation": "a waiting Retaliate's choice: retaliation ACTOR attack (the enemy in reach now) or hold",
+    }
+    command_words = {"recover": ("actor", "target"), "retaliation": ("actor", "choice")}
     after_end = ("recover",)
 
     def check_combatant(self, stats: dict[str, Any], who: str = "") -> dict[str, Any]:
@@ -113,8 +132,17 @@ class SwordsOfInfinity(RuleSystem):
         spec = _BY_NAME.get(name) if type(name) is str else None  # one look-up; the base class refuses the rest
         if spec is None:
             spec = super().action(state, actor, name)
-        if actor.id in own(state).pins and spec.cost.get("actions") and name not in MAJOR_WHILE_PINNED:
+        mine = own(state)
+        if actor.id in mine.pins and spec.cost.get("actions") and name not in MAJOR_WHILE_PINNED:
             raise Refused(f"{actor.name}: {name}", "pinned: no major action but escape", "escape, or a minor action")
+        offer = mine.offer
+        if offer is not None:  # (only version 3 makes one)
+            holder, mover = state.combatants[offer.retaliator], state.combatants[offer.mover]
+            raise Refused(
+                f"{actor.name}: {name}",
+                f"the fight waits for {holder.name}'s choice: {mover.name} came within its reach",
+                f"retaliation {holder.id} attack, or retaliation {holder.id} hold",
+            )
         return spec
 
     def affordable(self, state: Encounter, actor: Combatant) -> list[ActionSpec]:
@@ -146,6 +174,16 @@ class SwordsOfInfinity(RuleSystem):
             pinner = draft.state.combatants.get(pin.by)
             if pin.round < draft.state.round or pinner is None or not pinner.active:
                 draft.emit(Pinned(combatant=cid, by=None))
+
+    def target_gone(self, draft: Draft, pending: Pending, target: Combatant) -> str | None:
+        if self.since(draft.state, 3):
+            return super().target_gone(draft, pending, target)
+        # versions 1 and 2: an attack's blow found the target gone (a dual attack's second blow,
+        # at one the first felled; every action resolves in the step that declares it, at a
+        # target just found standing); the other actions had no check
+        if pending.action in ("attack", "dual_attack"):
+            return f"{target.name} is already {target.defeated}"
+        return None
 
     def after_damage(self, draft: Draft, target: str) -> None:
         state = draft.state
@@ -194,7 +232,53 @@ class SwordsOfInfinity(RuleSystem):
             if name and not c.has(name):
                 draft.emit(ConditionApplied(target=target, condition=name, source="damage"))
 
+    def waiting(self, state: Encounter) -> bool:
+        return state.extra.offer is not None  # `own(state)` without its frame: asked at every turn
+
+    def ruling_policy(self, state: Encounter) -> Command | None:
+        return retaliation_choice(state)
+
+    def _retaliation(self, draft: Draft, command: Command) -> None:
+        """A waiting Retaliate's holder chooses: attack the mover now, or hold (version 3)."""
+        state = draft.state
+        offer = own(state).offer
+        if offer is None:
+            raise Refused(
+                "retaliation", "no Retaliate waits for a choice", "one does when an enemy comes within a holder's reach"
+            )
+        holder, mover = state.combatants[offer.retaliator], state.combatants[offer.mover]
+        usage = f"retaliation {holder.id} attack, or retaliation {holder.id} hold"
+        if command.actor != holder.id:
+            who = f"retaliation {command.actor or ''}".rstrip()
+            raise Refused(who, f"it is {holder.name}'s Retaliate that waits", usage)
+        choice = command.params.get("choice")
+        if choice not in ("attack", "hold"):
+            raise Refused(
+                f"retaliation {holder.id} {excerpt(str(choice))}",
+                f"choose attack ({mover.name}, in reach now) or hold (for another enemy)",
+                usage,
+            )
+        if choice == "attack" and not offer_live(state, offer):
+            raise Refused(
+                f"retaliation {holder.id} attack",
+                f"{holder.name} can't retaliate against {mover.name} now",
+                f"retaliation {holder.id} hold lets the move go on",
+            )
+        answer(draft, offer, choice)
+        # the mover's turn goes on, or ends as an action ends it (out of the fight, nothing left)
+        state = draft.state
+        if mover.id in state.acting and own(state).offer is None:
+            me = state.combatants[mover.id]
+            if not me.active or not self.affordable(state, me):
+                self.turn_ending(draft, (mover.id,), {})
+                if mover.id in draft.state.acting:
+                    draft.emit(TurnEnded(actors=(mover.id,)))
+        draft.advance()
+
     def command(self, draft: Draft, command: Command) -> None:
+        if command.kind == "retaliation":
+            self._retaliation(draft, command)
+            return
         if command.kind != "recover":
             raise Refused(f"command {command.kind!r}", "unknown command")
         c = draft.state.combatants.get(command.actor or "")
@@ -245,6 +329,13 @@ class SwordsOfInfinity(RuleSystem):
             return f"  {name(event.combatant)} is no longer pinned."
         if t is Recovered:
             return f"{name(event.combatant)} recovers: " + ", ".join(f"{k} {v}" for k, v in event.healed.items()) + "."
+        if t is RetaliationOffered:
+            holder = name(event.retaliator)
+            return f"  {name(event.mover)} comes within {holder}'s reach: {holder} may retaliate, or hold."
+        if t is RetaliationChosen:
+            if event.choice == "attack":
+                return f"{event.outcome}."
+            return f"{name(event.retaliator)} holds the Retaliate; {name(event.mover)} goes on."
         return None
 
     def health_level(self, state: Encounter, c: Combatant) -> str | None:
@@ -256,6 +347,13 @@ class SwordsOfInfinity(RuleSystem):
 
     def summary(self, state: Encounter) -> list[str]:
         out = []
+        offer = own(state).offer
+        if offer is not None:
+            holder, mover = state.combatants[offer.retaliator], state.combatants[offer.mover]
+            out.append(
+                f"Waiting for {holder.name}'s choice: {mover.name} came within its reach "
+                f"(retaliation {holder.id} attack, or retaliation {holder.id} hold)"
+            )
         for c in state.active():
             hurt = [
                 f"{t} {d}" + {1: " (wounded)", 2: " (disabled)"}.get(level(state, c, t), "")

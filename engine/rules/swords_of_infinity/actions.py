@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from combatlog.engine.draft import Draft
-from combatlog.engine.rules.base import ActionSpec
+from combatlog.engine.protocol import ActionParam, ActionSpec
 from combatlog.engine.rules.swords_of_infinity.attack import strike
 from combatlog.engine.rules.swords_of_infinity.events import (
     Impairment,
@@ -21,6 +21,7 @@ from combatlog.engine.rules.swords_of_infinity.model import ATTACKED, RESISTED, 
 from combatlog.engine.rules.swords_of_infinity.movement import _check_move, _check_resisted, _move, _resisted
 from combatlog.engine.rules.swords_of_infinity.reading import (
     _v2,
+    _v3,
     composition,
     destroyed,
     feet,
@@ -58,6 +59,13 @@ def _forgone(state: Encounter, actor: Combatant) -> str | None:
     if actor.conditions and _v2(state) and actor.has("retaliating"):
         return f"{actor.name} holds a Retaliate this turn and forgoes its attack"
     return None
+
+
+def _retaliate(draft: Draft, p: Pending) -> str:
+    draft.emit(ConditionApplied(target=p.actor, condition="retaliating", source=p.actor))
+    if _v3(draft.state):  # the holder chooses among those who come close (`movement.walk`)
+        return "holds an attack for an enemy coming within reach"
+    return "holds an attack for the first enemy to come close"
 
 
 def _check_retaliate(
@@ -146,7 +154,10 @@ def _dual(draft: Draft, p: Pending) -> str:
     targets = list(p.targets) + [p.targets[-1]] * (2 - len(p.targets))
     said = [f"{first.name}: " + strike(draft, me.id, targets[0], first, p.params)]
     if draft.state.combatants[me.id].active:
-        said.append(f"{second.name} (off hand): " + strike(draft, me.id, targets[1], second, p.params, offhand=True))
+        other = draft.state.combatants[targets[1]]  # the first blow may have felled it
+        gone = draft.rules.target_gone(draft, p, other) if not other.active else None
+        blow = gone or strike(draft, me.id, other.id, second, p.params, offhand=True)
+        said.append(f"{second.name} (off hand): {blow}")
     draft.emit(ConditionApplied(target=me.id, condition="vulnerable (dual wielding)", source=me.id))
     _attacked(draft, me.id)
     return "; ".join(said)
@@ -313,13 +324,69 @@ def _no_target(
     check: Callable[[Encounter, Combatant, tuple[str, ...], dict[str, Any]], str | None] | None = None,
     help: str = "",
     category: str | None = None,
+    params: tuple[ActionParam, ...] = (),
 ) -> ActionSpec:
     return ActionSpec(
-        name, category, cost, resolve, targets="none", min_targets=0, max_targets=0, check=check, help=help
+        name,
+        category,
+        cost,
+        resolve,
+        targets="none",
+        min_targets=0,
+        max_targets=0,
+        check=check,
+        help=help,
+        params=params,
     )
 
 
 ONE, MINOR = {"actions": 1}, {"minor": 1}
+
+
+# --- parameters, and what a form offers for them ------------------------------------
+
+
+def _held(state: Encounter, actor: Combatant) -> tuple[str, ...]:
+    dropped = own(state).dropped.get(actor.id, ())
+    return tuple(w.name for w in stats_of(actor).weapons if w.name not in dropped)
+
+
+def _one_handed(state: Encounter, actor: Combatant) -> tuple[str, ...]:
+    dropped = own(state).dropped.get(actor.id, ())
+    return tuple(w.name for w in stats_of(actor).weapons if w.name not in dropped and not w.two_handed)
+
+
+def _dropped(state: Encounter, actor: Combatant) -> tuple[str, ...]:
+    return tuple(own(state).dropped.get(actor.id, ()))
+
+
+# what a blow reads (`attack.strike`): the target's defense, criticals, techniques
+STRIKE = (
+    ActionParam("defense", choices=("none", "block", "dodge"), help="how the target defends (default none)"),
+    ActionParam("block_target", help="the damage target a block, or an untargeted attack, puts the blow on"),
+    ActionParam("critical", choices=("undefendable", "full", "narrative"), help="the attacker's choice on a critical"),
+    ActionParam(
+        "critical_defense", choices=("counter", "narrative", "move"), help="the defender's choice on a critical defense"
+    ),
+    ActionParam("move_to", help="a critical defense's move: the square moved to, x,y"),
+    ActionParam("area", "bool", help="an untargeted attack: the defender places it and may resist it whole"),
+    ActionParam("technique", choices=("disrupt", "pin", "disarm", "trip", "knockback"), help="a technique"),
+    ActionParam("ability", "bool", help="the technique is a special ability's: it deals damage too"),
+    ActionParam("lands", help="a disarm: where the weapon lands"),
+    ActionParam("wall_ft", "int", help="a knockback: the feet to an obstacle"),
+    ActionParam("hits", help="a knockback into an obstacle: the damage target hurt (default torso)"),
+    ActionParam("charge", "bool", help="a charge, after moving this turn: the feet run add to the power"),
+)
+# where a move goes, and how the mover meets a Retaliate on the way
+MOVING = (
+    ActionParam("x", "int", help="the square moved to (or toward): x"),
+    ActionParam("y", "int", help="the square moved to (or toward): y"),
+    ActionParam("through", "bool", help="keeps moving past a Retaliate (vulnerable)"),
+    ActionParam(
+        "defense", choices=("block", "dodge", "none"), help="the defense against a Retaliate (default: its best)"
+    ),
+)
+TEXT = (ActionParam("text", help="what is said or done, for the log"),)
 
 
 ACTIONS = [
@@ -330,6 +397,7 @@ ACTIONS = [
         _attack,
         check=_check_attack,
         help="attack (params weapon, defense, block_target, critical, critical_defense, area, technique, charge)",
+        params=(ActionParam("weapon", help="the weapon in hand (default: the first)", offered=_held), *STRIKE),
     ),
     ActionSpec(
         "dual_attack",
@@ -339,10 +407,17 @@ ACTIONS = [
         max_targets=2,
         check=_check_dual,
         help="an attack with each of two one-handed weapons (params main, off); vulnerable until next turn",
+        params=(
+            ActionParam("main", help="the main hand's weapon (default: the first in hand)", offered=_one_handed),
+            ActionParam("off", help="the off hand's weapon (default: the second in hand)", offered=_one_handed),
+            *STRIKE,
+        ),
     ),
-    _no_target("move", _move, ONE, _check_move, "walk up to the combatant's move (params x, y, through)", "movement"),
+    _no_target(
+        "move", _move, ONE, _check_move, "walk up to the combatant's move (params x, y, through)", "movement", MOVING
+    ),
     *[
-        _no_target(k, _resisted, ONE, _check_resisted, f"{k}: a Power check (params x, y)", "movement")
+        _no_target(k, _resisted, ONE, _check_resisted, f"{k}: a Power check (params x, y)", "movement", MOVING)
         for k in RESISTED
     ],
     _no_target(
@@ -360,14 +435,16 @@ ACTIONS = [
     ),
     _no_target(
         "retaliate",
-        _condition_action("retaliating", "holds an attack for the first enemy to come close"),
+        _retaliate,
         ONE,
         _check_retaliate,
-        "attack the next enemy whose move ends within reach (forgoes the turn's attack)",
+        "hold an attack for an enemy coming within reach, chosen then (forgoes the turn's attack)",
     ),
     _no_target("prone", _prone, ONE, help="get down: cover against ranged attacks, vulnerable to melee"),
     _no_target("stand", _stand, ONE, _check_stand, help="get up from prone"),
-    ActionSpec("stealth", None, ONE, _stealth, help="stealth against the target's spot: it becomes unaware of you"),
+    ActionSpec(
+        "stealth", None, ONE, _stealth, help="stealth against the target's spot: it becomes unaware of you", params=()
+    ),
     ActionSpec(
         "first_aid",
         None,
@@ -376,14 +453,40 @@ ACTIONS = [
         targets="ally",
         check=_check_first_aid,
         help="treat a damage target one level better (params target)",
+        params=(ActionParam("target", help="the patient's damage target treated (a wounded or disabled one)"),),
     ),
     _no_target("escape", _escape, ONE, _check_escape, "break a pin: an action and a point of spirit"),
-    ActionSpec("maintain_pin", None, ONE, _maintain, check=_check_maintain, help="keep a pin for this round"),
-    _no_target("cast", _cast, ONE, _check_cast, "cast a spell (params spell, maintain); vulnerable until next turn"),
-    _no_target("use_item", _say("uses an item"), ONE, help="use an item (params text)"),
-    _no_target("pick_up", _pick_up, ONE, _check_pick_up, "pick up a dropped weapon (params weapon)"),
-    _no_target("speak", _say("speaks"), MINOR, help="a minor action: social interaction (params text)"),
-    _no_target("drop", _drop, MINOR, help="a minor action: drop a held item (params weapon)"),
+    ActionSpec(
+        "maintain_pin", None, ONE, _maintain, check=_check_maintain, help="keep a pin for this round", params=()
+    ),
+    _no_target(
+        "cast",
+        _cast,
+        ONE,
+        _check_cast,
+        "cast a spell (params spell, maintain); vulnerable until next turn",
+        params=(
+            ActionParam("spell", help="the spell cast"),
+            ActionParam("maintain", "bool", help="the spell is kept up"),
+        ),
+    ),
+    _no_target("use_item", _say("uses an item"), ONE, help="use an item (params text)", params=TEXT),
+    _no_target(
+        "pick_up",
+        _pick_up,
+        ONE,
+        _check_pick_up,
+        "pick up a dropped weapon (params weapon)",
+        params=(ActionParam("weapon", help="the dropped weapon picked up", offered=_dropped),),
+    ),
+    _no_target("speak", _say("speaks"), MINOR, help="a minor action: social interaction (params text)", params=TEXT),
+    _no_target(
+        "drop",
+        _drop,
+        MINOR,
+        help="a minor action: drop a held item (params weapon)",
+        params=(ActionParam("weapon", help="the weapon dropped (default: the first in hand)", offered=_held),),
+    ),
     _no_target("notice", _notice, MINOR, help="a minor action: an Awareness check to notice something"),
 ]
 

@@ -46,8 +46,6 @@ def strike(
     state = draft.state
     attacker = state.combatants[attacker_id]
     target = state.combatants[target_id]
-    if not target.active:
-        return f"{target.name} is already {target.defeated}"
     melee = is_melee(w)
     said: list[str] = []
     # Retreat: a 5-ft step away from the first attack of the round, before it resolves

@@ -3,8 +3,8 @@ turn marks, maintained spells, retreats) and their folds."""
 
 from __future__ import annotations
 
-from combatlog.engine.rules.swords_of_infinity.model import Pin, Turn, own, replace
-from combatlog.engine.rules.typed import put_row
+from combatlog.engine.rules.swords_of_infinity.model import Offer, Pin, Turn, own, replace
+from combatlog.engine.typed import put_row
 from combatlog.events import Event
 from combatlog.projections import Encounter
 from combatlog.projections.fold import register_fold
@@ -75,7 +75,42 @@ class Retreated(Event, frozen=True):
     round: int
 
 
-EVENTS = (SpiritSpent, Impairment, Pinned, WeaponDropped, Recovered, TurnMark, Maintained, Retreated)
+class RetaliationOffered(Event, frozen=True):
+    """A mover came within the reach of an enemy holding a Retaliate (version 3): it stands
+    there, and the fight waits for the enemy's choice (the fields of `model.Offer`)."""
+
+    retaliator: str
+    mover: str
+    to: str
+    origin: str = ""
+    feet: int = 0
+    through: bool = False
+    defense: str | None = None
+    asked: tuple[str, ...] = ()
+
+
+class RetaliationChosen(Event, frozen=True):
+    """The choice a waiting Retaliate's holder made: `attack` the mover (`outcome`: what the
+    attack did), or `hold` it for another enemy; the mover's move goes on after it."""
+
+    retaliator: str
+    mover: str
+    choice: str
+    outcome: str = ""
+
+
+EVENTS = (
+    SpiritSpent,
+    Impairment,
+    Pinned,
+    WeaponDropped,
+    Recovered,
+    TurnMark,
+    Maintained,
+    Retreated,
+    RetaliationOffered,
+    RetaliationChosen,
+)
 
 
 allow("Recovered", "*")
@@ -148,6 +183,26 @@ def _fold_turnmark(state: Encounter, e: TurnMark) -> Encounter:
 @register_fold(Retreated)
 def _fold_retreated(state: Encounter, e: Retreated) -> Encounter:
     return put_row(state, "retreated", e.combatant, e.round)
+
+
+@register_fold(RetaliationOffered)
+def _fold_offered(state: Encounter, e: RetaliationOffered) -> Encounter:
+    offer = Offer(
+        retaliator=e.retaliator,
+        mover=e.mover,
+        to=e.to,
+        origin=e.origin,
+        feet=e.feet,
+        through=e.through,
+        defense=e.defense,
+        asked=e.asked,
+    )
+    return replace(state, extra=replace(own(state), offer=offer))
+
+
+@register_fold(RetaliationChosen)
+def _fold_chosen(state: Encounter, e: RetaliationChosen) -> Encounter:
+    return replace(state, extra=replace(own(state), offer=None))
 
 
 @register_fold(Maintained)

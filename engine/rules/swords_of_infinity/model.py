@@ -10,7 +10,7 @@ from typing import Annotated, Any, Literal
 import msgspec
 from msgspec import Meta
 
-from combatlog.engine.rules.typed import PerMapping
+from combatlog.engine.typed import PerMapping
 from combatlog.projections import Combatant, Encounter
 
 Score = Annotated[int, Meta(ge=0, le=1000)]
@@ -209,6 +209,22 @@ class Turn(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, gc=Fal
     last: str | None = None
 
 
+class Offer(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, gc=False):
+    """A Retaliate waiting for its holder's choice (version 3): `mover` came within
+    `retaliator`'s reach on a move from `origin` toward `to`, with `feet` of its distance left;
+    `through`: the mover goes on after a Retaliate's attack (else it stops where it is);
+    `defense`: how its move said it defends; `asked`: those already asked on this move."""
+
+    retaliator: str
+    mover: str
+    to: str
+    origin: str = ""
+    feet: int = 0
+    through: bool = False
+    defense: str | None = None
+    asked: tuple[str, ...] = ()
+
+
 class State(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, gc=False):
     """Swords of Infinity's own state in an encounter; every table is keyed by combatant id."""
 
@@ -219,6 +235,7 @@ class State(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, gc=Fa
     turn: dict[str, Turn] = {}
     retreated: dict[str, int] = {}  # the round of the last retreating step
     maintained: dict[str, tuple[str, ...]] = {}  # spells kept up
+    offer: Offer | None = None  # a Retaliate waiting for its holder's choice: the fight waits
 
 
 def own(state: Encounter) -> State:

@@ -5,15 +5,30 @@ from __future__ import annotations
 
 from typing import Any
 
-from combatlog.engine.rules.base import RuleSystem
+from combatlog.engine.protocol import RuleSystem
 from combatlog.engine.rules.swords_of_infinity.model import own, stats_of
-from combatlog.engine.rules.swords_of_infinity.reading import at, feet, spirit_left, weapon
+from combatlog.engine.rules.swords_of_infinity.movement import offer_live
+from combatlog.engine.rules.swords_of_infinity.reading import _v3, at, feet, spirit_left, weapon
 from combatlog.events import Command
 from combatlog.projections import Combatant, Encounter
 
 
+def retaliation_choice(state: Encounter) -> Command | None:
+    """The automatic choice of a Retaliate that waits (None: none waits): attack the enemy that
+    came within reach, the first to come (or hold, once it can't: the move goes on)."""
+    offer = own(state).offer
+    if offer is None:
+        return None
+    choice = "attack" if offer_live(state, offer) else "hold"
+    return Command(kind="retaliation", actor=offer.retaliator, params={"choice": choice}, by="policy")
+
+
 def policy(rules: RuleSystem, state: Encounter, actor: Combatant) -> Command:
-    """The command an automatic Swords of Infinity combatant issues now."""
+    """The command an automatic Swords of Infinity combatant issues now (a waiting Retaliate's
+    choice first: nothing else can be done until it is made)."""
+    waiting = retaliation_choice(state)
+    if waiting is not None:
+        return waiting
     me = actor.id
     if actor.resources.get("actions", 0) < 1:
         return Command(kind="end_turn", actor=me, by="policy")
@@ -40,6 +55,9 @@ def policy(rules: RuleSystem, state: Encounter, actor: Combatant) -> Command:
         x = here[0] + max(-step, min(step, dx - (dx > 0) + (dx < 0)))
         y = here[1] + max(-step, min(step, dy - (dy > 0) + (dy < 0)))
         return Command(kind="act", actor=me, action="move", params={"x": x, "y": y}, by="policy")
+    if actor.conditions and actor.has("retaliating") and _v3(state):
+        # a Retaliate held forgoes the turn's attack: the attack waits for an enemy coming close
+        return Command(kind="end_turn", actor=me, by="policy")
     given = target.stats
     defense = "block" if "block" in given else "dodge" if "dodge" in given else "none"
     params: dict[str, Any] = {"defense": defense, "critical": "full", "critical_defense": "counter"}

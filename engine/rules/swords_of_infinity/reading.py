@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import contextlib
 
-from combatlog.engine.rules.base import RuleSystem
+from combatlog.engine.protocol import RuleSystem
 from combatlog.engine.rules.swords_of_infinity.model import LIFTED_BY_RETREAT, Weapon, own, stats_of
 from combatlog.projections import Combatant, Encounter
 
@@ -178,3 +178,8 @@ def is_melee(w: Weapon) -> bool:
 def _v2(state: Encounter) -> bool:
     """Version 2 or later of the rules (`RuleSystem.since` reads each version's number once)."""
     return RuleSystem.since(state, 2)
+
+
+def _v3(state: Encounter) -> bool:
+    """Version 3 or later of the rules."""
+    return RuleSystem.since(state, 3)

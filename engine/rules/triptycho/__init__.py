@@ -11,13 +11,13 @@ from typing import Any
 import msgspec
 from msgspec.structs import replace
 
-from combatlog.engine import rules as _registry
+from combatlog.engine import registry as _registry
 from combatlog.engine.battlemap import Map
 from combatlog.engine.dicetree import excerpt
 from combatlog.engine.draft import Draft
 from combatlog.engine.errors import Refused
 from combatlog.engine.order import Order, RankedOrder
-from combatlog.engine.rules.base import ActionSpec, BoardView, RuleSystem
+from combatlog.engine.protocol import ActionSpec, BoardView, RuleSystem
 from combatlog.engine.rules.triptycho.actions import ACTIONS, SPECS, charged_play
 from combatlog.engine.rules.triptycho.events import (
     EVENTS,
@@ -31,10 +31,20 @@ from combatlog.engine.rules.triptycho.events import (
     DistantBlockEnded,
     IncantingChanged,
 )
-from combatlog.engine.rules.triptycho.model import Options, State, Stats, options_of, own, section_of, stats_of
+from combatlog.engine.rules.triptycho.model import (
+    Options,
+    State,
+    Stats,
+    bears,
+    options_of,
+    own,
+    section_of,
+    stats_of,
+)
 from combatlog.engine.rules.triptycho.movement import DOWN_BLOCKERS, fall
 from combatlog.engine.rules.triptycho.policy import policy
 from combatlog.engine.timing import Timing, make_timing
+from combatlog.engine.words import counted
 from combatlog.events import CombatantDefeated, Command, InitiativeRolled, Moved, OrderSet
 from combatlog.projections import Combatant, Encounter, Pending
 
@@ -100,7 +110,13 @@ class Triptycho(RuleSystem):
     """Triptycho (see `docs/rules/triptycho.md`)."""
 
     name = "triptycho"
-    version = "1"
+    # 2: an unknown parameter is refused; a Range incantation is checked for enemies as the
+    # incantation begins, however it began; a large entity's light is read in the section an
+    # area attack names; a Block is lowered as its blocker becomes Immobilized or Defenseless;
+    # a card played at a target gone before it resolves is lost, in the core's words; the
+    # automatic entity never moves down a drop (a fall) while it may stay
+    version = "2"
+    params_since = 2
     events = EVENTS
     stats_type = Stats
     options_type = Options
@@ -242,8 +258,22 @@ class Triptycho(RuleSystem):
                 draft.emit(DistantBlockEnded(combatant=d.owner, a=d.a, b=d.b))
         for cid in sorted(own(state).blocks):
             c = state.combatants[cid]
-            if not c.active or any(c.has(x) for x in DOWN_BLOCKERS):
+            if not c.active or any(bears(state, c, x) for x in DOWN_BLOCKERS):
                 draft.emit(BlockLowered(combatant=cid, reason="immobilized, defenseless or down"))
+
+    def after_condition(self, draft: Draft, target: str, condition: str) -> None:
+        # version 2: "Blocks are automatically lowered if an entity becomes Immobilized or
+        # Defenseless", as it does, whatever the case of the name given; version 1 lowered them
+        # as the round ended
+        if target in own(draft.state).blocks and self.since(draft.state, 2):
+            name = condition.casefold()
+            if name in DOWN_BLOCKERS:
+                draft.emit(BlockLowered(combatant=target, reason=name))
+
+    def target_gone(self, draft: Draft, pending: Pending, target: Combatant) -> str | None:
+        if self.since(draft.state, 2):
+            return super().target_gone(draft, pending, target)
+        return None  # version 1 played the card all the same
 
     def after_damage(self, draft: Draft, target: str) -> None:
         c = draft.state.combatants[target]
@@ -307,18 +337,6 @@ class Triptycho(RuleSystem):
         spec = options_of(state).board.spec
         return BoardView(kind="sections", sections=tuple(spec.sections), borders=tuple(spec.borders))
 
-    def param_choices(self, state: Encounter, actor: Combatant, action: str) -> dict[str, tuple[str, ...]]:
-        hand = own(state).hands.get(actor.id, ())
-        sections = tuple(options_of(state).board.sections)
-        if action == "play":
-            return {"card": tuple(dict.fromkeys(hand))}
-        if action == "incant":
-            cards = stats_of(actor).cards
-            return {"card": tuple(c for c in dict.fromkeys(hand) if cards[c].incantation is not None)}
-        if action in ("move", "climb", "fall"):
-            return {"to": sections}
-        return {}
-
     def move_to(self, state: Encounter, actor: Combatant, place: str) -> Command | None:
         return Command(kind="act", actor=actor.id, action="move", params={"to": place})
 
@@ -351,12 +369,12 @@ class Triptycho(RuleSystem):
         for cid, cards in sorted(mine.hands.items()):
             if state.combatants[cid].active:
                 known = [card for card in cards if card]
-                held = ", ".join(known) if len(known) == len(cards) else f"{len(cards)} card(s)"
+                held = ", ".join(known) if len(known) == len(cards) else counted(len(cards), "card")
                 lines.append(f"{cid} holds {held or 'no cards'}")
         for cid in mine.incanting:
             lines.append(f"{cid} is incanting")
         for cid, n in sorted(mine.charges.items()):
-            lines.append(f"{cid} holds {n} incantation charge(s)")
+            lines.append(f"{cid} holds {counted(n, 'incantation charge')}")
         for cid, climb in sorted(mine.climbing.items()):
             lines.append(f"{cid} is climbing toward {climb.toward} ({climb.done} so far)")
         return lines

@@ -8,7 +8,7 @@ from typing import Any
 
 from combatlog.engine.battlemap import Step
 from combatlog.engine.draft import Draft
-from combatlog.engine.rules.base import ActionSpec
+from combatlog.engine.protocol import ActionParam, ActionSpec, RuleSystem
 from combatlog.engine.rules.triptycho.events import (
     BlockLowered,
     BlockRaised,
@@ -21,9 +21,11 @@ from combatlog.engine.rules.triptycho.events import (
 from combatlog.engine.rules.triptycho.model import (
     Card,
     Ways,
+    bears,
     options_of,
     own,
     section_of,
+    sections_of,
     stands_in,
     stats_of,
     step_die,
@@ -135,7 +137,17 @@ def _check_incant(state: Encounter, actor: Combatant, targets: tuple[str, ...], 
         card = stats_of(actor).cards.get(str(name))
         if card is None or card.incantation is None:
             return f"{name!r} isn't an Incantation card of {actor.name}'s"
-        if card.range is not None and enemy_in(state, actor, section_of(actor)):
+        if card.range is None:
+            return None
+        if RuleSystem.since(state, 2) and own(state).charges.get(actor.id, 0):
+            # going on with the incantation held: its beginning decided, whoever stands here now
+            if actor.id in own(state).barred:
+                return (
+                    f"{actor.name} began incanting with an enemy in the section: "
+                    f"no Range incantation on these charges ({card.name} has Range)"
+                )
+            return None
+        if enemy_in(state, actor, section_of(actor)):
             return "an enemy in the section: no Range incantation may begin"
     return None
 
@@ -145,8 +157,12 @@ def _check_play(state: Encounter, actor: Combatant, targets: tuple[str, ...], pa
     if card is None:
         return why
     why = card_problem(state, actor, card, params)
-    if why is not None or not aims(card):
+    if why is not None:
         return why
+    if not aims(card):
+        if "section" in params and RuleSystem.since(state, 2):  # version 1 let it go unread
+            return f"{card.name} isn't an attack: section=SECTION names where an attack occurs"
+        return None
     return aim(state, actor, card, targets, params)[1]
 
 
@@ -186,11 +202,19 @@ def card_problem(state: Encounter, actor: Combatant, card: Card, params: dict[st
 
 def aim(
     state: Encounter, actor: Combatant, card: Card, targets: tuple[str, ...], params: dict[str, Any]
-) -> tuple[list[tuple[Combatant, tuple[Step, ...]]], str | None]:
-    """Whom an attack card hits, with the path each shot takes; or why it can't be played."""
+) -> tuple[list[tuple[Combatant, tuple[Step, ...], str]], str | None]:
+    """Whom an attack card hits, with the path each shot takes and the section the attack
+    occurs in (where a large target's light is read); or why it can't be played."""
     ways = options_of(state).ways
     here = section_of(actor)
-    if card.range is not None and enemy_in(state, actor, here):
+    if card.range is not None and card.incantation is not None and RuleSystem.since(state, 2):
+        # "only check for enemies in the occupied section when beginning the incantation"
+        if actor.id in own(state).barred:
+            return [], (
+                f"{actor.name} began incanting with an enemy in the section: "
+                "no Range incantation on these charges (Thrown and Reach can)"
+            )
+    elif card.range is not None and enemy_in(state, actor, here):
         charged = charged_play(state, actor, card) or (
             card.incantation is not None and own(state).charges.get(actor.id, 0) >= card.incantation
         )
@@ -216,26 +240,70 @@ def aim(
             climb = own(state).climbing.get(c.id)
             if climb is not None and card.reach_of < climb.done:
                 continue  # a climber is hit only by an area attack whose range reaches its height
-            hit.append((c, path))
+            hit.append((c, path, section))
         return hit, None
     if len(targets) != 1:
         return [], f"{card.name} takes one target"
     target = state.combatants[targets[0]]
-    there = section_of(target)
-    if card.ranged and ways.board.sections[there].underwater:
-        return [], f"{target.name} is underwater: ranged attacks can't reach"
-    path = _path(ways, here, there, card)
-    if path is None:
-        if not card.ranged and not card.reach:
-            return [], f"{card.name} is melee: {target.name} isn't in {here}"
-        return [], _out_of_reach(state, here, there, card, target.name)
+    if RuleSystem.since(state, 2):
+        there, path, why = _occurs_in(state, here, card, target, params.get("section"))
+        if why is not None:
+            return [], why
+    else:  # version 1: a large target's first section, and section= unread
+        there = section_of(target)
+        path, why = _shot(state, here, there, card, target)
+        if why is not None:
+            return [], why
+    assert path is not None
     chosen = params.get("intercepted_by")
     if chosen is not None:
         blocker = state.combatants.get(str(chosen))
         if blocker is None or not _may_intercept(state, blocker, path, card):
             return [], f"{chosen} holds no Block on a border this shot crosses, in its own section"
-        return [(blocker, path)], None
-    return [(target, path)], None
+        return [(blocker, path, section_of(blocker))], None
+    return [(target, path, there)], None
+
+
+def _shot(
+    state: Encounter, here: str, there: str, card: Card, target: Combatant
+) -> tuple[tuple[Step, ...] | None, str | None]:
+    """The path `card` takes from `here` to `target` in section `there`; or why it can't."""
+    ways = options_of(state).ways
+    if card.ranged and ways.board.sections[there].underwater:
+        return None, f"{target.name} is underwater: ranged attacks can't reach"
+    path = _path(ways, here, there, card)
+    if path is None:
+        if not card.ranged and not card.reach:
+            return None, f"{card.name} is melee: {target.name} isn't in {here}"
+        return None, _out_of_reach(state, here, there, card, target.name)
+    return path, None
+
+
+def _occurs_in(
+    state: Encounter, here: str, card: Card, target: Combatant, named: Any
+) -> tuple[str, tuple[Step, ...] | None, str | None]:
+    """Where a single-target attack from `here` on `target` occurs, with the shot's path; or
+    why it can't be made. A large target is attacked in one of its sections: `named` (the
+    play's section=) if given, else the nearest the card reaches (the first listed of equals);
+    a melee attack, in the attacker's own section."""
+    sections = sections_of(target)
+    if named is not None:
+        if not isinstance(named, str) or named not in sections:
+            return "", None, f"{target.name} isn't in {named} (it stands in {', '.join(sections)}): section=SECTION"
+        if named != here and not card.ranged and not card.reach:
+            return "", None, f"{card.name} is melee: it strikes in {here} only, not {named}"
+        sections = (named,)
+    elif len(sections) > 1:
+        ways = options_of(state).ways
+        far = {s: ways.nearest(here, frozenset((s,))) for s in sections}  # 99: unreachable
+        sections = tuple(sorted(sections, key=far.__getitem__))  # stable: the first listed of equals
+    first_why: str | None = None
+    for there in sections:
+        path, why = _shot(state, here, there, card, target)
+        if why is None:
+            return there, path, None
+        first_why = first_why or why
+    return "", None, first_why
 
 
 def _out_of_reach(state: Encounter, here: str, there: str, card: Card, who: str) -> str:
@@ -301,6 +369,22 @@ def _lower(draft: Draft, p: Pending) -> str:
 
 
 def _incant(draft: Draft, p: Pending) -> str:
+    state = draft.state
+    actor = state.combatants[p.actor]
+    # version 2: an enemy alongside as the incantation begins bars Range cards from its charges,
+    # however it began (`card=NAME` refuses such a card at once). Incanting again with charges
+    # held goes on with the same incantation: its beginning decided, whoever stands here now
+    if RuleSystem.since(state, 2):
+        held = own(state).charges.get(actor.id, 0)
+        if held:
+            draft.emit(IncantingChanged(combatant=p.actor, incanting=True))
+            said = f"incants again, keeping {held} charge(s)"
+            if actor.id in own(state).barred:
+                return said + ": no Range incantation on them (begun with an enemy alongside)"
+            return said
+        if enemy_in(state, actor, section_of(actor)):
+            draft.emit(IncantingChanged(combatant=p.actor, incanting=True, enemy_in_section=True))
+            return "begins incanting, an enemy alongside: no Range incantation on these charges"
     draft.emit(IncantingChanged(combatant=p.actor, incanting=True))
     return "begins incanting"
 
@@ -323,15 +407,20 @@ def _play(draft: Draft, p: Pending) -> str:
         until = state.round + card.block - 1
         draft.emit(DistantBlockRaised(combatant=actor.id, a=a, b=b, until=until))
         said.append(f"blocks the border {a}|{b} from afar, through round {until}")
-    for target, path in aimed:
-        said.append(attack(draft, actor, card, draft.state.combatants[target.id], path))
+    # an attack occurs in the section `aim` found: an area attack's, whoever stands there; a
+    # single-target attack's, one of its target's sections
+    for target, path, where in aimed:
+        said.append(attack(draft, actor, card, draft.state.combatants[target.id], path, where))
     if card.effect:
         said.append(card.effect)
     return "; ".join(said)
 
 
-def attack(draft: Draft, actor: Combatant, card: Card, target: Combatant, path: tuple[Step, ...]) -> str:
-    """The card's Hit die against the target's Miss die (a tie goes to the attacker), then Damage."""
+def attack(
+    draft: Draft, actor: Combatant, card: Card, target: Combatant, path: tuple[Step, ...], occurs_in: str
+) -> str:
+    """The card's Hit die against the target's Miss die (a tie goes to the attacker), then Damage.
+    `occurs_in`: the section the attack occurs in (`aim`'s)."""
     state = draft.state
     opts = options_of(state)
     mine = own(state)
@@ -339,18 +428,22 @@ def attack(draft: Draft, actor: Combatant, card: Card, target: Combatant, path: 
         for d in mine.distant:
             if any({d.a, d.b} == {s.a, s.b} for s in path):
                 return f"{target.name}: the shot crosses {d.a}|{d.b}, blocked from afar: a miss"
-    where = section_of(target)
+    # "If an entity occupies multiple sections with different illumination, only consider the
+    # section in which the attack occurs": version 2 reads a large target's light (and whether
+    # it can see there) in the section the attack occurs in; version 1 read its first section
+    attacked_in = occurs_in if RuleSystem.since(state, 2) else None
+    where = attacked_in or section_of(target)
     hit_down, miss_down, why = 0, 0, []
-    if not can_see(state, actor, target, where) or actor.has("debilitated") or actor.id in mine.climbing:
+    if not can_see(state, actor, target, where) or bears(state, actor, "debilitated") or actor.id in mine.climbing:
         hit_down += 1
         why.append("Debilitated")
-    if not can_see(state, target, actor) or target.has("vulnerable") or target.id in mine.climbing:
+    if not can_see(state, target, actor) or bears(state, target, "vulnerable") or target.id in mine.climbing:
         miss_down += 1
         why.append("Vulnerable")
-    if hindered(state, actor) or actor.has("hindered"):
+    if hindered(state, actor) or bears(state, actor, "hindered"):
         hit_down += opts.hindered in ("hit", "both")
         why.append(f"{actor.name} Hindered")
-    if hindered(state, target) or target.has("hindered"):
+    if hindered(state, target, attacked_in) or bears(state, target, "hindered"):
         miss_down += opts.hindered in ("miss", "both")
         why.append(f"{target.name} Hindered")
     swims = card.weapon is not None and card.weapon not in SWIM_WEAPONS and swimming(state, actor)
@@ -382,6 +475,35 @@ def _none(state: Encounter, actor: Combatant, targets: tuple[str, ...], params: 
     return None
 
 
+# --- parameters, and what a form offers for them ------------------------------------
+
+
+def _hand(state: Encounter, actor: Combatant) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(own(state).hands.get(actor.id, ())))
+
+
+def _incantations(state: Encounter, actor: Combatant) -> tuple[str, ...]:
+    cards = stats_of(actor).cards
+    return tuple(c for c in _hand(state, actor) if cards[c].incantation is not None)
+
+
+def _sections(state: Encounter, actor: Combatant) -> tuple[str, ...]:
+    return tuple(options_of(state).board.sections)
+
+
+def _neighbours(state: Encounter, actor: Combatant) -> tuple[str, ...]:
+    return tuple(options_of(state).board.neighbours(section_of(actor)))
+
+
+def _blockers(state: Encounter, actor: Combatant) -> tuple[str, ...]:
+    return tuple(sorted(own(state).blocks))
+
+
+# every action may end the turn (nothing left to do), and the turn's end discards a card
+DISCARD = ActionParam("discard", help="the card let go if this ends the turn (default: the oldest)", offered=_hand)
+TO = ActionParam("to", help="the section moved to", offered=_sections)
+
+
 ACTIONS = (
     ActionSpec(
         "move",
@@ -393,6 +515,7 @@ ACTIONS = (
         max_targets=0,
         check=_check_move,
         help="the turn's Move 1 over a soft border (to=SECTION); free, once",
+        params=(TO, DISCARD),
     ),
     ActionSpec(
         "climb",
@@ -404,6 +527,7 @@ ACTIONS = (
         max_targets=0,
         check=_check_climb,
         help="an Acrobatics check climbing a height toward to=SECTION (the turn's Move)",
+        params=(ActionParam("to", help="the section climbed toward", offered=_sections), DISCARD),
     ),
     ActionSpec(
         "fall",
@@ -415,6 +539,7 @@ ACTIONS = (
         max_targets=0,
         check=_check_fall,
         help="let go of a climb, falling what has been climbed (the turn's Move)",
+        params=(DISCARD,),
     ),
     ActionSpec(
         "block",
@@ -426,6 +551,10 @@ ACTIONS = (
         max_targets=0,
         check=_check_block,
         help="Strategy phase: block enemies leaving toward=SECTION",
+        params=(
+            ActionParam("toward", help="the adjacent section whose border is blocked", offered=_neighbours),
+            DISCARD,
+        ),
     ),
     ActionSpec(
         "lower",
@@ -437,6 +566,7 @@ ACTIONS = (
         max_targets=0,
         check=_check_lower,
         help="lower one's Block (free)",
+        params=(DISCARD,),
     ),
     ActionSpec(
         "incant",
@@ -448,6 +578,10 @@ ACTIONS = (
         max_targets=0,
         check=_check_incant,
         help="Action phase: begin incanting (card=NAME: the one meant, checked for Range)",
+        params=(
+            ActionParam("card", help="the Incantation card meant (Range is checked now)", offered=_incantations),
+            DISCARD,
+        ),
     ),
     ActionSpec(
         "play",
@@ -458,7 +592,18 @@ ACTIONS = (
         min_targets=0,
         max_targets=1,
         check=_check_play,
-        help="play card=NAME (a target; section=S for an area; to=S for a Move card)",
+        help="play card=NAME (a target; section=S for an area, or a large target's; to=S for a Move card)",
+        params=(
+            ActionParam("card", help="the card played, from the hand", offered=_hand),
+            ActionParam("section", help="the section attacked (an area's, or a large target's)", offered=_sections),
+            ActionParam("to", help="where a Move card goes", offered=_sections),
+            ActionParam("a", help="a border blocked from afar: one section", offered=_sections),
+            ActionParam("b", help="a border blocked from afar: the other section", offered=_sections),
+            ActionParam(
+                "intercepted_by", help="who takes a shot, holding a Block on a border it crosses", offered=_blockers
+            ),
+            DISCARD,
+        ),
     ),
 )
 SPECS = {spec.name: spec for spec in ACTIONS}  # by name: the same actions whatever the state

@@ -6,7 +6,7 @@ from __future__ import annotations
 from msgspec.structs import replace
 
 from combatlog.engine.rules.triptycho.model import Block, Climb, DistantBlock, own
-from combatlog.engine.rules.typed import put_row
+from combatlog.engine.typed import put_row
 from combatlog.events import Event
 from combatlog.projections import Encounter
 from combatlog.projections.fold import register_fold
@@ -74,11 +74,13 @@ class DistantBlockEnded(Event, frozen=True, tag="triptycho.DistantBlockEnded"):
 
 
 class IncantingChanged(Event, frozen=True, tag="triptycho.IncantingChanged"):
-    """An entity begins (or stops) incanting."""
+    """An entity begins (or stops) incanting; `enemy_in_section`: an enemy stood in its section
+    as it began (version 2: no Range incantation on the charges this incantation builds)."""
 
     combatant: str
     incanting: bool
     reason: str = ""
+    enemy_in_section: bool = False
 
 
 class ChargesChanged(Event, frozen=True, tag="triptycho.ChargesChanged"):
@@ -190,8 +192,17 @@ def _distant_ended(state: Encounter, e: DistantBlockEnded) -> Encounter:
 @register_fold(IncantingChanged)
 def _incanting(state: Encounter, e: IncantingChanged) -> Encounter:
     mine = own(state)
-    rest = tuple(c for c in mine.incanting if c != e.combatant)
-    return replace(state, extra=replace(mine, incanting=(*rest, e.combatant) if e.incanting else rest))
+    cid = e.combatant
+    rest = tuple(c for c in mine.incanting if c != cid)
+    if not e.incanting:
+        return replace(state, extra=replace(mine, incanting=rest))
+    # beginning again with charges held goes on with the same incantation, which stays barred
+    # if it was; beginning with none starts a new one, barred only by an enemy alongside now
+    barred = e.enemy_in_section or (cid in mine.barred and mine.charges.get(cid, 0) > 0)
+    if barred != (cid in mine.barred):
+        others = tuple(c for c in mine.barred if c != cid)
+        return replace(state, extra=replace(mine, incanting=(*rest, cid), barred=(*others, cid) if barred else others))
+    return replace(state, extra=replace(mine, incanting=(*rest, cid)))
 
 
 @register_fold(ChargesChanged)

@@ -11,7 +11,8 @@ import msgspec
 from msgspec import Meta
 
 from combatlog.engine.battlemap import Map, MapSpec, Step
-from combatlog.engine.rules.typed import PerMapping
+from combatlog.engine.protocol import RuleSystem
+from combatlog.engine.typed import PerMapping
 from combatlog.projections import Combatant, Encounter
 
 Die = Annotated[str, Meta(pattern=r"^d[0-9]+$", description="a die of the ladder: d4, d6, ...")]
@@ -217,6 +218,8 @@ class State(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, gc=Fa
     incanting: tuple[str, ...] = ()
     charges: dict[str, int] = {}
     charged_at: dict[str, int] = {}  # the round a charge was gained at the start of a turn
+    # those whose incantation began with an enemy in their section: no Range card on its charges
+    barred: tuple[str, ...] = ()
     climbing: dict[str, Climb] = {}
 
 
@@ -253,6 +256,16 @@ def stands_in(c: Combatant, section: str) -> bool:
     if "+" not in where:  # most stand in one section
         return where == section
     return section in where.split("+")
+
+
+def bears(state: Encounter, c: Combatant, condition: str) -> bool:
+    """True when `c` bears `condition` (a lowercase name). Version 2 reads a condition's name
+    in any case ("Immobilized", as the text writes it, is `immobilized`); version 1 only as given."""
+    if not c.conditions:  # most bear none
+        return False
+    if not RuleSystem.since(state, 2):
+        return c.has(condition)
+    return any(x.name.casefold() == condition for x in c.conditions)
 
 
 def step_die(ladder: tuple[str, ...], die: str, levels: int) -> str:

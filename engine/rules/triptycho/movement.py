@@ -8,7 +8,7 @@ from collections import deque
 from combatlog.engine.battlemap import Map, Step
 from combatlog.engine.draft import Draft
 from combatlog.engine.rules.triptycho.events import BlockLowered, ClimbChanged
-from combatlog.engine.rules.triptycho.model import Ways, options_of, own, section_of, stats_of
+from combatlog.engine.rules.triptycho.model import Ways, bears, options_of, own, section_of, stats_of
 from combatlog.engine.rules.triptycho.sight import can_see
 from combatlog.events import Moved
 from combatlog.projections import Combatant, Encounter
@@ -18,7 +18,7 @@ DOWN_BLOCKERS = ("immobilized", "defenseless")
 
 def block_holds(state: Encounter, blocker: Combatant) -> bool:
     """A Block stands while its blocker is in the fight and neither Immobilized nor Defenseless."""
-    return blocker.active and not any(blocker.has(x) for x in DOWN_BLOCKERS)
+    return blocker.active and not any(bears(state, blocker, x) for x in DOWN_BLOCKERS)
 
 
 def blocked(state: Encounter, mover: Combatant, step: Step, kind: str) -> str | None:

@@ -1,13 +1,15 @@
 """The automatic entity: climb on or attack with the best card it can play now; else incant
-toward an Incantation card; else take its Move toward the nearest enemy; else end the turn."""
+toward an Incantation card; else take its Move toward the nearest enemy (from version 2 never
+down a drop: a fall hurts, and staying put doesn't; and climbing toward one above when there is
+no way to walk); else end the turn."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
 
-from combatlog.engine.rules.base import ActionSpec, RuleSystem
-from combatlog.engine.rules.triptycho.actions import SPECS, aim, aims, card_problem, charged_play
+from combatlog.engine.protocol import ActionSpec, RuleSystem
+from combatlog.engine.rules.triptycho.actions import SPECS, aim, aims, card_problem, charged_play, enemy_in
 from combatlog.engine.rules.triptycho.model import options_of, own, section_of, stats_of
 from combatlog.events import Command
 from combatlog.projections import Combatant, Encounter
@@ -78,16 +80,42 @@ def policy(rules: RuleSystem, state: Encounter, actor: Combatant) -> Command:
             return _command(state, actor, "play", (), card=name, section=at)
         return _command(state, actor, "play", (at,), card=name)
     wanted = any(cards[n].incantation is not None for n in hand)
+    if wanted and rules.since(state, 2):
+        # an incantation begun with an enemy alongside can't pay for a Range card; one kept
+        # (charges held) is as its beginning decided
+        if mine.charges.get(actor.id, 0) > 0:
+            barred = actor.id in mine.barred
+        else:
+            barred = enemy_in(state, actor, section_of(actor))
+        wanted = any(cards[n].incantation is not None and (cards[n].range is None or not barred) for n in hand)
     if wanted and actor.id not in mine.incanting and _can(state, actor, _INCANT, {}):
         return _command(state, actor, "incant", ())
     if actor.resources.get("move", 0) and enemies and climbing is None:
-        # the first neighbour nearer the nearest enemy (nearest first) it can move to
+        # the first neighbour nearer the nearest enemy (nearest first) it can move to; from
+        # version 2 never down a drop (a fall: 1d4 a height, 2d4 off the cistern's stair) while
+        # staying put is open to it: it waits for them, or its cards reach them
         theirs = frozenset([section_of(e) for e in enemies])
-        for there in options_of(state).ways.closer(section_of(actor), theirs):
+        here = section_of(actor)
+        options = options_of(state)
+        careful = rules.since(state, 2)
+        nearer = options.ways.closer(here, theirs)
+        for there in nearer:
+            if careful and _drop(options.board, here, there):
+                continue
             if _can(state, actor, _MOVE, {"to": there}):
                 return _command(state, actor, "move", (), to=there)
+        if careful:  # none it can walk to: climb toward one above (a failed climb costs nothing)
+            for there in nearer:
+                if _can(state, actor, _CLIMB, {"to": there}):
+                    return _command(state, actor, "climb", (), to=there)
     chosen = _discard(state, actor, None)
     return Command(kind="end_turn", actor=actor.id, params={"discard": chosen} if chosen else {}, by="policy")
+
+
+def _drop(board: Any, here: str, there: str) -> bool:
+    """True when a plain Move from `here` to the neighbouring `there` falls (a border down)."""
+    step = board.step(here, there)
+    return step is not None and step.height < 0
 
 
 def _discard(state: Encounter, actor: Combatant, played: Any) -> str | None:

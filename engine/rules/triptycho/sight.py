@@ -36,10 +36,11 @@ def can_see(state: Encounter, observer: Combatant, target: Combatant, where: str
     return False
 
 
-def hindered(state: Encounter, c: Combatant) -> bool:
-    """True when `c` can't see in its own section (Hindered)."""
+def hindered(state: Encounter, c: Combatant, where: str | None = None) -> bool:
+    """True when `c` can't see in its own section (Hindered); `where`: the one of a large
+    entity's sections that counts (the attacked one), else its first."""
     board = options_of(state).board
-    return seen_as(stats_of(c), board.sections[section_of(c)].light) == "dark"
+    return seen_as(stats_of(c), board.sections[where or section_of(c)].light) == "dark"
 
 
 def swimming(state: Encounter, c: Combatant) -> bool:

@@ -90,6 +90,7 @@ ACTIONS = [
 class MiniD20(RuleSystem):
     name = "minid20"
     version = "1"
+    api = 4
     events = (CriticalHit,)
     stats_type = Stats
     examples = ("minid20:example.toml",)

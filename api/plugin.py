@@ -4,13 +4,15 @@
 
 A system subclasses `RuleSystem`, declares its events (tagged with its name as a prefix,
 `minid20.AttackRolled`), their folds (`register_fold`) and the phases they may occur in
-(`allow`), its typed `Stats`/`Options`/`State` (msgspec Structs), and names its instance in
-the `combatlog.rules` entry-point group. `register` (and loading the entry point) checks it
-and says what breaks the protocol in one line (`PluginError`). `docs/writing-a-rule-system.md`
-walks through one; `combatlog rulesets --check NAME` runs the checklist on an installed one.
+(`allow`), its typed `Stats`/`Options`/`State` (msgspec Structs), the version of this API it
+was written for (`api = 4`, the number: `API` is this combatlog's), and names its instance in
+the `combatlog.rules` entry-point group. `register` (and loading the entry point) checks it and
+says what breaks the protocol in one line (`PluginError`), an older plugin's hooks among it.
+`docs/writing-a-rule-system.md` walks through one; `combatlog rulesets --check NAME` runs the
+checklist on an installed one.
 """
 
-from __future__ import annotations
+# no `from __future__ import annotations`: it would make `annotations` a name of this module
 
 from msgspec.structs import replace
 
@@ -19,10 +21,10 @@ from combatlog.engine.dice import DiceError, Expr, parse
 from combatlog.engine.draft import Draft
 from combatlog.engine.errors import Refused
 from combatlog.engine.order import ActionPointOrder, Order, RankedOrder, ReverseDeclareOrder, make_order
-from combatlog.engine.rules import PluginError, check, register
-from combatlog.engine.rules.base import ActionSpec, OptionSpec, RollMods, RuleSystem
-from combatlog.engine.rules.typed import DiceExpr, PerMapping, put_row
+from combatlog.engine.protocol import ActionParam, ActionSpec, OptionSpec, RollMods, RuleSystem
+from combatlog.engine.registry import API, PluginError, check, register
 from combatlog.engine.timing import Timing, make_timing
+from combatlog.engine.typed import DiceExpr, PerMapping, put_row
 from combatlog.events import (
     CombatantDefeated,
     Command,
@@ -31,7 +33,9 @@ from combatlog.events import (
     DamageApplied,
     DiceRolled,
     Event,
+    InitiativeRolled,
     Moved,
+    OrderSet,
     ResourceSpent,
     ResourcesSet,
 )
@@ -41,6 +45,7 @@ from combatlog.projections.fold import register_fold
 from combatlog.projections.phases import DECLARE, END, INITIATIVE, LIVE, RESOLVE, SETUP, SURPRISE, allow
 
 __all__ = [
+    "API",
     "DECLARE",
     "END",
     "INITIATIVE",
@@ -48,6 +53,7 @@ __all__ = [
     "RESOLVE",
     "SETUP",
     "SURPRISE",
+    "ActionParam",
     "ActionPointOrder",
     "ActionSpec",
     "Combatant",
@@ -64,10 +70,12 @@ __all__ = [
     "Encounter",
     "Event",
     "Expr",
+    "InitiativeRolled",
     "Map",
     "Moved",
     "OptionSpec",
     "Order",
+    "OrderSet",
     "PerMapping",
     "Pending",
     "PluginError",

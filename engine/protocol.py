@@ -9,6 +9,7 @@ procedure common to all of them and calls these hooks.
 
 from __future__ import annotations
 
+import difflib
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -16,11 +17,12 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
+from combatlog.engine import typed
 from combatlog.engine.dicetree import excerpt
 from combatlog.engine.errors import Refused
 from combatlog.engine.order import Order, make_order
-from combatlog.engine.rules import typed
 from combatlog.engine.timing import Timing, make_timing
+from combatlog.engine.turns import gone
 from combatlog.events import Command
 
 if TYPE_CHECKING:
@@ -52,6 +54,15 @@ def level_of(left: int, most: int) -> str:
     return "critical"
 
 
+def weapon_names(state: Encounter, actor: Combatant) -> tuple[str, ...]:
+    """The names of `actor`'s weapons as its stats give them (`weapons`, each with a `name`):
+    what a form offers for a `weapon` parameter."""
+    weapons = actor.stats.get("weapons")
+    if not isinstance(weapons, list):
+        return ()
+    return tuple(str(w["name"]) for w in weapons if isinstance(w, dict) and isinstance(w.get("name"), str))
+
+
 @dataclass(frozen=True)
 class BoardView:
     """Where a system's combatants stand, as a screen draws it: `sections` of a map (with its
@@ -65,13 +76,62 @@ class BoardView:
     distances: tuple[tuple[str, str, int, bool], ...] = ()  # (a, b, yards, engaged), for "distances"
 
 
+PARAM_KINDS = ("text", "int", "number", "bool")  # the kinds of value an action's parameter takes
+
+
+@dataclass(frozen=True)
+class ActionParam:
+    """A parameter an action takes (`act bo move to=door`): its name, the kind of value, the
+    values accepted when they are a fixed few, and a line of help.
+
+    `kind`: "text" (any value, read as text), "int" (a whole number), "number" (a whole or
+    decimal number) or "bool" (true or false). `choices`: the values accepted, when they are a
+    fixed few (`defense` among none, block, dodge). `offered(state, actor)`: the values a form
+    lists now, when they depend on the fight (the actor's weapons, the cards in its hand, the
+    map's sections): they help a person choose; the action's check decides.
+    """
+
+    name: str
+    kind: str = "text"
+    choices: tuple[Any, ...] = ()
+    help: str = ""
+    offered: Callable[[Encounter, Combatant], tuple[str, ...]] | None = None
+
+    def problem(self, value: Any) -> str | None:
+        """Why `value` isn't one this parameter takes (its kind, its choices), or None."""
+        kind = self.kind
+        if kind == "int" and type(value) is not int:
+            return "not a whole number"
+        if kind == "number" and (type(value) is bool or not isinstance(value, (int, float))):
+            return "not a number"
+        if kind == "bool" and type(value) is not bool:
+            return "use true or false"
+        if self.choices and not any(type(value) is type(c) and value == c for c in self.choices):
+            return "not an accepted value; use one of " + ", ".join(_word(c) for c in self.choices)
+        return None
+
+    def listed(self, state: Encounter, actor: Combatant) -> tuple[str, ...]:
+        """The values a form offers now, as a person types them (none: any value is typed)."""
+        if self.choices:
+            return tuple(_word(c) for c in self.choices)
+        if self.offered is not None:
+            return self.offered(state, actor)
+        return ("true", "false") if self.kind == "bool" else ()
+
+
 @dataclass(frozen=True)
 class ActionSpec:
-    """An action a combatant may declare: its category, cost, targets and resolution.
+    """An action a combatant may declare: its category, cost, targets, parameters and resolution.
 
-    `targets`: "enemy", "ally", "any", "self" or "none". `check(state, actor, targets,
+    `targets`: "enemy", "ally", "any", "self" or "none". `params`: the parameters it takes
+    (`ActionParam`s; `()` for none); left None, it declares none and takes whatever it is
+    given, as actions did before parameters were declared. `check(state, actor, targets,
     params)` returns why the action can't be taken now, or None. `resolve(draft, pending)`
-    emits the action's effects and returns a short outcome.
+    emits the action's effects and returns a short outcome; it starts at the mechanics:
+    `combatlog.engine.turns.resolve` has made sure the actor and every target are still in the
+    fight. `targets_down_ok`: its targets may be down (defeated, not removed), for an action
+    meant for the fallen (stabilising a dying ally, a coup de grace): such a target may be
+    declared, and the action resolves on it.
     """
 
     name: str
@@ -83,6 +143,15 @@ class ActionSpec:
     max_targets: int = 1
     check: Callable[[Encounter, Combatant, tuple[str, ...], dict[str, Any]], str | None] | None = None
     help: str = ""
+    params: tuple[ActionParam, ...] | None = None
+    targets_down_ok: bool = False
+
+    def param(self, name: str) -> ActionParam | None:
+        """The declared parameter `name`, or None."""
+        for p in self.params or ():
+            if p.name == name:
+                return p
+        return None
 
 
 @dataclass(frozen=True)
@@ -136,9 +205,12 @@ class RuleSystem:
     """Base class of every rule system; override what the system's text says differently."""
 
     name: str = ""
-    version: str = "1"
+    version: str = "1"  # the rules' version: what they decide (`since`); recorded in every log
+    # the plugin API it was written for (`combatlog.engine.plugin_api.API`); None: held to the
+    # current one by its hooks alone. Checked when the system is registered.
+    api: int | None = None
     events: tuple[type, ...] = ()
-    # The typed models (msgspec Structs; see `combatlog.engine.rules.typed`): a combatant's
+    # The typed models (msgspec Structs; see `combatlog.engine.typed`): a combatant's
     # stats, the encounter's options, and the system's own per-encounter state (kept in
     # `Encounter.extra`, registered with the projections by `register`).
     stats_type: type[Any] | None = None
@@ -153,8 +225,15 @@ class RuleSystem:
     # example encounter files a plugin ships, as "package:file.toml" (for `demo`, `init`, `rulesets --check`)
     examples: tuple[str, ...] = ()
     # conditions that change attack rolls (`Draft.attack_roll`): the roller's own, and the target's
+    # the version of these rules from which `check_params` refuses a parameter an action doesn't
+    # declare (a log recorded under an older one re-decides as it was recorded)
+    params_since: int = 1
     rolling_mods: dict[str, RollMods] = {}  # "blessed": RollMods(bonus=1), "poisoned": RollMods(advantage=-1)
     targeted_mods: dict[str, RollMods] = {}  # "dodging": RollMods(advantage=-1), "prone": RollMods(advantage=1)
+    # The version of these rules from which a tier (combatants sharing a rank in the order) acts
+    # together: the damage dealt within it is held until the whole tier has acted (see
+    # `tiers_hold`). None: a tier's actions land one by one, as before tiers did.
+    tiers_since: int | None = None
 
     # --- the encounter's options and combatants ---------------------------------------
 
@@ -213,6 +292,14 @@ class RuleSystem:
             out[key] = value
         return out
 
+    def variant(self, options: dict[str, Any]) -> RuleSystem:
+        """The instance that plays an encounter created with `options` (filled in by `options`):
+        this one, or a variant of these rules that the options choose, written as a subclass that
+        overrides only what differs (Starflight's Simple Combat). `rules_of(state)` asks it, so the
+        choice follows from what the log recorded at the encounter's creation: the log names the
+        system and its options, never the variant."""
+        return self
+
     def check_combatant(self, stats: dict[str, Any], who: str = "") -> dict[str, Any]:
         """The combatant's stats, validated; raises Refused naming who and the missing or bad stat.
 
@@ -269,6 +356,13 @@ class RuleSystem:
                 _RELEASES.clear()
             _RELEASES[recorded] = number
         return number >= version
+
+    def tiers_hold(self, state: Encounter) -> bool:
+        """True when the encounter's tiers act together (from version `tiers_since` of the rules):
+        what one member of a tier deals lands only once the whole tier has acted. Asked by the turn
+        procedure (`combatlog.engine.turns`), which holds and releases the damage."""
+        since = self.tiers_since
+        return since is not None and self.since(state, since)
 
     def stats(self, combatant: Combatant) -> Any:
         """`combatant`'s stats as this system's `stats_type` (converted once per stats mapping)."""
@@ -330,6 +424,30 @@ class RuleSystem:
         known = ", ".join(s.name for s in self.actions(state, actor)) or "none"
         raise Refused(f"{actor.name}: {name!r}", f"{self.name} has no such action", f"actions: {known}")
 
+    def check_params(self, state: Encounter, actor: Combatant, spec: ActionSpec, params: dict[str, Any]) -> None:
+        """Refuse, in one line naming those `spec` takes, a parameter it doesn't declare or a
+        value one doesn't take (its kind, its choices; a null value is left to the action's
+        check). Nothing is checked for an action that declares none (`spec.params` is None),
+        nor in an encounter created under a version of these rules before `params_since`."""
+        declared = spec.params
+        if not params or declared is None or not self.since(state, self.params_since):
+            return
+        unknown = [key for key in params if spec.param(key) is None]
+        if unknown:
+            names = [p.name for p in declared]
+            said = ", ".join(excerpt(str(key)) for key in unknown)
+            close = [m for key in unknown for m in difflib.get_close_matches(str(key), names, n=1)]
+            raise Refused(
+                actor.name,
+                f"{spec.name} takes no parameter{'s' if len(unknown) > 1 else ''} {said}"
+                + (f" (did you mean {' or '.join(close)}?)" if close else ""),
+                f"it takes: {', '.join(names)}" if names else "it takes none",
+            )
+        for key, value in params.items():
+            why = None if value is None else spec.param(key).problem(value)  # type: ignore[union-attr]
+            if why:
+                raise Refused(actor.name, f"{spec.name} {key}={excerpt(_word(value))}: {why}")
+
     def cost(self, state: Encounter, actor: Combatant, spec: ActionSpec, params: dict[str, Any]) -> dict[str, int]:
         """What declaring `spec` costs `actor` (default: the spec's cost)."""
         return dict(spec.cost)
@@ -373,6 +491,21 @@ class RuleSystem:
     def declared(self, draft: Draft, pending: Pending) -> None:
         """Hook right after an action is declared (before it resolves, if it resolves at once)."""
 
+    def action_lost(self, draft: Draft, pending: Pending) -> str | None:
+        """The outcome when `pending`'s actor loses the action as it comes to resolve, for a
+        condition of its own (Straalara's Dazed), having emitted what losing it changes; None: it
+        goes on. Asked once the actor is found still in the fight, before its targets are
+        checked (`target_gone`). Default: None."""
+        return None
+
+    def target_gone(self, draft: Draft, pending: Pending, target: Combatant) -> str | None:
+        """The outcome of `pending` when `target`, one of its targets, is no longer there as it
+        comes to resolve (removed, or defeated and the action doesn't say `targets_down_ok`): the
+        action is lost with that outcome; None resolves it all the same. Default: the one
+        sentence of `combatlog.engine.turns.gone`. A system overrides it only so that a log
+        recorded under an older version of its rules re-decides as it was recorded."""
+        return gone(target)
+
     def another_pass(self, state: Encounter) -> bool:
         """True when, every declared action resolved, the round goes on with another pass
         (declare and resolve again) instead of ending (default: never)."""
@@ -386,6 +519,10 @@ class RuleSystem:
 
     def after_damage(self, draft: Draft, target: str) -> None:
         """Hook after damage counted on `target` (thresholds, defeat)."""
+
+    def after_condition(self, draft: Draft, target: str, condition: str) -> None:
+        """Hook right after the game master put `condition` on `target` (an override): what it
+        brings about at once (Triptycho lowers an Immobilized blocker's Block)."""
 
     def outcome(self, state: Encounter) -> tuple[str, str | None] | None:
         """(outcome, winning side) when the encounter is over by the rules, else None.
@@ -431,14 +568,16 @@ class RuleSystem:
 
     def param_choices(self, state: Encounter, actor: Combatant, action: str) -> dict[str, tuple[str, ...]]:
         """The parameters a form offers for `actor`'s `action`, each with its choices now (a
-        form's lists; the action's check still decides). Default: `weapon`, among the names of
-        the actor's weapons, when it has any."""
-        weapons = actor.stats.get("weapons")
-        names = (
-            tuple(str(w["name"]) for w in weapons if isinstance(w, dict) and isinstance(w.get("name"), str))
-            if isinstance(weapons, list)
-            else ()
-        )
+        form's list; none: a value typed; the action's check still decides). Default: the
+        parameters the action declares (`ActionSpec.params`, each `ActionParam.listed`); for
+        one that declares none, `weapon`, among the names of the actor's weapons, when it has any."""
+        try:
+            spec = self.action(state, actor, action)
+        except Refused:
+            return {}
+        if spec.params is not None:
+            return {p.name: p.listed(state, actor) for p in spec.params}
+        names = weapon_names(state, actor)
         return {"weapon": names} if names else {}
 
     def place_of(self, state: Encounter, c: Combatant) -> str | None:

@@ -1,4 +1,22 @@
-"""Saved logs as tests: a pytest plugin, on by default once combatlog is installed.
+"""Testing a rule system: a test kit, and saved logs as tests (a pytest plugin).
+
+The kit (`docs/writing-a-rule-system.md`): a fight in one call, each step's dice given by the
+roll they are for, and what it did read back.
+
+    from combatlog.testing import fight, fighter
+
+    def test_a_hit_deals_the_damage_dice():
+        f = fight("skirmish", fighter("ayla", "party", hp=10, attack=4), fighter("g1", "goblins", hp=7),
+                  dice={"initiative by ayla": 15, "initiative by g1": 3})
+        f.act("ayla", "strike", "g1", dice={"strike by ayla": 17, "damage by ayla": 5})
+        assert f.hp("g1") == 2
+
+`fight`, `fighter`, `Fight` (act, end_turn, do, begin, auto, play_out, undo, redo; hp, damage, conditions,
+defeated, outcome, events, told, audit, save), `Step` (events, of, rolls, outcome(s), told) and
+`Refused`, loaded on first use: the plugin below is loaded by every pytest run, and needs none
+of them.
+
+The plugin, on by default once combatlog is installed:
 
     pytest --combatlog-logs DIR [--combatlog-update]
 
@@ -14,11 +32,24 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
+if TYPE_CHECKING:
+    from combatlog._testkit import Fight, Refused, Step, fight, fighter
+
+__all__ = ["Fight", "Refused", "Step", "fight", "fighter"]
+
 SUFFIXES = (".jsonl", ".db", ".sqlite")
+
+
+def __getattr__(name: str) -> Any:
+    if name in __all__:  # the kit: the engine is imported only by a test that uses it
+        from combatlog import _testkit
+
+        return getattr(_testkit, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
