@@ -19,6 +19,7 @@ import msgspec
 from rich.markup import escape as escape_markup
 
 from combatlog.engine import Refused, RuleSystem, Session, get_rules, rule_names
+from combatlog.engine.commands import TypedCommand
 from combatlog.engine.dice import DiceError
 from combatlog.engine.encounter_file import EncounterFileError, read_encounter
 from combatlog.engine.grammar import UsageError, build_command, typed_roll
@@ -151,7 +152,7 @@ def utc_now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
-def execute(session: Session, command: Command) -> None:
+def execute(session: Session, command: Command | TypedCommand) -> None:
     try:
         session.execute(command)
     except (Refused, DiceError, LogError) as exc:
@@ -373,6 +374,8 @@ def do_command(
         command = build_command(kind, plain, keyed + params, entered, by, session_rules(session), entered_for)
     except UsageError as exc:
         fail(str(exc), 2)
+    except Refused as exc:  # a value the command can't take: refused as the engine refuses
+        fail(str(exc))
     execute(session, command)
     if kind in ("undo", "redo"):
         _tell_undo_redo(session, kind)

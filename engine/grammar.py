@@ -1,5 +1,8 @@
 """The command grammar shared by the command line (`do`, `play`) and the web tracker: a
-command's words and `KEY=VALUE` parameters, and dice typed in at the table (`2d10: 7 9`)."""
+command's words and `KEY=VALUE` parameters, and dice typed in at the table (`2d10: 7 9`).
+
+A line is read into its command's type (`combatlog.engine.commands`): its words and parameters
+as the log records them, then checked once, so a bad value is refused here, in one line."""
 
 from __future__ import annotations
 
@@ -7,6 +10,7 @@ import json
 import re
 from typing import Any
 
+from combatlog.engine.commands import TypedCommand, read
 from combatlog.engine.dice import DiceError
 from combatlog.engine.dice import parse as parse_dice
 from combatlog.engine.protocol import RuleSystem
@@ -105,8 +109,9 @@ def build_command(
     by: str,
     rules: RuleSystem | None = None,
     entered_for: tuple[str, ...] | None = None,
-) -> Command:
-    """The Command for `kind` and its words (the grammar of `do` and `play`); raises UsageError.
+) -> TypedCommand:
+    """The command `kind` and its words say (the grammar of `do` and `play`), typed and checked;
+    raises UsageError for words that don't follow the grammar, Refused for a value that can't be.
 
     A rule system's own commands take the positional words it names in `command_words`: a
     name takes one word, `*name` the rest as a list, `...name` the rest as one text.
@@ -163,15 +168,17 @@ def build_command(
             raise UsageError(f"{kind} takes {shape}; left over: {' '.join(rest)}")
     elif words:
         raise UsageError(f"{kind} takes no words: {' '.join(words)}")
-    return Command(
-        kind=kind,
-        actor=actor,
-        action=action,
-        targets=targets,
-        params=p,
-        by=by,
-        entered=entered,
-        entered_for=entered_for if entered is not None and entered_for and any(entered_for) else None,
+    return read(
+        Command(
+            kind=kind,
+            actor=actor,
+            action=action,
+            targets=targets,
+            params=p,
+            by=by,
+            entered=entered,
+            entered_for=entered_for if entered is not None and entered_for and any(entered_for) else None,
+        )
     )
 
 
@@ -237,9 +244,10 @@ def parse_line(
     by: str,
     rules: RuleSystem | None = None,
     entered_for: tuple[str, ...] | None = None,
-) -> Command:
-    """The Command a line of the `play` grammar says (`act bo attack g1 weapon=axe`): words in
-    shell quoting, `KEY=VALUE` words as parameters; raises UsageError."""
+) -> TypedCommand:
+    """The command a line of the `play` grammar says (`act bo attack g1 weapon=axe`), typed and
+    checked: words in shell quoting, `KEY=VALUE` words as parameters; raises UsageError or
+    Refused."""
     words = split_words(line)
     if not words:
         raise UsageError("an empty command: type e.g. 'act ayla attack g1', 'end_turn' or 'begin'")
