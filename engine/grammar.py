@@ -182,6 +182,7 @@ def build_command(
     )
 
 
+TEXT_KINDS = ("note", "ruling", "end", "contribute")  # commands whose words are a text, not KEY=VALUE parameters
 MAX_LINE = 4096  # characters of one command line: a person's command, with room for a long note
 
 
@@ -252,6 +253,8 @@ def parse_line(
     if not words:
         raise UsageError("an empty command: type e.g. 'act ayla attack g1', 'end_turn' or 'begin'")
     kind, rest = words[0], words[1:]
+    if kind in TEXT_KINDS:  # `note the ford=deep`: the words are the text, "=" and all
+        return build_command(kind, tuple(rest), (), entered, by, rules, entered_for)
     plain = tuple(w for w in rest if "=" not in w)
     params = [w for w in rest if "=" in w]
     return build_command(kind, plain, params, entered, by, rules, entered_for)

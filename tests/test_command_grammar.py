@@ -259,3 +259,16 @@ def test_a_command_line_past_the_cap_is_refused_in_one_line():
     with pytest.raises(UsageError, match=f"at most {MAX_LINE:,} characters; this one has 1,000,000"):
         split_words("x" * 1_000_000)
     assert len(split_words('a "b c" ' * (MAX_LINE // 8))) == MAX_LINE // 8 * 2
+
+
+@pytest.mark.parametrize(
+    ("line", "command"),
+    [
+        ("note the ford=deep here", Note(text="the ford=deep here")),
+        ("end truce: terms=agreed", End(outcome="truce: terms=agreed")),
+        ("ruling cover half=yes", Ruling(topic="cover", decision="half=yes")),
+    ],
+)
+def test_a_play_line_keeps_a_texts_words_with_an_equals_sign_in_the_text(line, command):
+    # a note's, an outcome's or a ruling's words are its text: none taken as a parameter and lost
+    assert parse_line(line, None, "gm") == command
