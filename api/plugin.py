@@ -18,10 +18,9 @@ from msgspec.structs import replace
 
 from combatlog.engine.battlemap import Map
 from combatlog.engine.dice import DiceError, Expr, parse
-from combatlog.engine.draft import Draft
 from combatlog.engine.errors import Refused
-from combatlog.engine.order import ActionPointOrder, Order, RankedOrder, ReverseDeclareOrder, make_order
-from combatlog.engine.protocol import ActionParam, ActionSpec, OptionSpec, RollMods, RuleSystem
+from combatlog.engine.order import ActionPointOrder, RankedOrder, ReverseDeclareOrder, make_order
+from combatlog.engine.protocol import ActionParam, ActionSpec, Draft, OptionSpec, Order, RollMods, RuleSystem
 from combatlog.engine.registry import API, PluginError, check, register
 from combatlog.engine.timing import Timing, make_timing
 from combatlog.engine.typed import DiceExpr, PerMapping, put_row

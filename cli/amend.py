@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import click
 
-from combatlog.cli.main import _shown, _utc_now, app, fail, read_log, signing
+from combatlog.cli.main import app, fail, log_name, read_log, signing, utc_now
 from combatlog.engine import Refused
 from combatlog.events import LogError
 
@@ -42,7 +42,7 @@ def amend(log_path: str, step: int | None, dice: str | None, command_line: str |
         fail(f"{log_path}: the log is torn; nothing appended; run `combatlog repair {log_path}` first")
     try:
         report = amend_log(
-            log, step, dice=dice, command=command_line, by=by, signer=signer, clock=_utc_now if clock else None
+            log, step, dice=dice, command=command_line, by=by, signer=signer, clock=utc_now if clock else None
         )
     except (Refused, LogError) as exc:
         fail(f"{exc}; nothing appended")
@@ -50,4 +50,4 @@ def amend(log_path: str, step: int | None, dice: str | None, command_line: str |
         fail(f"{exc.args[0]}; nothing appended")
     for line in report.lines():
         click.echo(line)
-    click.echo(f"{_shown(log, log_path)}: seqs {report.first_seq}-{report.last_seq} appended", err=True)
+    click.echo(f"{log_name(log, log_path)}: seqs {report.first_seq}-{report.last_seq} appended", err=True)

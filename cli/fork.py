@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from combatlog.cli.main import _is_url, _shown, app, fail, read_log, signing, write_new_log
+from combatlog.cli.main import app, fail, is_url, log_name, read_log, signing, write_new_log
 from combatlog.engine import Refused
 from combatlog.events import LogError
 
@@ -25,16 +25,16 @@ def fork(log_path: str, new_path: str, at: int | None) -> None:
     try:
         at = step_end(source, at)
     except LogError as exc:
-        fail(f"{_shown(source, log_path)}: --at {at}: {exc}")
-    if not _is_url(new_path) and Path(new_path).exists():
+        fail(f"{log_name(source, log_path)}: --at {at}: {exc}")
+    if not is_url(new_path) and Path(new_path).exists():
         fail(f"{new_path} exists; fork writes only to a new log")
     signer = signing()
     forked, target = write_new_log(
         new_path, "fork", "forked", lambda target: fork_log(source, target, at, signer=signer), (Refused,)
     )
-    shown = _shown(target, new_path)
+    shown = log_name(target, new_path)
     target.close()
     click.echo(
-        f"{shown}: a fork of {_shown(source, log_path)} at seq {forked.at} (its head then "
+        f"{shown}: a fork of {log_name(source, log_path)} at seq {forked.at} (its head then "
         f"{forked.parent_seq}:{forked.parent_digest}); `combatlog play {shown}` plays it on"
     )

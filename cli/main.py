@@ -19,9 +19,10 @@ import msgspec
 from rich.markup import escape as escape_markup
 
 from combatlog.engine import Refused, RuleSystem, Session, get_rules, rule_names
+from combatlog.engine.commands import TypedCommand
 from combatlog.engine.dice import DiceError
 from combatlog.engine.encounter_file import EncounterFileError, read_encounter
-from combatlog.engine.grammar import UsageError, build_command, typed_roll
+from combatlog.engine.grammar import TEXT_KINDS, UsageError, build_command, typed_roll
 from combatlog.engine.words import counted, plainly
 from combatlog.events import Command, LogError, json_schema
 from combatlog.projections import Projection, Snapshot
@@ -72,10 +73,10 @@ def _check_rules(log, path: str) -> None:
 
     missing = missing_rules(log)
     if missing is not None:
-        fail(f"{_shown(log, path)}: {missing[1]}")
+        fail(f"{log_name(log, path)}: {missing[1]}")
 
 
-def _is_url(where: str) -> bool:
+def is_url(where: str) -> bool:
     """True for a database URL (`postgresql://`), a log that isn't a file."""
     return where.startswith(("postgresql://", "postgres://"))
 
@@ -88,7 +89,7 @@ def _open_or_fail(where: str):
         fail(str(exc))
 
 
-def _shown(log, where: str) -> str:
+def log_name(log, where: str) -> str:
     """How to name a log in a message: a database URL with its password masked."""
     return getattr(log, "where", where)
 
@@ -112,7 +113,7 @@ def write_session(path: str, clock: bool = False) -> Session:
     if getattr(log, "torn", None) is not None:
         fail(f"{path}: the log is torn; nothing appended; run `combatlog repair {path}` first")
     try:
-        return Session(log, clock=_utc_now if clock else None, signer=signing())
+        return Session(log, clock=utc_now if clock else None, signer=signing())
     except (LogError, KeyError) as exc:
         fail(str(exc.args[0] if isinstance(exc, KeyError) else exc))
 
@@ -146,11 +147,12 @@ def tell_step(session: Session, before: int | Snapshot) -> None:
     click.echo(status_line(session))
 
 
-def _utc_now() -> str:
+def utc_now() -> str:
+    """Now, in UTC, to the second: 2024-05-01T12:00:00Z."""
     return datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
-def execute(session: Session, command: Command) -> None:
+def execute(session: Session, command: Command | TypedCommand) -> None:
     try:
         session.execute(command)
     except (Refused, DiceError, LogError) as exc:
@@ -200,13 +202,12 @@ def demo(rules_name: str, seed: int, log_path: str, timing: str | None, clock: b
     except KeyError as exc:
         fail(str(exc.args[0]), 2)
     path = Path(log_path)
-    if _is_url(log_path):
+    if is_url(log_path):
         existing = _open_or_fail(log_path)
         if existing.head()[0] > 0:
             if not force:
-                fail(
-                    f"{_shown(existing, log_path)} holds events; pass --force to replace them, or choose another --log"
-                )
+                named = log_name(existing, log_path)
+                fail(f"{named} holds events; pass --force to replace them, or choose another --log")
             existing.clear()
         existing.close()
     elif path.exists() and path.stat().st_size > 0:
@@ -226,7 +227,7 @@ def demo(rules_name: str, seed: int, log_path: str, timing: str | None, clock: b
         params["options"] = {**params.get("options", {}), "timing": timing}
         commands[0] = msgspec.structs.replace(create, params=params)
     log = _open_or_fail(log_path)
-    session = Session(log, clock=_utc_now if clock else None, signer=signing())
+    session = Session(log, clock=utc_now if clock else None, signer=signing())
     for command in commands + [Command(kind="begin")]:
         execute(session, command)
     try:
@@ -235,7 +236,7 @@ def demo(rules_name: str, seed: int, log_path: str, timing: str | None, clock: b
         fail(str(exc))
     for _, line in transcript(log):
         click.echo(line)
-    click.echo(f"Log: {_shown(log, log_path)} ({log.head()[0]} events).")
+    click.echo(f"Log: {log_name(log, log_path)} ({log.head()[0]} events).")
 
 
 @app.command()
@@ -281,11 +282,11 @@ def new(
         log.close()
         if secret_file is not None:
             secret_file.unlink(missing_ok=True)
-        fail(f"{_shown(log, log_path)} holds events; choose a new --log")
+        fail(f"{log_name(log, log_path)} holds events; choose a new --log")
     session = Session(log, signer=signing(), secret=secret)
     for command in commands:
         execute(session, command)
-    shown = _shown(log, log_path)
+    shown = log_name(log, log_path)
     click.echo(
         f"{shown}: {counted(len(session.state.combatants), 'combatant')} under {session.state.rules}; "
         f"`combatlog do {shown} begin` starts the fight."
@@ -306,7 +307,7 @@ def _new_secret(log_path: str) -> tuple[Any, Path]:
     from combatlog.engine.fair import SECRET_SUFFIX, SECRET_VARIABLE, Secret, write_secret
     from combatlog.engine.fair import secret_path as path_of
 
-    if _is_url(log_path):
+    if is_url(log_path):
         where = path_of(None)
         if where is None:
             fail(f"{log_path}: a database log's secret needs a file: set {SECRET_VARIABLE}=FILE", 2)
@@ -366,13 +367,15 @@ def do_command(
         return
     # KEY=VALUE words are parameters, as on a `play` line (`act bo move to=door`); a note's,
     # a ruling's or an outcome's words are its text, "=" and all
-    texts = kind in ("note", "ruling", "end", "contribute")
+    texts = kind in TEXT_KINDS
     plain = words if texts else tuple(w for w in words if "=" not in w)
     keyed = () if texts else tuple(w for w in words if "=" in w)
     try:
-        command = build_command(kind, plain, keyed + params, entered, by, _rules_of(session), entered_for)
+        command = build_command(kind, plain, keyed + params, entered, by, session_rules(session), entered_for)
     except UsageError as exc:
         fail(str(exc), 2)
+    except Refused as exc:  # a value the command can't take: refused as the engine refuses
+        fail(str(exc))
     execute(session, command)
     if kind in ("undo", "redo"):
         _tell_undo_redo(session, kind)
@@ -380,7 +383,8 @@ def do_command(
     tell_step(session, before)
 
 
-def _rules_of(session: Session) -> RuleSystem | None:
+def session_rules(session: Session) -> RuleSystem | None:
+    """The session's rule system (None before the encounter is created, or when it isn't installed)."""
     try:
         return session.rules if session.state.rules is not None else None
     except KeyError:
@@ -598,7 +602,7 @@ def follow(log_path: str, only_new: bool, dice: bool, poll: float, timeout: floa
     log = read_log(log_path)
     viewer = _viewer(log, viewer_name)
     start = log.head()[0] if only_new else 0
-    click.echo(f"following {_shown(log, log_path)} from seq {start + 1}; Ctrl-C stops", err=True)
+    click.echo(f"following {log_name(log, log_path)} from seq {start + 1}; Ctrl-C stops", err=True)
     try:
         for seq, line in tell(follow_envelopes(log, 0, poll, timeout), dice, log, viewer):
             if seq > start:
@@ -665,7 +669,7 @@ def export(log_path: str, other: str, viewer_name: str | None) -> None:
     if Path(other).exists() and Path(other).stat().st_size > 0:
         fail(f"{other} exists; export writes only to a new log")
     count, target = write_new_log(other, "export", "exported", lambda target: copy_log(source, target))
-    click.echo(f"{_shown(target, other)}: {count} events")
+    click.echo(f"{log_name(target, other)}: {count} events")
 
 
 def write_new_log(where: str, command: str, done: str, write: Any, refusals: tuple[type[Exception], ...] = ()) -> Any:
@@ -676,14 +680,14 @@ def write_new_log(where: str, command: str, done: str, write: Any, refusals: tup
     target = _open_or_fail(where)
     if target.head()[0] > 0:  # a database URL names an encounter that may already hold events
         target.close()
-        fail(f"{_shown(target, where)} holds events; {command} writes only to a new log")
+        fail(f"{log_name(target, where)} holds events; {command} writes only to a new log")
     batch = getattr(target, "batch", contextlib.nullcontext)
     try:
         with batch():
             result = write(target)
     except (LogError, *refusals) as exc:
         target.close()
-        if not _is_url(where):
+        if not is_url(where):
             for leftover in (Path(where), Path(f"{where}-wal"), Path(f"{where}-shm")):
                 leftover.unlink(missing_ok=True)
         fail(f"{exc}; nothing {done}")
@@ -696,7 +700,7 @@ def repair(log_path: str) -> None:
     """Move the torn tail of a JSON-lines log aside to LOG.torn, keeping every whole step."""
     log = read_log(log_path, write=True)
     if not isinstance(log, JsonlLog):
-        fail(f"{_shown(log, log_path)}: only JSON-lines logs can be torn; SQLite and PostgreSQL commit whole steps")
+        fail(f"{log_name(log, log_path)}: only JSON-lines logs can be torn; SQLite and PostgreSQL commit whole steps")
     try:
         torn = log.repair()
     except LogError as exc:  # a log the user can't write, a planted LOG.torn link: nothing was changed
@@ -725,7 +729,7 @@ def _export_view(log_path: str, other: str, viewer_name: str) -> None:
     """`export --viewer`: the events `viewer_name` may receive, one JSON envelope a line, to a new file."""
     log = read_log(log_path)
     viewer = _viewer(log, viewer_name)
-    if _is_url(other):
+    if is_url(other):
         fail(f"{other}: a viewer's export is a JSON lines file, not a log; give a file path")
     target = Path(other)
     if target.exists() and target.stat().st_size > 0:

@@ -11,11 +11,12 @@ from typing import Any
 
 import click
 
-from combatlog.cli.main import _rules_of, _shown, app, told_since, write_session
+from combatlog.cli.main import app, log_name, session_rules, told_since, write_session
 from combatlog.cli.main import show as show_cmd
-from combatlog.engine import Refused, Session
+from combatlog.engine import Refused, RuleSystem, Session
+from combatlog.engine.commands import KINDS, help_of, params_of
 from combatlog.engine.dice import DiceError
-from combatlog.engine.grammar import _UNCOLONED, UsageError, parse_line, split_words, typed_roll
+from combatlog.engine.grammar import UNCOLONED, UsageError, parse_line, split_words, typed_roll
 from combatlog.engine.rollnames import GM, asked, suggested
 from combatlog.engine.words import add_example, counted, plainly
 from combatlog.events import DiceRolled, LogError
@@ -27,34 +28,40 @@ _DICE_LINE = re.compile(r"^\s*(?P<expr>\(*[0-9]*d[0-9%]+[^:]*)\s*:\s*(?P<faces>[
 # dice typed for a named roll: words of what it is for, `by` who rolls it (`damage by bo: 6`)
 _NAMED_LINE = re.compile(r"^\s*(?P<name>[a-z][^:]*?\s+by\s+\S+)\s*:\s*(?P<faces>[0-9 ,]+)$", re.I)
 
-PLAY_HELP = (
-    "act ACTOR ACTION [TARGET...] [key=value...] | end_turn [ACTOR] | begin | auto | surprise SIDE... | "
-    "note TEXT | ruling TOPIC DECISION | end [OUTCOME] | undo | redo | status | show | log [N] | "
-    "add id=ID side=SIDE [name=NAME] [kind=pc|npc] stats='{...}' (help shows one for this fight) | "
-    "dice? COMMAND | help | quit; "
-    "physical dice: type '2d10: 7 9' before the command that rolls them (the next rolls of those dice "
-    "take them, whoever rolls), or name the roll: 'damage by bo: 6'"
-)
-COMMANDS = [
-    "act",
-    "end_turn",
-    "begin",
-    "auto",
-    "undo",
-    "redo",
-    "show",
-    "status",
-    "log",
-    "note",
-    "ruling",
-    "surprise",
-    "remove",
-    "override",
-    "end",
-    "clear",
-    "help",
-    "quit",
-]
+# what `play` itself does with a line, beside the engine's commands (`combatlog.engine.commands`)
+PLAY_WORDS = {
+    "auto": "auto: the automatic combatant takes the next step (with the dice queued, if any)",
+    "status": "status: where the fight stands, who acts and what they can do",
+    "show": "show: the table of combatants, as `combatlog show` draws it",
+    "log": "log [N]: the last N lines of the transcript (10)",
+    "dice?": "dice? COMMAND: the rolls COMMAND would ask for, appending nothing",
+    "clear": "clear: drop the dice queued",
+    "help": "help: this list",
+    "quit": "quit: save and leave (or Ctrl-D)",
+}
+COMMANDS = (*KINDS, *PLAY_WORDS)  # every word a line of `play` may start with (not a named roll)
+
+
+def help_lines(rules: RuleSystem | None, state: Any = None) -> list[str]:
+    """`play`'s help: every command with its words and its help (each command type's docstring),
+    an `add` for this fight (`state`), `play`'s own words, and the rule system's own commands."""
+    lines = ["commands (KEY=VALUE words are parameters; values are JSON when they parse):"]
+    lines += [f"  {kind.usage}: {help_of(kind)}" for kind in KINDS.values()]
+    if state is not None:
+        lines.append(f"  add, e.g.: {add_example(state)}")
+    lines += ["play:"] + [f"  {text}" for text in PLAY_WORDS.values()]
+    if rules is not None and rules.commands:
+        lines.append(f"{rules.name}'s own:")
+        for name, text in rules.commands.items():
+            words = " ".join(
+                w.lstrip("*.").upper() + ("..." if w[0] in "*." else "") for w in rules.command_words.get(name, ())
+            )
+            lines.append(f"  {name} {words}".rstrip() + f": {text}")
+    lines.append(
+        "physical dice: type '2d10: 7 9' before the command that rolls them (the next rolls of those dice "
+        "take them, whoever rolls), or name the roll: 'damage by bo: 6'"
+    )
+    return lines
 
 
 def _summary(session: Session) -> str:
@@ -99,7 +106,7 @@ def _rolls_itself(session: Session, kind: str, line: str, by: str) -> bool:
                 return True
             command = session.rules.policy(state, state.combatants[state.acting[0]])
         else:
-            command = parse_line(line, None, by, _rules_of(session))
+            command = parse_line(line, None, by, session_rules(session))
         return bool(session.rolls_asked(command))
     except (Refused, DiceError, UsageError, LogError):
         return True
@@ -121,17 +128,19 @@ def words_for(session: Session, line: str) -> list[str]:
     words = line.split()
     ending = not line or line.endswith(" ")
     done = words if ending else words[:-1]  # the words already finished
-    commands = list(COMMANDS)
-    rules = _rules_of(session)
+    legal = session.legal()
+    rules = session_rules(session)
+    commands = legal + [k for k in KINDS if k not in legal] + list(PLAY_WORDS)
     if rules is not None:
         commands += list(rules.commands)
     if not done:
         return commands
     kind = done[0]
+    own = KINDS.get(kind)
     if kind in ("end_turn", "remove"):
         return list(state.acting) + [cid for cid in state.combatants if cid not in state.acting]
-    if kind != "act" or rules is None:
-        return []
+    if kind != "act" or rules is None:  # a command's own parameters, those not given yet
+        return [f"{key}=" for key in params_of(own) if f"{key}=" not in line] if own is not None else []
     if len(done) == 1:
         return list(state.acting) or list(state.combatants)
     actor = state.combatants.get(done[1])
@@ -183,7 +192,7 @@ def _rolls_asked(session: Session, line: str, by: str) -> str:
     if not line.strip():
         return "dice? COMMAND: which rolls it would ask for, e.g. dice? act bo strike g1"
     try:
-        command = parse_line(line, None, by, _rules_of(session))
+        command = parse_line(line, None, by, session_rules(session))
         state = session.state
         dice = SeededDice(state.seed, session.projection.step + 1) if state.seed is not None else Highest()
         events = session.preview(command, dice)
@@ -206,7 +215,7 @@ def _named_roll(session: Session, line: str) -> tuple[str, tuple[int, ...]] | No
     m = _NAMED_LINE.match(line)
     if m is None:
         return None
-    rules = _rules_of(session)
+    rules = session_rules(session)
     if m["name"].split()[0] in (*COMMANDS, *(rules.commands if rules is not None else ())):
         return None
     who = m["name"].split()[-1]
@@ -290,7 +299,7 @@ def play(log_path: str, by: str) -> None:
             queued_for.append(named[0])
             click.echo(f"dice queued: {counted(len(queued), 'roll')}; {named[0]} takes {' '.join(map(str, named[1]))}")
             continue
-        match = _DICE_LINE.match(line) or _UNCOLONED.match(line)
+        match = _DICE_LINE.match(line) or UNCOLONED.match(line)
         if match:
             try:
                 expr, faces = typed_roll(line)
@@ -315,15 +324,8 @@ def play(log_path: str, by: str) -> None:
         if kind in ("quit", "exit"):
             break
         if kind == "help":
-            click.echo(PLAY_HELP)
-            click.echo(f"  add, e.g.: {add_example(session.state)}")
-            rules = _rules_of(session)
-            for name, text in rules.commands.items() if rules is not None else ():
-                words_ = " ".join(
-                    w.lstrip("*").upper() + ("..." if w.startswith("*") else "")
-                    for w in rules.command_words.get(name, ())
-                )
-                click.echo(f"  {name} {words_}".rstrip() + f": {text}")
+            for text in help_lines(session_rules(session), session.state):
+                click.echo(text)
             continue
         if kind == "clear":
             queued.clear()
@@ -360,7 +362,7 @@ def play(log_path: str, by: str) -> None:
                 envelopes_ = session.auto(tuple(queued) or None, tuple(queued_for) or None, by=by)
             else:
                 command = parse_line(
-                    line, tuple(queued) if queued else None, by, _rules_of(session), tuple(queued_for) or None
+                    line, tuple(queued) if queued else None, by, session_rules(session), tuple(queued_for) or None
                 )
                 envelopes_ = session.execute(command)
         except (Refused, DiceError, UsageError, LogError) as exc:
@@ -385,7 +387,7 @@ def play(log_path: str, by: str) -> None:
         queued.clear()
         queued_for.clear()
         click.echo(f"seq {envelopes_[-1].seq}: " + _summary(session))
-    click.echo(f"saved: {_shown(session.log, log_path)} ({session.log.head()[0]} events)")
+    click.echo(f"saved: {log_name(session.log, log_path)} ({session.log.head()[0]} events)")
     if refusals and not sys.stdin.isatty():  # a script (or a pipe) learns a line was refused
         click.echo(f"combatlog: {counted(refusals, 'line')} refused; the others were saved", err=True)
         sys.exit(1)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from combatlog.cli.main import _is_url, app, fail
+from combatlog.cli.main import app, fail, is_url
 from combatlog.events import LogError
 from combatlog.replays import open_log
 
@@ -18,7 +18,7 @@ def _secret_path(where: str | None, given: str | None) -> Path:
         return Path(given)
     if where is None:
         return Path.cwd() / ".combatlog-web-secret"
-    if _is_url(where):
+    if is_url(where):
         return Path(os.path.expanduser("~/.config/combatlog/web-secret"))
     path = Path(where)
     if path.is_dir():
@@ -54,11 +54,11 @@ def serve(log_path: str | None, host: str, port: int, secret_file: str | None, o
     where = log_path if log_path is not None else "."
     secret = load_secret(_secret_path(where, secret_file))
     try:
-        if not _is_url(where) and Path(where).is_dir():
+        if not is_url(where) and Path(where).is_dir():
             tables = Tables(secret, directory=Path(where), odds=odds)
             tables.all()
         else:
-            if not _is_url(where) and not Path(where).exists():
+            if not is_url(where) and not Path(where).exists():
                 fail(f"{where}: no such log; start one with `combatlog new` or serve a directory")
             open_log(where, create=False).close()  # a bad path or URL fails here, in one line
             tables = Tables.single(where, secret, odds=odds)

@@ -13,7 +13,7 @@ import click
 import msgspec
 from rich.markup import escape as escape_markup
 
-from combatlog.cli.main import _is_url, _shown, app, fail, read_log
+from combatlog.cli.main import app, fail, is_url, log_name, read_log
 from combatlog.engine import Refused
 from combatlog.engine.dice import DiceError
 from combatlog.engine.encounter_file import EncounterFileError, read_encounter
@@ -25,7 +25,7 @@ from combatlog.replays.transcript import printable
 
 def is_log(path: str) -> bool:
     """True for a log (JSON lines, SQLite, a PostgreSQL URL), False for an encounter file."""
-    return _is_url(path) or Path(path).suffix in (".jsonl", *SQLITE_SUFFIXES)
+    return is_url(path) or Path(path).suffix in (".jsonl", *SQLITE_SUFFIXES)
 
 
 def _moment(path: str, at: int | None) -> tuple[Any, str]:
@@ -35,11 +35,11 @@ def _moment(path: str, at: int | None) -> tuple[Any, str]:
 
     log = read_log(path)
     try:
-        return moment(log, at), _shown(log, path)
+        return moment(log, at), log_name(log, path)
     except LogError as exc:
-        fail(f"{_shown(log, path)}: {'' if at is None else f'--at {at}: '}{exc}")
+        fail(f"{log_name(log, path)}: {'' if at is None else f'--at {at}: '}{exc}")
     except Refused as exc:
-        fail(f"{_shown(log, path)}: {exc}")
+        fail(f"{log_name(log, path)}: {exc}")
     finally:
         log.close()
 

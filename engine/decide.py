@@ -7,24 +7,59 @@ damage, the end check, rulings, overrides, notes, undo and redo. The rule system
 protocol in `combatlog.engine.protocol`, found by name in `combatlog.engine.registry`)
 supplies the numbers and the actions.
 
+Each kind of command has its type (`combatlog.engine.commands`) and one handler here, found
+by the type: `_HANDLERS` (and `_WHOLE_STEPS` for undo, redo and a fork's record, and
+`_create`). A command's fields are checked when it is read into its type; the handlers check
+it against the encounter as it stands.
+
 `decide` never writes anything: it returns the events, or raises Refused and nothing
 happens.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from typing import Any
 
 import msgspec
 
 from combatlog.engine import registry
-from combatlog.engine.dice import Dice, DiceError, DiceMismatch, parse
+from combatlog.engine.commands import (
+    FORK_USAGE,
+    KINDS,
+    SEAT_USAGE,
+    Act,
+    Add,
+    Begin,
+    Contribute,
+    Create,
+    End,
+    EndTurn,
+    Fork,
+    Note,
+    Override,
+    Redo,
+    Remove,
+    Reveal,
+    Ruling,
+    Seat,
+    Seating,
+    Surprise,
+    SystemCommand,
+    TypedCommand,
+    Undo,
+    View,
+    help_of,
+    kind_of,
+    read,
+    recorded,
+    whole,
+)
+from combatlog.engine.dice import Dice, DiceError, DiceMismatch
 from combatlog.engine.dicetree import MAX_DIGITS
 from combatlog.engine.draft import Draft
 from combatlog.engine.errors import Refused
-from combatlog.engine.fair import commitment, contribution_problem, is_commitment
+from combatlog.engine.fair import commitment
 from combatlog.engine.protocol import ActionSpec, RuleSystem
 from combatlog.engine.turns import advance, resolve_declared, start_round
 from combatlog.events import (
@@ -44,7 +79,6 @@ from combatlog.events import (
     GmOverride,
     GmRuling,
     Moved,
-    Note,
     ResolutionStarted,
     ResourceSpent,
     ResourcesSet,
@@ -58,40 +92,14 @@ from combatlog.events import (
     TurnEnded,
     ViewSet,
 )
-from combatlog.projections import HP_SHOWN, Combatant, Encounter, Projection
+from combatlog.events import Note as NoteEvent
+from combatlog.projections import Combatant, Encounter, Projection
 
-_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
-
-CORE_COMMANDS = {
-    "create": "create the encounter (params: rules, options, seed, title; or commitment, reveal_at_end: "
-    "fair dice, which a session makes of fair=true|end)",
-    "add": "add a combatant (params: id, name, side, kind, group, stats; hidden=true: hidden from the players)",
-    "remove": "take a combatant out of the encounter (actor)",
-    "surprise": "the game master's surprise ruling (params: sides = the sides surprised)",
-    "begin": "roll initiative and start the first round",
-    "act": "declare an action (actor, action, targets, params)",
-    "end_turn": "end a turn (actor; all who are acting if omitted)",
-    "ruling": "record a game-master ruling (params: topic, decision, text)",
-    "override": "override an outcome (params: reason and damage/condition/remove_condition/defeat/move/resources)",
-    "note": "add a note (params: text)",
-    "view": "what the players' view shows (params: side or combatant, hp = exact|level|hidden; "
-    "or combatant, hidden = true|false, reveal = act)",
-    "seat": "a player's seat: the combatants its own link commands (params: seat, combatants, name, renew, revoke)",
-    "seating": "how the seats' commands are taken (params: commands = now|queue, undo = true|false)",
-    "end": "end the encounter (params: outcome, winner)",
-    "contribute": "a player's own random contribution to a fair encounter's dice, before it begins "
-    "(params: value; by: the player's seat)",
-    "reveal": "reveal a fair encounter's seed and nonce, once it is over (params: seed, nonce, which the "
-    "game master's session fills in; early=true: before the end)",
-    "fork": "record that this log is a fork of another (params: at, parent_seq, parent_digest); "
-    "`combatlog fork` writes it",
-    "undo": "undo the last step",
-    "redo": "redo the last undone step",
-}
+# every core kind and its help (its Struct's docstring: `combatlog.engine.commands`)
+CORE_COMMANDS = {kind: help_of(cls) for kind, cls in KINDS.items()}
 
 
-_AFTER_END = ("note", "ruling", "view", "seat", "seating", "reveal")  # what may still be done when it's over
-_DIGEST = re.compile(r"^[0-9a-f]{64}$")
+_AFTER_END = (Note, Ruling, View, Seat, Seating, Reveal)  # what may still be done when it's over
 
 
 def rules_of(state: Encounter) -> RuleSystem:
@@ -101,125 +109,97 @@ def rules_of(state: Encounter) -> RuleSystem:
     return registry.get(state.rules or "").variant(state.options)
 
 
-def decide(view: Projection, command: Command, dice: Dice, rules: RuleSystem | None = None) -> list[Event]:
+def decide(
+    view: Projection, command: Command | TypedCommand, dice: Dice, rules: RuleSystem | None = None
+) -> list[Event]:
     """The events of carrying out `command` on `view` with `dice`; raises Refused if it can't be done.
 
-    The step number the events will get is `view.step + 1`.
+    `command` is typed (`combatlog.engine.commands`), or recorded, and then read into its type
+    first. The step number the events will get is `view.step + 1`.
     """
     decided = decided_step(view, command, dice, rules)
     return decided if isinstance(decided, list) else decided.events
 
 
 def decided_step(
-    view: Projection, command: Command, dice: Dice, rules: RuleSystem | None = None
+    view: Projection, command: Command | TypedCommand, dice: Dice, rules: RuleSystem | None = None
 ) -> Draft | list[Event]:
     """`decide`, keeping the Draft when there is one (its `state` is the state after the step,
-    folded as it went); the events alone for a creation, an undo or a redo."""
+    folded as it went); the events alone for a creation, an undo, a redo or a fork."""
+    typed = command if isinstance(command, TypedCommand) else read(command)
     state = view.state
-    kind = command.kind
-    step = view.step + 1
-    if kind == "create":
-        return _create(view, command)
+    if isinstance(typed, Create):
+        return _create(view, typed)
+    kind = type(typed)
     if state.rules is None:
-        raise Refused(f"{kind}", "there is no encounter yet", "create one first")
-    if command.amends is not None or command.draws is not None:
-        _check_amends(view, command)
-    if kind == "undo":
-        return _undo(view)
-    if kind == "redo":
-        return _redo(view)
-    if kind == "fork":  # the record of where the log's lines came from: in any phase, the end included
-        return _fork(view, command)
+        raise Refused(kind_of(typed), "there is no encounter yet", "create one first")
+    if typed.amends is not None or typed.draws is not None:
+        _check_amends(view, typed)
+    entire = _WHOLE_STEPS.get(kind)
+    if entire is not None:  # undo, redo, the record of a fork (in any phase, the end included)
+        return entire(view, typed)
     if rules is None:
         rules = rules_of(state)
-    if state.phase == "end" and kind not in _AFTER_END and kind not in rules.after_end:
+    if state.phase == "end" and kind not in _AFTER_END and kind_of(typed) not in rules.after_end:
         extra = ", or " + ", ".join(rules.after_end) if rules.after_end else ""
-        raise Refused(kind, f"the encounter is over ({state.outcome})", f"you can undo, add a note or a ruling{extra}")
-    draft = Draft(state, dice, rules, step)
-    if command.amends is not None:
-        draft.emit(StepAmended(step=command.amends))
-    handler = _COMMANDS.get(kind)
+        raise Refused(
+            kind_of(typed), f"the encounter is over ({state.outcome})", f"you can undo, add a note or a ruling{extra}"
+        )
+    draft = Draft(state, dice, rules, view.step + 1)
+    if typed.amends is not None:
+        draft.emit(StepAmended(step=typed.amends))
     try:
-        if handler is not None:
-            handler(draft, command)
-        elif kind in rules.commands:
-            rules.command(draft, command)
-        else:
-            known = ", ".join(list(CORE_COMMANDS) + list(rules.commands))
-            raise Refused(f"command {kind!r}", "unknown command", f"commands: {known}")
+        _HANDLERS[kind](draft, typed)
     except DiceMismatch:
         raise  # a forged die in a log under audit: the audit's finding, not a refusal
     except DiceError as exc:
-        raise Refused(kind, str(exc)) from None
+        raise Refused(kind_of(typed), str(exc)) from None
     return draft
 
 
 # --- set-up ---------------------------------------------------------------------------
 
 
-def _create(view: Projection, command: Command) -> list[Event]:
+def _create(view: Projection, command: Create) -> list[Event]:
     if view.state.rules is not None or view.seq:
         raise Refused("create", "this log already holds an encounter", "start a new log")
-    p = command.params
     try:
-        rules = registry.get(str(p.get("rules", "")))
+        rules = registry.get(command.rules)
     except KeyError as exc:
         raise Refused("create", str(exc.args[0])) from None
     except registry.PluginError as exc:  # a plugin that breaks the protocol: what to change, in its line
         raise Refused("create", f"the rule system doesn't load: {exc}") from None
-    options = rules.options(dict(p.get("options", {})))
-    seed = p.get("seed")
-    if seed is not None and not isinstance(seed, int):
-        raise Refused("create", f"seed {seed!r} is not a whole number", "give an integer seed")
-    if "fair" in p:  # a Session turns it into a commitment to the secret it draws and keeps
+    options = rules.options(dict(command.options))
+    if command.fair is not None:  # a Session turns it into a commitment to the secret it draws and keeps
         raise Refused(
             "create", "fair dice are committed by a session, which keeps their secret", "create it on a Session"
         )
-    committed = p.get("commitment")
-    if committed is not None:
-        if not is_commitment(committed):
-            raise Refused("create", f"commitment {str(committed)[:20]!r} is not 64 lowercase hex digits")
-        if seed is not None:
-            raise Refused("create", "a fair encounter records a commitment, never its seed", "give one of them")
-    reveal_at_end = p.get("reveal_at_end", False)
-    if not isinstance(reveal_at_end, bool) or (reveal_at_end and committed is None):
-        raise Refused("create", "reveal_at_end is true or false, and only with a commitment")
     return [
         EncounterCreated(
             rules=rules.name,
             rules_version=rules.version,
             options=options,
-            seed=seed,
-            title=str(p.get("title", "")),
+            seed=command.seed,
+            title=command.title,
             package=registry.package_of(rules.name),
-            commitment=committed,
-            reveal_at_end=reveal_at_end,
+            commitment=command.commitment,
+            reveal_at_end=command.reveal_at_end,
         )
     ]
 
 
-def _add(draft: Draft, command: Command) -> None:
-    p = command.params
-    cid = str(p.get("id", ""))
-    if not _ID.match(cid):
-        raise Refused(f"add {cid!r}", "an id is 1-64 letters, digits, '_', '.' or '-', starting with a letter or digit")
+def _add(draft: Draft, command: Add) -> None:
+    cid = command.id
     if cid in draft.state.combatants:
         raise Refused(f"add {cid}", "that id is taken", "choose another id")
-    kind = p.get("kind", "npc")
-    if kind not in ("pc", "npc"):
-        raise Refused(f"add {cid}", f"kind {kind!r} is neither pc nor npc")
-    side = p.get("side")
-    if not side:
-        raise Refused(f"add {cid}", "a combatant needs a side")
+    side = command.side
     if draft.state.phase == "surprise" and side not in draft.state.sides():
         raise Refused(
             f"add {cid}",
             f"the surprise was ruled before side {side!r} was there",
             "undo the ruling, add the new side's combatants, then rule again",
         )
-    raw = p.get("stats", {})
-    if not isinstance(raw, dict):
-        raise Refused(f"add {cid}", f"stats must be a table of names and values, not {type(raw).__name__}")
+    raw = command.stats
     too_big = _unusable_number(raw, "stats")
     if too_big is not None:  # a stat a roll can never take: refused here, not at the first roll
         where, number = too_big
@@ -237,16 +217,10 @@ def _add(draft: Draft, command: Command) -> None:
         what = f"combatant {cid}" if exc.what == "combatant" else f"combatant {cid}: {exc.what}"
         raise Refused(what, exc.why, exc.allowed) from None
     draft.rules.check_added(draft.state, stats, cid)
-    hidden = p.get("hidden")
-    if hidden is not None and not isinstance(hidden, bool):
-        raise Refused(f"add {cid}: hidden={hidden!r}", "hidden is true or false")
-    draft.emit(
-        CombatantAdded(
-            id=cid, name=str(p.get("name", cid)), side=str(side), kind=kind, group=p.get("group"), stats=stats
-        )
-    )
-    if hidden:  # in the same step: no viewer is ever told it joined
-        draft.emit(ViewSet(combatant=cid, hidden=True, reveal="act" if p.get("reveal") == "act" else None))
+    name = command.name if command.name is not None else cid
+    draft.emit(CombatantAdded(id=cid, name=name, side=side, kind=command.kind, group=command.group, stats=stats))
+    if command.hidden:  # in the same step: no viewer is ever told it joined
+        draft.emit(ViewSet(combatant=cid, hidden=True, reveal=command.reveal))
 
 
 MAX_PARAMS = 4096  # bytes of an action's parameters, as JSON
@@ -272,30 +246,30 @@ def _unusable_number(value: Any, where: str) -> tuple[str, int] | None:
     return None
 
 
-def _remove(draft: Draft, command: Command) -> None:
+def _remove(draft: Draft, command: Remove) -> None:
     c = _combatant(draft.state, command.actor, "remove")
     if c.removed:
         raise Refused(f"remove {c.id}", "already removed")
-    draft.emit(CombatantRemoved(id=c.id, reason=str(command.params.get("reason", ""))))
+    draft.emit(CombatantRemoved(id=c.id, reason=command.reason))
     if c.id in draft.state.acting:
         draft.emit(TurnEnded(actors=(c.id,)))
         if not draft.state.acting:
             advance(draft)
 
 
-def _surprise(draft: Draft, command: Command) -> None:
+def _surprise(draft: Draft, command: Surprise) -> None:
     if draft.state.phase != "setup":
         raise Refused("surprise", f"surprise is ruled before the fight begins (phase is {draft.state.phase})")
-    sides = tuple(command.params.get("sides", ()))
     known = draft.state.sides()
-    for s in sides:
+    for s in command.sides:
         if s not in known:
             raise Refused(f"surprise {s!r}", "no such side", f"sides: {', '.join(known)}")
-    draft.emit(GmRuling(topic="surprise", decision=list(sides), text=str(command.params.get("text", ""))))
+    sides = tuple(str(s) for s in command.sides)  # each one of the sides: its name, text
+    draft.emit(GmRuling(topic="surprise", decision=list(sides), text=command.text))
     draft.emit(SurpriseDetermined(surprised=draft.rules.surprise(draft.state, sides), ruled_by=command.by))
 
 
-def _begin(draft: Draft, command: Command) -> None:
+def _begin(draft: Draft, command: Begin) -> None:
     state = draft.state
     if state.phase not in ("setup", "surprise"):
         raise Refused("begin", f"the fight has begun already (phase {state.phase})")
@@ -307,7 +281,7 @@ def _begin(draft: Draft, command: Command) -> None:
     start_round(draft, 0 if draft.state.surprised else 1, first=True)
 
 
-def _act(draft: Draft, command: Command) -> None:
+def _act(draft: Draft, command: Act) -> None:
     state = draft.state
     rules = draft.rules
     if state.phase not in ("declare", "resolve") or not state.acting:
@@ -316,7 +290,7 @@ def _act(draft: Draft, command: Command) -> None:
     if actor.id not in state.acting:
         who = ", ".join(state.combatants[a].name for a in state.acting)
         raise Refused(f"{actor.name} acts", "it is not their turn", f"it is {who}'s turn")
-    spec = rules.action(state, actor, command.action or "")
+    spec = rules.action(state, actor, command.action)
     targets = _targets(state, actor, spec, command.targets)
     params = dict(command.params)
     size = len(msgspec.json.encode(params))
@@ -379,7 +353,7 @@ def _act(draft: Draft, command: Command) -> None:
     advance(draft)
 
 
-def _end_turn(draft: Draft, command: Command) -> None:
+def _end_turn(draft: Draft, command: EndTurn) -> None:
     state = draft.state
     if not state.acting:
         raise Refused("end_turn", f"no one is taking a turn (phase {state.phase})")
@@ -400,115 +374,63 @@ def _end_turn(draft: Draft, command: Command) -> None:
 # --- the game master ------------------------------------------------------------------
 
 
-def _ruling(draft: Draft, command: Command) -> None:
-    p = command.params
-    if not p.get("topic"):
-        raise Refused("ruling", "a ruling needs a topic", "give params topic and decision")
-    draft.emit(GmRuling(topic=str(p["topic"]), decision=p.get("decision"), text=str(p.get("text", ""))))
+def _ruling(draft: Draft, command: Ruling) -> None:
+    draft.emit(GmRuling(topic=command.topic, decision=command.decision, text=command.text))
 
 
-def _note(draft: Draft, command: Command) -> None:
-    text = str(command.params.get("text", "")).strip()
-    if not text:
-        raise Refused("note", "the note is empty")
-    draft.emit(Note(text=text, by=command.by))
+def _note(draft: Draft, command: Note) -> None:
+    draft.emit(NoteEvent(text=command.text, by=command.by))
 
 
-_VIEW_USAGE = (
-    "give side=SIDE hp=exact|level|hidden, combatant=ID hp=exact|level|hidden, "
-    "combatant=ID hidden=true|false (with reveal=act: its own next action shows it), or odds=true|false"
-)
-_HP_ALIASES = {"levels": "level", "none": "hidden"}
-
-
-def _view(draft: Draft, command: Command) -> None:
-    p = command.params
+def _view(draft: Draft, command: View) -> None:
     state = draft.state
-    side, hp, who, hidden, reveal = p.get("side"), p.get("hp"), p.get("combatant"), p.get("hidden"), p.get("reveal")
-    unknown = sorted(k for k in p if k not in ("side", "hp", "combatant", "hidden", "reveal", "odds"))
-    if unknown:
-        raise Refused(f"view {unknown[0]}=", "not a setting of the players' view", _VIEW_USAGE)
-    if "odds" in p:
-        if len(p) != 1 or not isinstance(p["odds"], bool):
-            raise Refused("view odds=", "odds is true or false, set on its own", "give odds=true|false")
-        draft.emit(ViewSet(odds=p["odds"]))
+    if command.odds is not None:
+        draft.emit(ViewSet(odds=command.odds))
         return
-    if (
-        (side is None) == (who is None)
-        or (side is not None and (hp is None or hidden is not None))
-        or (who is not None and (hp is None) == (hidden is None))
-    ):
-        raise Refused("view", "say what the players see", _VIEW_USAGE)
-    if hp is not None:
-        hp = _HP_ALIASES.get(str(hp), hp)
-        if hp not in HP_SHOWN:
-            raise Refused(f"view hp={hp!r}", "not a way to show health", "use exact, level or hidden (none)")
-    if reveal is not None and (reveal != "act" or hidden is not True):
-        raise Refused(f"view reveal={reveal!r}", "reveal=act goes with hidden=true", _VIEW_USAGE)
+    side, hp, who = command.side, command.hp, command.combatant
     if side is not None:
         if side not in state.sides():
             raise Refused(f"view side={side!r}", "no such side", f"sides: {', '.join(state.sides()) or 'none yet'}")
-        draft.emit(ViewSet(side=str(side), hp=str(hp)))
+        draft.emit(ViewSet(side=str(side), hp=hp))
         return
-    _combatant(state, str(who), "view")
+    assert who is not None  # one of side and combatant: the command's own check
+    _combatant(state, who, "view")
     if hp is not None:
-        draft.emit(ViewSet(combatant=str(who), hp=str(hp)))
+        draft.emit(ViewSet(combatant=who, hp=hp))
         return
-    if not isinstance(hidden, bool):
-        raise Refused(f"view hidden={hidden!r}", "hidden is true or false")
-    draft.emit(ViewSet(combatant=str(who), hidden=hidden, reveal="act" if reveal == "act" else None))
+    draft.emit(ViewSet(combatant=who, hidden=command.hidden, reveal=command.reveal))
 
 
-_SEAT_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$")
-_SEAT_USAGE = "give seat=ID combatants=ID,ID (name=NAME optional; renew=true for a new link; revoke=true to close it)"
-
-
-def _seat(draft: Draft, command: Command) -> None:
-    p = command.params
+def _seat(draft: Draft, command: Seat) -> None:
     state = draft.state
-    unknown = sorted(k for k in p if k not in ("seat", "name", "combatants", "renew", "revoke"))
-    if unknown:
-        raise Refused(f"seat {unknown[0]}=", "not a setting of a seat", _SEAT_USAGE)
-    sid = str(p.get("seat", ""))
-    if not _SEAT_ID.match(sid):
-        raise Refused(f"seat {sid[:40]!r}", "a seat's id is 1-32 letters, digits, '_' or '-'", _SEAT_USAGE)
+    sid = command.seat
     seats = state.seating.seats if state.seating is not None else {}
     now = seats.get(sid)
-    if p.get("revoke") is True:
+    if command.revoke:
         if now is None:
             raise Refused(f"seat {sid}", "no such seat", "seats: " + (", ".join(seats) or "none yet"))
         draft.emit(SeatSet(seat=sid, revoked=True, generation=now.generation))
         return
-    raw = p.get("combatants", now.combatants if now is not None else ())
-    given = [x.strip() for x in raw.split(",")] if isinstance(raw, str) else raw
-    if not isinstance(given, (list, tuple)) or not all(isinstance(x, str) for x in given):
-        raise Refused(f"seat {sid}", "combatants is a list of ids", _SEAT_USAGE)
+    given = command.combatants if command.combatants is not None else now.combatants if now is not None else ()
     ids = tuple(dict.fromkeys(x for x in given if x))
     if not ids:
-        raise Refused(f"seat {sid}", "a seat commands at least one combatant", _SEAT_USAGE)
+        raise Refused(f"seat {sid}", "a seat commands at least one combatant", SEAT_USAGE)
     for cid in ids:
         _combatant(state, cid, f"seat {sid}")
-    name = str(p.get("name", now.name if now is not None else sid)).strip()[:64] or sid
-    generation = (now.generation + (1 if p.get("renew") is True else 0)) if now is not None else 1
+    name = command.name if command.name is not None else now.name if now is not None else sid
+    name = name.strip()[:64] or sid
+    generation = (now.generation + (1 if command.renew else 0)) if now is not None else 1
     draft.emit(SeatSet(seat=sid, name=name, combatants=ids, generation=generation))
 
 
-def _seating(draft: Draft, command: Command) -> None:
-    p = command.params
-    unknown = sorted(k for k in p if k not in ("commands", "undo"))
+def _seating(draft: Draft, command: Seating) -> None:
     seating = draft.state.seating
-    commands = p.get("commands", seating.commands if seating is not None else "now")
-    undo = p.get("undo", seating.undo if seating is not None else False)
-    if unknown or commands not in ("now", "queue") or not isinstance(undo, bool):
-        raise Refused(
-            "seating",
-            "say how the seats' commands are taken",
-            "give commands=now|queue (a queue waits for the game master) and undo=true|false",
-        )
-    draft.emit(SeatingSet(commands=str(commands), undo=undo))
+    commands = command.commands if command.commands is not None else seating.commands if seating is not None else "now"
+    undo = command.undo if command.undo is not None else seating.undo if seating is not None else False
+    draft.emit(SeatingSet(commands=commands, undo=undo))
 
 
-def _contribute(draft: Draft, command: Command) -> None:
+def _contribute(draft: Draft, command: Contribute) -> None:
     state = draft.state
     fair = state.fair
     if fair is None:
@@ -521,31 +443,26 @@ def _contribute(draft: Draft, command: Command) -> None:
         raise Refused(
             "contribute", "a contribution is a player's, and gives nothing if the game master makes it", "give by=SEAT"
         )
-    value = command.params.get("value")
-    why = contribution_problem(value)
-    if why is not None:
-        raise Refused("contribute", why, "give value=TEXT")
     if any(c.by == command.by for c in fair.contributions):
         raise Refused("contribute", f"{command.by} has contributed already", "one contribution each")
-    draft.emit(Contributed(by=command.by, value=str(value)))
+    draft.emit(Contributed(by=command.by, value=command.value))
 
 
-def _reveal(draft: Draft, command: Command) -> None:
+def _reveal(draft: Draft, command: Reveal) -> None:
     state = draft.state
     fair = state.fair
     if fair is None:
         raise Refused("reveal", "this encounter's dice aren't committed: there is nothing to reveal")
     if fair.seed is not None:
         raise Refused("reveal", "the seed is revealed already")
-    p = command.params
-    if state.phase != "end" and p.get("early") is not True:
+    if state.phase != "end" and not command.early:
         raise Refused(
             "reveal",
             "the fight goes on, and once the seed is out anyone can foretell the engine's dice",
             "end the fight first, or give early=true",
         )
-    seed, nonce = p.get("seed"), p.get("nonce")
-    if isinstance(seed, bool) or not isinstance(seed, int) or not isinstance(nonce, str):
+    seed, nonce = command.seed, command.nonce
+    if seed is None or nonce is None:
         raise Refused(
             "reveal", "give the seed (a whole number) and the nonce", "the game master's secret file holds them"
         )
@@ -554,42 +471,23 @@ def _reveal(draft: Draft, command: Command) -> None:
     draft.emit(SeedRevealed(seed=seed, nonce=nonce))
 
 
-def _end(draft: Draft, command: Command) -> None:
-    p = command.params
-    winner = p.get("winner")
+def _end(draft: Draft, command: End) -> None:
+    winner = command.winner
     if winner is not None and winner not in draft.state.sides():
         raise Refused(f"end: winner {winner!r}", "no such side", f"sides: {', '.join(draft.state.sides())}")
-    draft.emit(EncounterEnded(outcome=str(p.get("outcome", "ended by the game master")), winner=winner))
+    draft.emit(EncounterEnded(outcome=command.outcome, winner=None if winner is None else str(winner)))
 
 
-_OVERRIDES = ("damage", "condition", "remove_condition", "defeat", "move", "resources")
-
-
-def _override(draft: Draft, command: Command) -> None:
-    p = dict(command.params)
-    reason = str(p.pop("reason", "")).strip()
-    if not reason:
-        raise Refused("override", "an override needs a reason", "give params reason")
-    effects = [k for k in _OVERRIDES if k in p]
-    unknown = [k for k in p if k not in _OVERRIDES]
-    if unknown or not effects:
-        raise Refused(
-            "override",
-            f"nothing to override{' with ' + ', '.join(unknown) if unknown else ''}",
-            "give one of " + ", ".join(_OVERRIDES),
-        )
-    if draft.state.phase in ("setup", "surprise") and effects != ["move"]:
+def _override(draft: Draft, command: Override) -> None:
+    if draft.state.phase in ("setup", "surprise") and command.effects() != ["move"]:
         # placing combatants before the fight is the game master's to do; outcomes come later
         raise Refused(
             "override",
             f"there is no outcome to override before the fight begins (phase {draft.state.phase})",
             "place combatants with a move override; change stats with remove and add, or begin first",
         )
-    for key in effects:  # each effect's fields by kind, before anything is decided
-        for one in p[key] if isinstance(p[key], list) and p[key] else [p[key]]:
-            _check_effect(key, one)
     try:
-        _override_effects(draft, reason, effects, p)
+        _override_effects(draft, command)
     except (KeyError, ValueError, TypeError, OverflowError) as exc:
         raise Refused(
             "override",
@@ -599,73 +497,16 @@ def _override(draft: Draft, command: Command) -> None:
         ) from None
 
 
-# what each override takes: its fields, and what a value of each must be (read as the deciding reads it)
-_EFFECT_USAGE = {
-    "damage": 'damage={"target": ID, "amount": N or DICE} (heal, location, kind optional; a list for several)',
-    "condition": 'condition={"target": ID, "name": NAME} (duration, source, ends optional)',
-    "remove_condition": 'remove_condition={"target": ID, "name": NAME}',
-    "defeat": 'defeat={"target": ID} (how optional)',
-    "move": 'move={"target": ID, "to": PLACE} (distance optional)',
-    "resources": 'resources={"target": ID, "values": {"ap": 2}}',
-}
-_NEEDS = {
-    "damage": ("target",),
-    "condition": ("target", "name"),
-    "remove_condition": ("target", "name"),
-    "defeat": ("target",),
-    "move": ("target", "to"),
-    "resources": ("target", "values"),
-}
-
-
-def _whole(x: Any) -> bool:
-    """True for what `int()` reads as a whole number the log can hold (not a bool, a list, a table)."""
-    if isinstance(x, bool) or not isinstance(x, (int, float, str)):
-        return False
-    try:
-        return abs(int(x)) < 2**63
-    except (ValueError, OverflowError):
-        return False
-
-
-def _check_effect(key: str, v: Any) -> None:
-    """Refuse, in one line naming the effect and the field, an override's value of the wrong shape."""
-    usage = "give " + _EFFECT_USAGE[key]
-    if not isinstance(v, dict):
-        raise Refused(f"override {key}", f"a mapping of its fields, not {type(v).__name__}", usage)
-    for name in _NEEDS[key]:
-        if name not in v:
-            raise Refused(f"override {key}", f"{name} is missing", usage)
-    if not isinstance(v["target"], str):
-        raise Refused(f"override {key}", f"target is a combatant's id, not {type(v['target']).__name__}", usage)
-    if "distance" in v and not _whole(v["distance"]):
-        raise Refused(f"override {key}", f"distance {str(v['distance'])[:20]!r} is not a whole number", usage)
-    if "amount" in v and not _whole(v["amount"]):
-        amount = v["amount"]
-        if not isinstance(amount, str):
-            raise Refused(f"override {key}", f"amount {str(amount)[:20]!r} is not a whole number", usage)
-        try:
-            parse(amount)  # a dice expression the engine rolls (or the table's dice are typed for)
-        except DiceError as exc:
-            raise Refused(f"override {key}", f"amount {amount[:20]!r} is neither a number nor dice ({exc})") from None
-    if "heal" in v and not isinstance(v["heal"], bool):
-        raise Refused(f"override {key}", "heal is true or false", usage)
-    if key == "resources":
-        values = v["values"]
-        if not isinstance(values, dict) or not all(isinstance(k, str) and _whole(x) for k, x in values.items()):
-            raise Refused(f"override {key}", "values is a mapping of resource names to whole numbers", usage)
-
-
-def _override_effects(draft: Draft, reason: str, effects: list[str], p: dict[str, Any]) -> None:
+def _override_effects(draft: Draft, command: Override) -> None:
     state = draft.state
-    draft.emit(GmOverride(reason=reason, subject=", ".join(effects), value={k: p[k] for k in effects}))
-    for key, v in [(k, one) for k in effects for one in (p[k] if isinstance(p[k], list) and p[k] else [p[k]])]:
-        if not isinstance(v, dict):
-            raise Refused(f"override {key}", "give its fields as a mapping")
-        target = _combatant(state, v.get("target"), f"override {key}").id
+    reason = command.reason
+    effects = command.effects()
+    draft.emit(GmOverride(reason=reason, subject=", ".join(effects), value={k: getattr(command, k) for k in effects}))
+    for key, v in command.each():
+        target = _combatant(state, v["target"], f"override {key}").id
         if key == "damage":
             amount = v.get("amount", 0)
-            if isinstance(amount, str) and not _whole(amount):  # dice: rolled as any roll is
+            if isinstance(amount, str) and not whole(amount):  # dice: rolled as any roll is
                 name = state.combatants[target].name
                 purpose = f"{'healing' if v.get('heal') else 'damage'} to {name} (game master)"
                 amount = draft.roll(amount, purpose).total
@@ -714,7 +555,7 @@ def _override_effects(draft: Draft, reason: str, effects: list[str], p: dict[str
 # --- undo and redo --------------------------------------------------------------------
 
 
-def _undo(view: Projection) -> list[Event]:
+def _undo(view: Projection, command: TypedCommand | None = None) -> list[Event]:
     if not view.undo:
         raise Refused("undo", "there is nothing to undo")
     step = view.undo[-1]
@@ -723,7 +564,7 @@ def _undo(view: Projection) -> list[Event]:
     return [StepUndone(step=step)]
 
 
-def _redo(view: Projection) -> list[Event]:
+def _redo(view: Projection, command: TypedCommand | None = None) -> list[Event]:
     if not view.redo:
         raise Refused("redo", "there is nothing to redo", "redo works right after an undo, before a new command")
     return [StepRedone(step=view.redo[-1])]
@@ -732,13 +573,14 @@ def _redo(view: Projection) -> list[Event]:
 # --- amendments ----------------------------------------------------------------------
 
 
-def _check_amends(view: Projection, command: Command) -> None:
+def _check_amends(view: Projection, command: TypedCommand) -> None:
     """Refuse a command of an amendment (`Command.amends`, `Command.draws`) that can't stand where
     it is: both are past steps that don't count now (undone), and the draws are the amended
     step's or an earlier step's, never a later one's. `combatlog.replays.amend` writes them."""
-    what = f"{command.kind} in place of step {command.amends}"
-    if command.kind in ("create", "undo", "redo", "fork"):
-        raise Refused(what, f"a {command.kind} step is never decided in place of another")
+    kind = kind_of(command)
+    what = f"{kind} in place of step {command.amends}"
+    if isinstance(command, Create | Undo | Redo | Fork):
+        raise Refused(what, f"a {kind} step is never decided in place of another")
     amends, draws = command.amends, command.draws
     if not isinstance(amends, int) or not isinstance(draws, int) or isinstance(amends, bool) or isinstance(draws, bool):
         raise Refused(what, "an amendment's step names both the step it amends and the step whose draws it takes")
@@ -754,27 +596,27 @@ def _check_amends(view: Projection, command: Command) -> None:
 
 # --- forks ----------------------------------------------------------------------------
 
-_FORK_USAGE = "give params at, parent_seq and parent_digest (64 hex digits); `combatlog fork` writes them"
 
-
-def _fork(view: Projection, command: Command) -> list[Event]:
+def _fork(view: Projection, command: Fork) -> list[Event]:
     """A fork's record: right after the lines it copied (seq `at`, this log's last line so far),
     naming its parent's head."""
-    p = command.params
-    at, parent_seq, digest = p.get("at"), p.get("parent_seq"), p.get("parent_digest")
-    for name, x in (("at", at), ("parent_seq", parent_seq)):
-        if isinstance(x, bool) or not isinstance(x, int):
-            raise Refused("fork", f"{name} is a seq, a whole number, not {str(x)[:20]!r}", _FORK_USAGE)
-    assert isinstance(at, int) and isinstance(parent_seq, int)  # for the type checker: checked just above
-    if not isinstance(digest, str) or not _DIGEST.match(digest):
-        raise Refused("fork", f"parent_digest {str(digest)[:20]!r} is not 64 lowercase hex digits", _FORK_USAGE)
+    at, parent_seq = command.at, command.parent_seq
     if at != view.seq:
         raise Refused(
             "fork", f"the record of a fork at seq {at} comes right after it, and this log ends at seq {view.seq}"
         )
     if parent_seq < at:
-        raise Refused("fork", f"the parent's head (seq {parent_seq}) is before the fork's seq {at}", _FORK_USAGE)
-    return [Forked(at=at, parent_seq=parent_seq, parent_digest=digest)]
+        raise Refused("fork", f"the parent's head (seq {parent_seq}) is before the fork's seq {at}", FORK_USAGE)
+    return [Forked(at=at, parent_seq=parent_seq, parent_digest=command.parent_digest)]
+
+
+def _system(draft: Draft, command: SystemCommand) -> None:
+    """A rule system's own command, decided by the system (which reads it as recorded)."""
+    rules = draft.rules
+    if command.kind not in rules.commands:
+        known = ", ".join(list(CORE_COMMANDS) + list(rules.commands))
+        raise Refused(f"command {command.kind!r}", "unknown command", f"commands: {known}")
+    rules.command(draft, recorded(command))
 
 
 # --- helpers --------------------------------------------------------------------------
@@ -842,23 +684,28 @@ def _fmt(cost: dict[str, int]) -> str:
     return ", ".join(f"{v} {k}" for k, v in sorted(cost.items())) or "nothing"
 
 
-_COMMANDS: dict[str, Callable[[Draft, Command], None]] = {
-    "add": _add,
-    "remove": _remove,
-    "surprise": _surprise,
-    "begin": _begin,
-    "act": _act,
-    "end_turn": _end_turn,
-    "ruling": _ruling,
-    "override": _override,
-    "note": _note,
-    "view": _view,
-    "seat": _seat,
-    "seating": _seating,
-    "end": _end,
-    "contribute": _contribute,
-    "reveal": _reveal,
+# what decides each kind: in a draft, a step of the fight ...
+_HANDLERS: dict[type, Callable[[Draft, Any], None]] = {
+    Add: _add,
+    Remove: _remove,
+    Surprise: _surprise,
+    Begin: _begin,
+    Act: _act,
+    EndTurn: _end_turn,
+    Ruling: _ruling,
+    Override: _override,
+    Note: _note,
+    View: _view,
+    Seat: _seat,
+    Seating: _seating,
+    End: _end,
+    Contribute: _contribute,
+    Reveal: _reveal,
+    SystemCommand: _system,
 }
+# ... or whole, in any phase, without a draft (a creation is decided before there are rules)
+_WHOLE_STEPS: dict[type, Callable[[Projection, Any], list[Event]]] = {Undo: _undo, Redo: _redo, Fork: _fork}
+HANDLED = (Create, *_HANDLERS, *_WHOLE_STEPS)  # every type decide takes
 
 
 def legal_commands(view: Projection) -> list[str]:

@@ -1,7 +1,9 @@
 """A step in the making: the events decided so far and the state they lead to.
 
 `decide` works on a Draft: every event it emits is folded at once (the bare fold plus
-the phase table), so the next decision sees its effect, exactly as a replay will.
+the phase table), so the next decision sees its effect, exactly as a replay will. The rule
+systems, the order strategies and the turn procedure know it by its protocol
+(`combatlog.engine.protocol.Draft`); this module, which builds on them, is the engine's.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import msgspec
 from combatlog.engine import turns
 from combatlog.engine.dice import parse
 from combatlog.engine.errors import Refused
+from combatlog.engine.order import make_order
 from combatlog.engine.protocol import NO_MODS
 from combatlog.events import (
     ConditionApplied,
@@ -24,12 +27,11 @@ from combatlog.events import (
     TurnStarted,
 )
 from combatlog.projections import TABLE, Encounter, apply
-from combatlog.projections.fold import _ROWS, FoldError, rows_of
+from combatlog.projections.fold import ROWS, FoldError, rows_of
 
 if TYPE_CHECKING:
     from combatlog.engine.dice import Dice
-    from combatlog.engine.order import Order
-    from combatlog.engine.protocol import RuleSystem
+    from combatlog.engine.protocol import Order, RuleSystem
     from combatlog.engine.timing import Timing
 
 
@@ -67,10 +69,14 @@ class Draft:
     # ruling never asks). A property of its own: functools.cached_property takes a lock.
     @property
     def turn_order(self) -> Order:
-        """The rule system's order strategy for the encounter's options."""
+        """The rule system's order strategy for the encounter's options (a ranked order when
+        the system names none)."""
         order = self._order
         if order is None:
-            order = self._order = self.rules.order(self.state.options)
+            order = self.rules.order(self.state.options)
+            if order is None:
+                order = make_order("ranked")
+            self._order = order
         return order
 
     @property
@@ -84,7 +90,7 @@ class Draft:
     def emit(self, event: Event) -> Event:
         """Record `event` and fold it into the draft's state; returns the event."""
         etype = type(event)
-        row = _ROWS.get(etype)  # the type's phases and fold, as a replay's fold reads them
+        row = ROWS.get(etype)  # the type's phases and fold, as a replay's fold reads them
         if row is None:
             row = _row(etype)
         state = self.state

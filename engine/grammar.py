@@ -1,5 +1,8 @@
 """The command grammar shared by the command line (`do`, `play`) and the web tracker: a
-command's words and `KEY=VALUE` parameters, and dice typed in at the table (`2d10: 7 9`)."""
+command's words and `KEY=VALUE` parameters, and dice typed in at the table (`2d10: 7 9`).
+
+A line is read into its command's type (`combatlog.engine.commands`): its words and parameters
+as the log records them, then checked once, so a bad value is refused here, in one line."""
 
 from __future__ import annotations
 
@@ -7,6 +10,7 @@ import json
 import re
 from typing import Any
 
+from combatlog.engine.commands import TypedCommand, read
 from combatlog.engine.dice import DiceError
 from combatlog.engine.dice import parse as parse_dice
 from combatlog.engine.protocol import RuleSystem
@@ -22,7 +26,7 @@ def value(text: str) -> Any:
         return text
 
 
-_UNCOLONED = re.compile(r"^\s*(?P<expr>[0-9]*d[0-9%]+\S*)\s+(?P<faces>[0-9][0-9 ,]*)$", re.I)
+UNCOLONED = re.compile(r"^\s*(?P<expr>[0-9]*d[0-9%]+\S*)\s+(?P<faces>[0-9][0-9 ,]*)$", re.I)
 
 
 # a label that opens like dice (a digit, `d6`, a bracket) is dice, read as such, never a roll's name
@@ -64,7 +68,7 @@ def typed_faces(entry: str) -> tuple[int, ...]:
     if ":" in entry:
         expr_text, faces_text = entry.split(":", 1)
     else:
-        uncoloned = _UNCOLONED.match(entry)
+        uncoloned = UNCOLONED.match(entry)
         if uncoloned:
             raise ValueError(
                 f"{shown!r}: put a colon after the dice: '{uncoloned['expr']}: {uncoloned['faces'].strip()}'"
@@ -105,8 +109,9 @@ def build_command(
     by: str,
     rules: RuleSystem | None = None,
     entered_for: tuple[str, ...] | None = None,
-) -> Command:
-    """The Command for `kind` and its words (the grammar of `do` and `play`); raises UsageError.
+) -> TypedCommand:
+    """The command `kind` and its words say (the grammar of `do` and `play`), typed and checked;
+    raises UsageError for words that don't follow the grammar, Refused for a value that can't be.
 
     A rule system's own commands take the positional words it names in `command_words`: a
     name takes one word, `*name` the rest as a list, `...name` the rest as one text.
@@ -163,18 +168,21 @@ def build_command(
             raise UsageError(f"{kind} takes {shape}; left over: {' '.join(rest)}")
     elif words:
         raise UsageError(f"{kind} takes no words: {' '.join(words)}")
-    return Command(
-        kind=kind,
-        actor=actor,
-        action=action,
-        targets=targets,
-        params=p,
-        by=by,
-        entered=entered,
-        entered_for=entered_for if entered is not None and entered_for and any(entered_for) else None,
+    return read(
+        Command(
+            kind=kind,
+            actor=actor,
+            action=action,
+            targets=targets,
+            params=p,
+            by=by,
+            entered=entered,
+            entered_for=entered_for if entered is not None and entered_for and any(entered_for) else None,
+        )
     )
 
 
+TEXT_KINDS = ("note", "ruling", "end", "contribute")  # commands whose words are a text, not KEY=VALUE parameters
 MAX_LINE = 4096  # characters of one command line: a person's command, with room for a long note
 
 
@@ -237,13 +245,16 @@ def parse_line(
     by: str,
     rules: RuleSystem | None = None,
     entered_for: tuple[str, ...] | None = None,
-) -> Command:
-    """The Command a line of the `play` grammar says (`act bo attack g1 weapon=axe`): words in
-    shell quoting, `KEY=VALUE` words as parameters; raises UsageError."""
+) -> TypedCommand:
+    """The command a line of the `play` grammar says (`act bo attack g1 weapon=axe`), typed and
+    checked: words in shell quoting, `KEY=VALUE` words as parameters; raises UsageError or
+    Refused."""
     words = split_words(line)
     if not words:
         raise UsageError("an empty command: type e.g. 'act ayla attack g1', 'end_turn' or 'begin'")
     kind, rest = words[0], words[1:]
+    if kind in TEXT_KINDS:  # `note the ford=deep`: the words are the text, "=" and all
+        return build_command(kind, tuple(rest), (), entered, by, rules, entered_for)
     plain = tuple(w for w in rest if "=" not in w)
     params = [w for w in rest if "=" in w]
     return build_command(kind, plain, params, entered, by, rules, entered_for)

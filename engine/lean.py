@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from combatlog.engine.commands import Redo, TypedCommand, Undo, checked, kind_of, read
 from combatlog.engine.decide import decided_step, rules_of
 from combatlog.engine.dice import Dice, DiceError
 from combatlog.engine.draft import Draft
@@ -21,6 +22,8 @@ from combatlog.engine.protocol import RuleSystem
 from combatlog.engine.session import Playing, dice_for
 from combatlog.events import CombatantDefeated, Command, DamageApplied, Event
 from combatlog.projections import Encounter, Projection
+
+_HISTORY = (Undo, Redo)
 
 
 class LeanSession(Playing):
@@ -76,18 +79,21 @@ class LeanSession(Playing):
                 return True
         return False
 
-    def execute(self, command: Command, dice: Dice | None = None) -> list[Event]:
-        """Carry out `command` as one step; returns its events. Raises Refused (nothing changes)."""
+    def execute(self, command: Command | TypedCommand, dice: Dice | None = None) -> list[Event]:
+        """Carry out `command` (typed, or as recorded) as one step; returns its events. Raises
+        Refused (nothing changes)."""
         view = self.view
-        if command.kind in ("undo", "redo"):
-            raise Refused(command.kind, "a lean session keeps no history", "play the fight on a Session to undo")
+        typed = read(command) if isinstance(command, Command) else checked(command)
+        if isinstance(typed, _HISTORY):
+            kind = kind_of(typed)
+            raise Refused(kind, "a lean session keeps no history", "play the fight on a Session to undo")
         step = view.step + 1
         if dice is None:
-            dice = dice_for(view.state, command, step)
+            dice = dice_for(view.state, typed, step)
         try:
-            decided = decided_step(view, command, dice, self.rules if view.state.rules is not None else None)
+            decided = decided_step(view, typed, dice, self.rules if view.state.rules is not None else None)
         except DiceError as exc:  # a forged die of recorded dice (DiceMismatch): refused, as a Session does
-            raise Refused(command.kind, str(exc)) from None
+            raise Refused(kind_of(typed), str(exc)) from None
         if isinstance(decided, list):  # a creation: folded as a draft folds
             draft = Draft(view.state, dice, None, step)  # type: ignore[arg-type]  # no rule system yet
             for event in decided:

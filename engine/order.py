@@ -20,41 +20,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
+from combatlog.engine.protocol import Draft, Order
 from combatlog.events import InitiativeRolled, OrderSet
 
 if TYPE_CHECKING:
-    from combatlog.engine.draft import Draft
     from combatlog.projections import Combatant, Encounter, Pending
 
 ROLLOFF_LIMIT = 50  # roll-offs that keep tying this often are left simultaneous
-
-
-class Order(Protocol):
-    """What the turn procedure asks of an order strategy.
-
-    Flags, not names, tell the procedure how the order behaves:
-    `refills_each_turn` (budgets are set when each turn starts; False: once a round, as
-    action points are), `one_action_turns` (a turn is one action, after which the order is
-    recomputed and the actor yields), `reverse_declare` (tiers declare lowest first).
-    `resolution_key` sorts what was declared into the order it resolves in; `tier_key` says
-    which of those act together (equal keys: one tier, whose damage a rule system may hold
-    until the whole tier has resolved: `RuleSystem.tiers_hold`).
-    """
-
-    name: str
-    refills_each_turn: bool
-    one_action_turns: bool
-    reverse_declare: bool
-
-    def roll(self, draft: Draft) -> None: ...
-    def round_started(self, draft: Draft) -> None: ...
-    def next_actors(self, state: Encounter, may_act: Callable[[Combatant], bool]) -> tuple[str, ...]: ...
-    def after_action(self, draft: Draft) -> None: ...
-    def pass_started(self, draft: Draft) -> None: ...
-    def resolution_key(self, state: Encounter) -> Callable[[Pending], Any]: ...
-    def tier_key(self, state: Encounter) -> Callable[[Pending], Any]: ...
 
 
 @dataclass

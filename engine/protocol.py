@@ -1,10 +1,16 @@
-"""The rule-system protocol: what every system tells the engine, with sensible defaults.
+"""The rule-system protocol: what every system tells the engine, with sensible defaults,
+and what the engine hands it.
 
 A rule system says how initiative is rolled and ranked (its order strategy and tie rules),
 how actions are timed, what a combatant may spend in a turn (its budget), which actions
 exist with their requirements and cost, how each resolves into events, what damage does,
 and when the encounter is over. `decide` (in `combatlog.engine.decide`) runs the
-procedure common to all of them and calls these hooks.
+procedure common to all of them and calls these hooks, handing each a `Draft` (the step in
+the making) and asking the system for its `Order` strategy.
+
+The draft, the order strategy and the rule system refer to one another, so their types live
+here together: `combatlog.engine.draft.Draft` (the engine's draft) and the strategies of
+`combatlog.engine.order` are built on this module, never the other way round.
 """
 
 from __future__ import annotations
@@ -13,20 +19,19 @@ import difflib
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import msgspec
 
 from combatlog.engine import typed
 from combatlog.engine.dicetree import excerpt
 from combatlog.engine.errors import Refused
-from combatlog.engine.order import Order, make_order
 from combatlog.engine.timing import Timing, make_timing
-from combatlog.engine.turns import gone
 from combatlog.events import Command
 
 if TYPE_CHECKING:
-    from combatlog.engine.draft import Draft
+    from combatlog.engine.dice import Dice
+    from combatlog.events import DiceRolled, Event
     from combatlog.projections import Combatant, Encounter, Pending
 
 
@@ -63,6 +68,17 @@ def weapon_names(state: Encounter, actor: Combatant) -> tuple[str, ...]:
     return tuple(str(w["name"]) for w in weapons if isinstance(w, dict) and isinstance(w.get("name"), str))
 
 
+def gone(target: Combatant) -> str | None:
+    """Why an action can't reach `target` any more, in the one sentence every system's actions
+    share: it was removed from the encounter, or it is out of the fight (defeated); None while
+    it stands."""
+    if target.removed:
+        return f"lost: {target.name} is no longer in the encounter"
+    if target.defeated is not None:
+        return f"lost: {target.name} is already out of the fight ({target.defeated})"
+    return None
+
+
 @dataclass(frozen=True)
 class BoardView:
     """Where a system's combatants stand, as a screen draws it: `sections` of a map (with its
@@ -74,6 +90,80 @@ class BoardView:
     borders: tuple[Any, ...] = ()  # battlemap.Border, for "sections"
     bands: tuple[str, ...] = ()  # the bands in order, nearest first, for "bands"
     distances: tuple[tuple[str, str, int, bool], ...] = ()  # (a, b, yards, engaged), for "distances"
+
+
+class Draft(Protocol):
+    """A step in the making, as every hook, resolver and order strategy is handed it: the
+    state so far, the events it emits (each folded at once), its dice and its rule system.
+    `combatlog.engine.draft.Draft` is the engine's."""
+
+    state: Encounter
+    events: list[Event]
+    dice: Dice
+    rules: RuleSystem
+    step: int
+    hold_damage: bool  # set while simultaneous actions resolve
+    rounds_started: int  # rounds this step has started
+
+    @property
+    def turn_order(self) -> Order:
+        """The rule system's order strategy for the encounter's options."""
+
+    @property
+    def timing(self) -> Timing:
+        """The rule system's timing strategy for the encounter's options."""
+
+    def emit(self, event: Event) -> Event:
+        """Record `event` and fold it into the draft's state; returns the event."""
+
+    def advance(self) -> None:
+        """Go on: the next turn, the round's end, or the encounter's end (after a rule system's command)."""
+
+    def next_round(self) -> None:
+        """Start the round after the current one (a rule system's command resuming the fight)."""
+
+    def roll(self, expression: str, purpose: str, by: str | None = None, private: bool = False) -> DiceRolled:
+        """Roll dice from the step's source and record the roll; returns the DiceRolled event."""
+
+    def attack_roll(self, expression: str, purpose: str, roller: str, target: str | None = None) -> DiceRolled:
+        """An attack-like roll of `expression` with what conditions make of it (`RuleSystem.roll_mods`)."""
+
+    def damage(
+        self,
+        target: str,
+        amount: int,
+        *,
+        location: str | None = None,
+        kind: str | None = None,
+        source: str | None = None,
+    ) -> None:
+        """Apply damage now, or hold it for the round's end while simultaneous actions resolve."""
+
+
+class Order(Protocol):
+    """What the turn procedure asks of an order strategy (`combatlog.engine.order` has ours).
+
+    Flags, not names, tell the procedure how the order behaves:
+    `refills_each_turn` (budgets are set when each turn starts; False: once a round, as
+    action points are), `one_action_turns` (a turn is one action, after which the order is
+    recomputed and the actor yields), `reverse_declare` (tiers declare lowest first).
+    `resolution_key` sorts what was declared into the order it resolves in; `tier_key` says
+    which of those act together (equal keys: one tier, whose damage a rule system may hold
+    until the whole tier has resolved: `RuleSystem.tiers_hold`).
+    """
+
+    name: str
+    refills_each_turn: bool
+    one_action_turns: bool
+    reverse_declare: bool
+
+    def roll(self, draft: Draft) -> None: ...
+    def round_started(self, draft: Draft) -> None: ...
+    def next_actors(self, state: Encounter, may_act: Callable[[Combatant], bool]) -> tuple[str, ...]: ...
+    def after_action(self, draft: Draft) -> None: ...
+    def pass_started(self, draft: Draft) -> None: ...
+    def resolution_key(self, state: Encounter) -> Callable[[Pending], Any]: ...
+    def tier_key(self, state: Encounter) -> Callable[[Pending], Any]: ...
 
 
 PARAM_KINDS = ("text", "int", "number", "bool")  # the kinds of value an action's parameter takes
@@ -384,9 +474,10 @@ class RuleSystem:
 
     # --- order and timing -------------------------------------------------------------
 
-    def order(self, options: dict[str, Any]) -> Order:
-        """The order strategy for these options."""
-        return make_order("ranked")
+    def order(self, options: dict[str, Any]) -> Order | None:
+        """The order strategy for these options; None (the default): a ranked initiative order,
+        highest first (`make_order("ranked")`, which the draft makes)."""
+        return None
 
     def timing(self, options: dict[str, Any]) -> Timing:
         """The timing strategy for these options."""
@@ -502,7 +593,7 @@ class RuleSystem:
         """The outcome of `pending` when `target`, one of its targets, is no longer there as it
         comes to resolve (removed, or defeated and the action doesn't say `targets_down_ok`): the
         action is lost with that outcome; None resolves it all the same. Default: the one
-        sentence of `combatlog.engine.turns.gone`. A system overrides it only so that a log
+        sentence of `gone`. A system overrides it only so that a log
         recorded under an older version of its rules re-decides as it was recorded."""
         return gone(target)
 

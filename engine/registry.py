@@ -1,11 +1,15 @@
-"""The registry of rule systems: ours, and any a third party installs through the
-`combatlog.rules` entry-point group (a name pointing at a RuleSystem instance).
+"""The registry of rule systems: every one is an entry point of the `combatlog.rules` group (a
+name pointing at a RuleSystem instance), ours as a third party's, loaded the first time its
+name is asked for (or a log names it) and checked as it registers.
+
+Ours are listed in combatlog's own metadata, written when it is installed (`pip install -e .`
+in a checkout): without it no system is found by name, and the refusal says to install.
 """
 
 from __future__ import annotations
 
-from importlib import import_module
 from importlib.metadata import entry_points
+from importlib.util import find_spec
 
 from combatlog.engine.plugin_api import API, hook_problem
 from combatlog.engine.protocol import RuleSystem
@@ -15,15 +19,12 @@ from combatlog.projections.fold import register_rules_state, set_rules_loader
 
 _systems: dict[str, RuleSystem] = {}
 
-# Ours, importable even when the package's entry points aren't installed (a source checkout).
-BUILTIN: dict[str, str] = {
-    "skirmish": "combatlog.engine.rules.skirmish",
-    "starflight": "combatlog.engine.rules.starflight",
-    "infinite-realms": "combatlog.engine.rules.infinite_realms",
-    "swords-of-infinity": "combatlog.engine.rules.swords_of_infinity",
-    "straalara": "combatlog.engine.rules.straalara",
-    "triptycho": "combatlog.engine.rules.triptycho",
-}
+BUNDLED = "combatlog.engine.rules"  # the package our own systems live in
+
+
+def ours(module: str) -> bool:
+    """True for a module of combatlog itself (a bundled system's), not a third party's."""
+    return module.startswith("combatlog.")
 
 
 class MissingRuleSystem(KeyError):
@@ -33,12 +34,21 @@ class MissingRuleSystem(KeyError):
         self.name, self.version, self.package = name, version, package
         installed = ", ".join(names()) or "none"
         if version is None and package is None:
-            super().__init__(f"no rule system {name!r}; installed: {installed}")
+            super().__init__(f"no rule system {name!r}; installed: {installed}{_unlisted(name)}")
             return
         where = f" version {version}" if version else ""
         source = f" (from the package {package})" if package else ""
         hint = f"; install it: pip install {package}" if package else ""
         super().__init__(f"rule system {name!r}{where}{source} isn't installed (installed: {installed}){hint}")
+
+
+def _unlisted(name: str) -> str:
+    """A hint when `name` is one of ours that the installed metadata doesn't list (installed
+    before the system was added, or not installed at all), else ''."""
+    module = name.replace("-", "_")
+    if not module.isidentifier() or find_spec(f"{BUNDLED}.{module}") is None:
+        return ""
+    return "; it is one of combatlog's own, missing from its installed entry points: reinstall combatlog"
 
 
 class PluginError(ValueError):
@@ -68,20 +78,20 @@ def check(system: object) -> RuleSystem:
         raise PluginError(f"{name}: no actions; override actions(state, actor) to return its ActionSpecs")
     if cls.initiative is RuleSystem.initiative and cls.order is RuleSystem.order:
         raise PluginError(f"{name}: no initiative; override initiative(draft, combatant, ids), or order(options)")
-    ours = cls.__module__.startswith("combatlog.")
+    bundled = ours(cls.__module__)
     from combatlog.projections.fold import HANDLERS
     from combatlog.projections.phases import TABLE
 
     allowed = {tag for (_, tag) in TABLE}
     for event in system.events:
         tag = str(event.__struct_config__.tag)  # type: ignore[attr-defined]
-        if not ours and not tag.startswith(f"{name}."):
+        if not bundled and not tag.startswith(f"{name}."):
             raise PluginError(f"{name}: event {tag}: tag it with the system's name, tag='{name}.{event.__name__}'")
         if event not in HANDLERS:
             raise PluginError(f"{name}: event {tag} has no fold; decorate one with @register_fold({event.__name__})")
         if tag not in allowed:
             raise PluginError(f"{name}: event {tag} is allowed in no phase; call allow('{tag}', ...)")
-    for event in _own_events(system, ours):
+    for event in _own_events(system, bundled):
         if event not in system.events:
             tag = str(event.__struct_config__.tag)
             listed = ", ".join(e.__name__ for e in system.events)
@@ -126,14 +136,11 @@ def get(name: str) -> RuleSystem:
     """The rule system `name` (ours, or an installed plugin's); raises KeyError naming the known ones."""
     if name in _systems:
         return _systems[name]
-    if name in BUILTIN:
-        import_module(BUILTIN[name])
-    else:
-        ep = _entry_points().get(name)
-        if ep is not None:
-            system = ep.load()  # type: ignore[attr-defined]
-            if name not in _systems:
-                register(check(system))
+    ep = _entry_points().get(name)
+    if ep is not None:
+        system = ep.load()  # type: ignore[attr-defined]
+        if name not in _systems:
+            register(check(system))
     try:
         return _systems[name]
     except KeyError:
@@ -142,25 +149,19 @@ def get(name: str) -> RuleSystem:
 
 def package_of(name: str) -> str | None:
     """The distribution that provides the installed plugin `name` (None: ours, or not known)."""
-    if name in BUILTIN:
-        return None
+    system = _systems.get(name)
+    if system is not None and ours(type(system).__module__):
+        return None  # asked at every creation: ours are known without reading the metadata
     ep = _entry_points().get(name)
+    if ep is None or ours(getattr(ep, "value", "")):
+        return None
     dist = getattr(ep, "dist", None)
     return getattr(dist, "name", None) if dist is not None else None
 
 
 def names() -> list[str]:
     """Every rule system available (ours and installed plugins), sorted, without importing them."""
-    known = set(_systems) | set(_entry_points())
-    for name, module in BUILTIN.items():
-        try:
-            import_module(module)
-        except ModuleNotFoundError as exc:
-            if exc.name != module:
-                raise
-            continue
-        known.add(name)
-    return sorted(n for n in known if n in _systems or n not in BUILTIN)
+    return sorted(set(_systems) | set(_entry_points()))
 
 
 def _load_system_of(tag: str) -> None:
@@ -170,15 +171,15 @@ def _load_system_of(tag: str) -> None:
     (older events of the bundled systems), loaded only for a bundled system a log named.
     Nothing else is imported: a stray tag in a log of another system loads no plugin."""
     prefix, dot, _ = tag.partition(".")
-    candidates = [prefix] if dot else list(BUILTIN)
+    points = _entry_points()
+    candidates = [prefix] if dot else sorted(n for n, ep in points.items() if ours(getattr(ep, "value", "")))
     for name in candidates:
-        if not _catalogue.is_named(name):
+        if not _catalogue.is_named(name) or name not in points:
             continue
-        if name in BUILTIN or name in _entry_points():
-            try:
-                get(name)
-            except Exception:  # a broken plugin must not stop a log of another system from loading
-                continue
+        try:
+            get(name)
+        except Exception:  # a broken plugin must not stop a log of another system from loading
+            continue
 
 
 def _load_system(name: str) -> None:

@@ -12,6 +12,7 @@ from typing import Any
 
 import msgspec
 
+from combatlog.engine.commands import TypedCommand, kind_of, read, recorded
 from combatlog.engine.decide import decide, legal_commands, rules_of
 from combatlog.engine.dice import Dice, DiceError, EnteredDice, Expr, MixedDice, NeedDice, SeededDice
 from combatlog.engine.errors import Refused
@@ -88,7 +89,7 @@ def seed_of(state: Encounter, secret: Secret | None = None) -> int | None:
     return None
 
 
-def dice_for(state: Encounter, command: Command, step: int, secret: Secret | str | None = None) -> Dice:
+def dice_for(state: Encounter, command: Command | TypedCommand, step: int, secret: Secret | str | None = None) -> Dice:
     """The dice a command uses: its entered faces, else the encounter's seeded generator for the
     step. A fair encounter's generator is seeded from its effective seed, with the game master's
     `secret` until the reveal; a text in place of the secret says why there is none (its engine
@@ -133,7 +134,7 @@ class Playing:
         """The rule system of the encounter."""
         return rules_of(self.state)
 
-    def execute(self, command: Command) -> list[Any]:  # pragma: no cover - each session has its own
+    def execute(self, command: Command | TypedCommand) -> list[Any]:  # pragma: no cover - each session has its own
         raise NotImplementedError
 
     @staticmethod
@@ -325,6 +326,13 @@ class Session(Playing):
             return str(exc)
         return self._secret_read
 
+    def _checked(self, command: Command | TypedCommand) -> tuple[TypedCommand, Command]:
+        """(`command` read into its type, its fields checked once; the Command the log records for
+        it): a recorded one as it is, a typed one as `commands.recorded` writes it, each as the
+        session prepares it (`_prepared`). Raises Refused."""
+        written = self._prepared(command if isinstance(command, Command) else recorded(command))
+        return read(written), written
+
     def _prepared(self, command: Command) -> Command:
         """`command` as it is decided and recorded: a fair creation commits to this session's
         secret (a new one if it holds none); a reveal without a seed takes this session's."""
@@ -358,11 +366,11 @@ class Session(Playing):
                 return msgspec.structs.replace(command, params={**p, "seed": held.seed, "nonce": held.nonce})
         return command
 
-    def _fair_window(self, command: Command) -> None:
+    def _fair_window(self, command: TypedCommand) -> None:
         """Refuse a contribution, or an undo or redo of one, once the log holds an engine die
         (undone or not): a contribution made knowing the dice could be chosen to steer them."""
         view = self.projection
-        kind = command.kind
+        kind = kind_of(command)
         if kind == "contribute":
             target = None
         elif kind == "undo" and view.undo:
@@ -387,16 +395,18 @@ class Session(Playing):
                 "a contribution stands once the dice have rolled",
             )
 
-    def preview(self, command: Command, dice: Dice | None = None) -> list[Event]:
+    def preview(self, command: Command | TypedCommand, dice: Dice | None = None) -> list[Event]:
         """The events `command` would append now, without appending; raises Refused."""
-        command = self._prepared(command)
+        return self._preview(self._checked(command)[0], dice)
+
+    def _preview(self, command: TypedCommand, dice: Dice | None) -> list[Event]:
         view = self.projection
         state = view.state
         if state.rules is not None:
             recorded, playing = state.rules_version or "1", rules_of(state).version
             if recorded != playing:  # its steps were decided by other rules: an audit reads them, play doesn't go on
                 raise Refused(
-                    command.kind,
+                    kind_of(command),
                     f"this log was recorded under {state.rules} {recorded}, and this combatlog plays "
                     f"{state.rules} {playing}",
                     "show, audit or export it; start a new log to play",
@@ -412,7 +422,7 @@ class Session(Playing):
             left = dice.unused()
             if left:
                 raise Refused(
-                    command.kind,
+                    kind_of(command),
                     f"{', '.join(left)} went to no roll",
                     f"it rolled {dice.rolled()}; name a roll by words of what it is for and who rolls it, "
                     f"as {dice.example()}",
@@ -420,30 +430,33 @@ class Session(Playing):
         elif isinstance(dice, EnteredDice) and dice.used < len(dice.rolls):
             asked = [e.expression for e in events if isinstance(e, DiceRolled)]
             raise Refused(
-                command.kind,
+                kind_of(command),
                 f"{len(dice.rolls) - dice.used} entered roll(s) more than the command needs",
                 f"it rolled {', '.join(asked) or 'nothing'}; give each roll's dice, as '1d8: 5', to match it",
             )
         return events
 
-    def rolls_asked(self, command: Command) -> list[DiceRolled]:
+    def rolls_asked(self, command: Command | TypedCommand) -> list[DiceRolled]:
         """The rolls `command` would ask for now, in order, each die at its highest (so a hit's
         damage shows too, and nothing of the engine's own dice is told); nothing is appended.
         Raises Refused as `execute` would."""
         events = self.preview(command, _Highest())
         return [e for e in events if isinstance(e, DiceRolled)]
 
-    def execute(self, command: Command, dice: Dice | None = None) -> list[Envelope[Event]]:
+    def execute(self, command: Command | TypedCommand, dice: Dice | None = None) -> list[Envelope[Event]]:
         """Carry out `command` as one step; returns the appended envelopes.
 
+        `command` is typed (`combatlog.engine.commands`: `Act(actor="bo", action="strike",
+        targets=("g1",))`), or a Command as the log records it; either is read into its type and
+        checked once, and the log records the Command (`commands.recorded` writes a typed one's).
         Raises Refused (nothing appended), or the log's ConcurrencyError if another writer
         appended first (nothing appended). A fair encounter set to reveal at its end is revealed
         in a step of its own right after the step that ends it (its envelopes follow).
         """
-        command = self._prepared(command)
+        typed, command = self._checked(command)
         ended = self.state.phase == "end"
         try:
-            events = self.preview(command, dice)
+            events = self._preview(typed, dice)
         except DiceError as exc:
             raise Refused(command.kind, str(exc)) from None
         view = self.projection

@@ -9,7 +9,7 @@ holds damage until the tier ends, until the next tier's first action (`end_round
 
 `Draft.advance()` and `Draft.next_round()` call into here, so a rule system's own command
 that resumes the fight never imports `decide`. The order strategy says, through its flags
-(`Order` in `combatlog.engine.order`), whether budgets refill at each turn or once a round
+(`Order` in `combatlog.engine.protocol`), whether budgets refill at each turn or once a round
 and whether a turn is one action; the timing strategy says when actions resolve.
 """
 
@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from combatlog.engine.protocol import Draft
 from combatlog.events import (
     ActionResolved,
     DamageApplied,
@@ -32,7 +33,6 @@ from combatlog.events import (
 )
 
 if TYPE_CHECKING:
-    from combatlog.engine.draft import Draft
     from combatlog.projections import Combatant, Encounter, Pending
 
 # The one stall rule: this many whole rounds in which nothing can change the fight make it a
@@ -200,17 +200,6 @@ def shares_turn(state: Encounter, actor: str) -> bool:
             acting, acted = state.acting, state.acted
             return sum(1 for cid in tier if cid in acting or cid in acted) > 1
     return False
-
-
-def gone(target: Combatant) -> str | None:
-    """Why an action can't reach `target` any more, in the one sentence every system's actions
-    share: it was removed from the encounter, or it is out of the fight (defeated); None while
-    it stands."""
-    if target.removed:
-        return f"lost: {target.name} is no longer in the encounter"
-    if target.defeated is not None:
-        return f"lost: {target.name} is already out of the fight ({target.defeated})"
-    return None
 
 
 def resolve(draft: Draft, pending: Pending) -> None:

@@ -21,10 +21,10 @@ from combatlog.projections.fold import (
     NeedsHistory,
     Projection,
     ValidationError,
-    _noop,
-    _on_register,
+    on_fold_registered,
     replace,
     rows_of,
+    unchanged,
 )
 
 _ISSUED, _CREATED = ev.CommandIssued, ev.EncounterCreated
@@ -74,7 +74,7 @@ def learn(etype: type) -> None:
         return
     for src, dest in phases.items():
         version: int = etype.version  # type: ignore[attr-defined]  # an event type's
-        row = FastRow(dest, None if handler is _noop else handler, rows_in(dest), version)
+        row = FastRow(dest, None if handler is unchanged else handler, rows_in(dest), version)
         rows_in(src)[etype] = (row.next_phase, row.handler, row.next_rows, row.version)
     if phases:
         _LEARNED.add(etype)
@@ -86,7 +86,7 @@ def _forget(etype: type) -> None:
         rows.pop(etype, None)
 
 
-_on_register.append(_forget)
+on_fold_registered(_forget)
 
 
 def fold_lines(

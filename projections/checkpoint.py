@@ -27,7 +27,7 @@ from typing import Any
 import msgspec
 
 from combatlog.events import EventLog, LogError
-from combatlog.projections.fold import Projection, Snapshot, _rules_state_type, typed_state
+from combatlog.projections.fold import Projection, Snapshot, rules_state_type, typed_state
 from combatlog.projections.replay import replay
 from combatlog.projections.state import Encounter
 
@@ -84,7 +84,7 @@ def fold_shape(rules: str | None) -> str:
     """A fingerprint of what a checkpoint of an encounter under `rules` holds: FOLD_VERSION, the
     release, and the schema of the projection's types and of the rule system's own state."""
     parts = [_base_shape()]
-    kind = _rules_state_type(rules) if rules is not None else None
+    kind = rules_state_type(rules) if rules is not None else None
     if kind is not None:
         parts.append(hashlib.sha256(msgspec.json.encode(msgspec.json.schema(kind), order="sorted")).hexdigest())
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:32]

@@ -44,8 +44,8 @@ Handler = Callable[[Encounter, Any], Encounter]
 HANDLERS: dict[type, Handler] = {}
 # Per event type: (phase -> next phase, fold handler or None for undo/redo), from TABLE and
 # HANDLERS, built on first use. The bulk fold (projections/bulk.py) keeps its own faster
-# table, built from these rows; `_on_register` tells it when a fold handler changes.
-_ROWS: dict[type, tuple[dict[str, str], Handler | None]] = {}
+# table, built from these rows; `on_fold_registered` tells it when a fold handler changes.
+ROWS: dict[type, tuple[dict[str, str], Handler | None]] = {}
 _on_register: list[Callable[[type], None]] = []
 _ISSUED, _CREATED = ev.CommandIssued, ev.EncounterCreated
 
@@ -66,12 +66,18 @@ class NeedsHistory(Exception):
         self.step = step
 
 
+def on_fold_registered(fn: Callable[[type], None]) -> None:
+    """`fn(event_type)` is called whenever a fold is registered for `event_type` (a table built
+    from the rows forgets that type's)."""
+    _on_register.append(fn)
+
+
 def register_fold(event_type: type) -> Callable[[Handler], Handler]:
     """Decorator: make the decorated function the fold of `event_type`."""
 
     def deco(fn: Handler) -> Handler:
         HANDLERS[event_type] = fn
-        _ROWS.pop(event_type, None)
+        ROWS.pop(event_type, None)
         for forget in _on_register:
             forget(event_type)
         return fn
@@ -97,7 +103,9 @@ def set_rules_loader(fn: Callable[[str], None]) -> None:
     _rules_loader[:] = [fn]
 
 
-def _rules_state_type(rules: str) -> type | None:
+def rules_state_type(rules: str) -> type | None:
+    """The state type of the rule system `rules` (loading the system if no log here named it
+    yet), or None for a system that isn't installed or keeps no state of its own."""
     if rules not in _RULES_STATE and _rules_loader:
         try:
             _rules_loader[0](rules)
@@ -110,7 +118,7 @@ def typed_state(state: Encounter) -> Encounter:
     """`state` with its `extra` as the rule system's state type (a state decoded from bytes holds a dict)."""
     if state.rules is None or not isinstance(state.extra, dict):
         return state
-    kind = _rules_state_type(state.rules)
+    kind = rules_state_type(state.rules)
     if kind is None:
         return state
     return replace(state, extra=msgspec.convert(state.extra, kind))
@@ -146,7 +154,8 @@ def put_extra(state: Encounter, key: str, sub: str, value: Any) -> Encounter:
     return replace(state, extra=extra)
 
 
-def _noop(state: Encounter, event: Any) -> Encounter:
+def unchanged(state: Encounter, event: Any) -> Encounter:
+    """The fold of an event that changes nothing of the state (a roll, a note, a ruling)."""
     return state
 
 
@@ -161,12 +170,12 @@ for _t in (
     ev.Forked,
     ev.StepAmended,  # the record of an amendment; the superseded step's undo already folded
 ):
-    HANDLERS[_t] = _noop
+    HANDLERS[_t] = unchanged
 
 
 @register_fold(ev.EncounterCreated)
 def _created(state: Encounter, e: ev.EncounterCreated) -> Encounter:
-    kind = _rules_state_type(e.rules)
+    kind = rules_state_type(e.rules)
     return Encounter(
         rules=e.rules,
         rules_version=e.rules_version,
@@ -587,7 +596,7 @@ class Projection:
                     raise FoldError("the encounter was already created", seq)
             elif etype is not _ISSUED:
                 raise FoldError(f"{etype.__name__} before the encounter was created", seq)
-        row = _ROWS.get(etype)
+        row = ROWS.get(etype)
         if row is None:
             try:
                 row = rows_of(etype)
@@ -728,7 +737,7 @@ def rows_of(etype: type) -> tuple[dict[str, str], Handler | None]:
         if handler is None:
             raise FoldError(f"no fold for event type {tag}", 0)
     if phases:  # not cached without: its phases may not be declared yet
-        _ROWS[etype] = (phases, handler)
+        ROWS[etype] = (phases, handler)
     return phases, handler
 
 

@@ -23,6 +23,7 @@ from typing import Any
 import msgspec
 
 from combatlog.engine import Refused, Session, rules_of
+from combatlog.engine.commands import TypedCommand, recorded
 from combatlog.engine.grammar import UsageError, parse_line, typed_rolls
 from combatlog.engine.session import FROM_ENVIRONMENT, EnvironmentKey
 from combatlog.engine.words import counted
@@ -193,10 +194,15 @@ def _commands(log: EventLog, first: int) -> tuple[dict[int, Command], dict[int, 
 
 
 def _corrected(
-    original: Command, dice: str | None, command: str | Command | None, by: str, state: Encounter
+    original: Command,
+    dice: str | None,
+    command: str | Command | TypedCommand | None,
+    by: str,
+    state: Encounter,
+    what: str,
 ) -> Command:
-    """The command decided in the amended step's place; raises Refused for dice or a command that
-    can't be read."""
+    """The command decided in the amended step's place, as the log records it; raises Refused for
+    dice or a command that can't be read (`what`: the amendment, which a refusal names)."""
     entered, entered_for = original.entered, original.entered_for
     if dice is not None:
         try:
@@ -209,26 +215,30 @@ def _corrected(
             entered_for = None
     if command is None:
         return msgspec.structs.replace(original, entered=entered, entered_for=entered_for)
+    if isinstance(command, TypedCommand):
+        command = recorded(command)
     if isinstance(command, Command):
         return command if dice is None else msgspec.structs.replace(command, entered=entered, entered_for=entered_for)
     try:
-        return parse_line(command, entered, by, rules_of(state), entered_for)
+        return recorded(parse_line(command, entered, by, rules_of(state), entered_for))
     except UsageError as exc:
         raise Refused("amend --command", str(exc)) from None
+    except Refused as exc:  # a value that can't be: as the rules refuse the corrected command
+        raise Refused(f"{what}: the corrected command", str(exc)) from None
 
 
 def amend(
     log: EventLog,
     step: int,
     dice: str | None = None,
-    command: str | Command | None = None,
+    command: str | Command | TypedCommand | None = None,
     by: str = "gm",
     signer: Callable[[str], tuple[str, str]] | None | EnvironmentKey = FROM_ENVIRONMENT,
     clock: Callable[[], str] | None = None,
 ) -> AmendReport:
     """Amend step `step` of `log` with new typed `dice` (`'1d20: 17'`, several with `;`: they
     replace the step's typed dice) and/or a new `command` (a line of the `do`/`play` grammar,
-    or a Command; it keeps the step's typed dice unless `dice` is given). With neither, the step
+    a typed command or a Command; it keeps the step's typed dice unless `dice` is given). With neither, the step
     is decided again as recorded. Returns the AmendReport.
 
     Raises Refused, one line, appending nothing: a step that isn't in the log or can't be
@@ -256,7 +266,7 @@ def amend(
         raise Refused(what, "the step has no command")
     later = view.undo[view.undo.index(step) + 1 :]
     before_state, before_seq = view.state, view.seq
-    corrected = _corrected(original, dice, command, by, view.state)
+    corrected = _corrected(original, dice, command, by, view.state, what)
 
     rounds = {n: _round_of(view, n) for n in (step, *later)}
     undone: list[int] = []

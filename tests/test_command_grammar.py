@@ -6,7 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from combatlog.engine import registry
+from combatlog.engine import Refused, registry
+from combatlog.engine.commands import Act, Begin, End, Note, Remove, Ruling, Surprise
 from combatlog.engine.grammar import (
     UsageError,
     build_command,
@@ -16,7 +17,6 @@ from combatlog.engine.grammar import (
     typed_rolls,
     value,
 )
-from combatlog.events import Command
 
 # --- values ------------------------------------------------------------------------------------
 
@@ -39,8 +39,8 @@ def test_a_value_json_cant_hold_is_kept_as_text():
 
 
 def test_act_takes_the_actor_the_action_and_any_targets():
-    assert build_command("act", ("ayla", "strike", "g1", "g2"), (), None, "gm") == Command(
-        kind="act", actor="ayla", action="strike", targets=("g1", "g2"), by="gm"
+    assert build_command("act", ("ayla", "strike", "g1", "g2"), (), None, "gm") == Act(
+        actor="ayla", action="strike", targets=("g1", "g2"), by="gm"
     )
     assert build_command("act", ("ayla", "dodge"), (), None, "gm").targets == ()
 
@@ -65,36 +65,38 @@ def test_a_parameter_without_an_equals_sign_is_refused():
 def test_end_turn_and_remove_take_an_optional_actor(kind):
     assert build_command(kind, ("bo",), (), None, "gm").actor == "bo"
     assert build_command(kind, (), (), None, "gm").actor is None
+    assert build_command("remove", ("bo",), ["reason=fled"], None, "gm") == Remove(actor="bo", reason="fled")
     with pytest.raises(UsageError, match=f"{kind} takes one ACTOR; left over: ayla"):
         build_command(kind, ("bo", "ayla"), (), None, "gm")  # not silently bo's alone
 
 
 def test_surprise_takes_the_sides_note_its_text_and_end_its_outcome():
-    assert build_command("surprise", ("goblins", "wolves"), (), None, "gm").params == {"sides": ["goblins", "wolves"]}
-    assert build_command("note", ("the", "bridge", "holds"), (), None, "gm").params == {"text": "the bridge holds"}
-    assert build_command("end", ("truce", "agreed"), (), None, "gm").params == {"outcome": "truce agreed"}
-    assert build_command("end", (), (), None, "gm").params == {}
+    assert build_command("surprise", ("goblins", "wolves"), (), None, "gm") == Surprise(sides=("goblins", "wolves"))
+    assert build_command("note", ("the", "bridge", "holds"), (), None, "gm") == Note(text="the bridge holds")
+    assert build_command("end", ("truce", "agreed"), (), None, "gm") == End(outcome="truce agreed")
+    assert build_command("end", (), (), None, "gm") == End()
 
 
 def test_words_dont_override_parameters_given_by_name():
-    assert build_command("note", ("words",), ["text=named"], None, "gm").params == {"text": "named"}
-    assert build_command("end", ("words",), ["outcome=named"], None, "gm").params == {"outcome": "named"}
+    assert build_command("note", ("words",), ["text=named"], None, "gm") == Note(text="named")
+    assert build_command("end", ("words",), ["outcome=named"], None, "gm") == End(outcome="named")
 
 
 def test_a_ruling_takes_a_topic_then_a_decision_read_as_a_value():
-    assert build_command("ruling", (), (), None, "gm").params == {}
-    assert build_command("ruling", ("cover",), (), None, "gm").params == {"topic": "cover"}
-    assert build_command("ruling", ("cover", "2"), (), None, "gm").params == {"topic": "cover", "decision": 2}
-    assert build_command("ruling", ("cover", "half", "cover"), (), None, "gm").params == {
-        "topic": "cover",
-        "decision": "half cover",
-    }
+    assert build_command("ruling", ("cover",), (), None, "gm") == Ruling(topic="cover")
+    assert build_command("ruling", ("cover", "2"), (), None, "gm") == Ruling(topic="cover", decision=2)
+    assert build_command("ruling", ("cover", "half", "cover"), (), None, "gm").decision == "half cover"
+
+
+def test_a_ruling_without_a_topic_is_refused_when_the_line_is_read():
+    with pytest.raises(Refused, match="^ruling: a ruling needs a topic; give params topic and decision$"):
+        build_command("ruling", (), (), None, "gm")
 
 
 def test_a_command_that_takes_no_words_refuses_them():
     with pytest.raises(UsageError, match="begin takes no words: now please"):
         build_command("begin", ("now", "please"), (), None, "gm")
-    assert build_command("begin", (), (), None, "gm") == Command(kind="begin", by="gm")
+    assert build_command("begin", (), (), None, "gm") == Begin()
 
 
 def test_entered_dice_are_carried_and_who_they_are_for_only_when_named():
@@ -147,9 +149,7 @@ def test_a_rule_systems_command_unknown_to_another_system_takes_no_words():
 
 def test_a_line_is_shell_words_with_key_value_ones_as_parameters():
     command = parse_line("act bo 'strike hard' g1 weapon=axe", None, "bo")
-    assert command == Command(
-        kind="act", actor="bo", action="strike hard", targets=("g1",), params={"weapon": "axe"}, by="bo"
-    )
+    assert command == Act(actor="bo", action="strike hard", targets=("g1",), params={"weapon": "axe"}, by="bo")
 
 
 def test_an_empty_or_unreadable_line_is_refused():
@@ -259,3 +259,16 @@ def test_a_command_line_past_the_cap_is_refused_in_one_line():
     with pytest.raises(UsageError, match=f"at most {MAX_LINE:,} characters; this one has 1,000,000"):
         split_words("x" * 1_000_000)
     assert len(split_words('a "b c" ' * (MAX_LINE // 8))) == MAX_LINE // 8 * 2
+
+
+@pytest.mark.parametrize(
+    ("line", "command"),
+    [
+        ("note the ford=deep here", Note(text="the ford=deep here")),
+        ("end truce: terms=agreed", End(outcome="truce: terms=agreed")),
+        ("ruling cover half=yes", Ruling(topic="cover", decision="half=yes")),
+    ],
+)
+def test_a_play_line_keeps_a_texts_words_with_an_equals_sign_in_the_text(line, command):
+    # a note's, an outcome's or a ruling's words are its text: none taken as a parameter and lost
+    assert parse_line(line, None, "gm") == command

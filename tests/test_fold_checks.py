@@ -298,8 +298,8 @@ def test_an_event_types_phases_declared_after_its_first_use_are_taken_up(monkeyp
     class Probe(ev.Event, frozen=True):
         """An event type of a system whose phases aren't declared yet."""
 
-    monkeypatch.setattr(fold_module, "_ROWS", {})
-    monkeypatch.setitem(fold_module.HANDLERS, Probe, fold_module._noop)
+    monkeypatch.setattr(fold_module, "ROWS", {})
+    monkeypatch.setitem(fold_module.HANDLERS, Probe, fold_module.unchanged)
     table = dict(fold_module.TABLE)
     monkeypatch.setattr(fold_module, "TABLE", table)
     p = fold(_note_steps(1))

@@ -1,5 +1,7 @@
 """Imports run one way, `events ◀ projections ◀ engine ◀ replays ◀ simulate / cli / web ◀ api`,
-and no module imports another that imports it back: checked by walking every module's imports."""
+and no module imports another that imports it back (a type named under `if TYPE_CHECKING:`
+counts); the engine outside engine/rules/ imports no rule system; no module imports another's
+private names; simulate imports no interface: checked by walking every module's imports."""
 
 from __future__ import annotations
 
@@ -32,18 +34,23 @@ def modules() -> dict[str, Path]:
     return out
 
 
+MODULES = set(modules())  # every module of the project, by its name
+
+
 def _type_checking(node: ast.AST) -> bool:
     return isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
 
 
 def imports(path: Path, top_level_only: bool) -> list[tuple[int, str]]:
-    """(line, module) for every import of a combatlog module; with `top_level_only`, only those run at import time."""
+    """(line, module) for every import of a combatlog module: at import time, inside a function,
+    or under `if TYPE_CHECKING:` (a module named for its types depends on that module as surely
+    as one that calls it); with `top_level_only`, only those run at import time."""
     tree = ast.parse(path.read_text(), str(path))
     found: list[tuple[int, str]] = []
 
     def visit(node: ast.AST, top: bool) -> None:
         for child in ast.iter_child_nodes(node):
-            if _type_checking(child):
+            if top_level_only and _type_checking(child):
                 continue  # never runs
             inner = top and not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
             if isinstance(child, ast.ImportFrom) and child.module and (inner or not top_level_only):
@@ -97,8 +104,7 @@ def import_graph(root_modules: dict[str, Path]) -> dict[str, set[str]]:
 
 def circles(graph: dict[str, set[str]]) -> list[str]:
     """Every circle of imports found by a depth-first walk, as `a -> b -> a`."""
-    # a package's __init__ importing its own submodules is how a package is built, not a circle;
-    # nor is a system's package registering itself with the registry that loads it by name
+    # a package's __init__ importing its own submodules is how a package is built, not a circle
     found = []
     state: dict[str, int] = {}
     stack: list[str] = []
@@ -134,6 +140,17 @@ def test_the_walk_finds_a_circle():
         "combatlog.replays.postgres": {"combatlog.replays.stores"},
     }
     assert circles(graph) == ["combatlog.replays.postgres -> combatlog.replays.stores -> combatlog.replays.postgres"]
+
+
+def test_the_walk_counts_imports_made_for_types_only(tmp_path):
+    # a module that names another's types depends on it: a circle through `if TYPE_CHECKING:`
+    # (the draft and the turn procedure, once) is a circle all the same
+    planted = tmp_path / "typed.py"
+    planted.write_text(
+        "from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n    from combatlog.engine.draft import Draft\n"
+    )
+    assert (4, "combatlog.engine.draft") in imports(planted, top_level_only=False)
+    assert imports(planted, top_level_only=True) == []  # never run
 
 
 def test_the_walk_finds_imports_against_the_order(tmp_path):
@@ -177,20 +194,134 @@ def test_every_package_of_the_code_is_listed_for_installing():
     assert found <= listed, sorted(found - listed)
 
 
-def test_simulate_imports_no_interface_and_the_web_no_command_line():
+def across_interfaces(mods: dict[str, Path]) -> list[str]:
+    """Imports between the layers of one rank that run one way only: simulate imports neither
+    the command line nor the web, the web not the command line."""
     # simulate, cli and web share a rank: what a screen and a report share lives below them
     # (views in replays); the web may ask simulate for the odds, never the other way
     forbidden = {"simulate": ("cli", "web"), "web": ("cli",)}
     bad = []
-    for name, path in modules().items():
+    for name, path in mods.items():
         parts = name.split(".")
         if len(parts) < 2 or parts[1] not in forbidden:
             continue
         for line, target in imports(path, top_level_only=False):
             other = target.split(".")[1] if len(target.split(".")) > 1 else ""
             if other in forbidden[parts[1]]:
-                bad.append(f"{path.relative_to(ROOT)}:{line} imports {target}")
-    assert bad == []
+                bad.append(f"{_where(path)}:{line} imports {target}")
+    return bad
+
+
+BUNDLED = "combatlog.engine.rules"  # the bundled rule systems, one package each
+
+
+def into_the_systems(mods: dict[str, Path]) -> list[str]:
+    """Imports of a bundled rule system by an engine module outside engine/rules/: the engine
+    knows a system by the protocol (`engine/protocol.py`) and finds it by name (`engine/registry.py`)."""
+    bad = []
+    for name, path in mods.items():
+        if not name.startswith("combatlog.engine") or name == BUNDLED or name.startswith(BUNDLED + "."):
+            continue
+        for line, target in imports(path, top_level_only=False):
+            if target == BUNDLED or target.startswith(BUNDLED + "."):
+                bad.append(f"{_where(path)}:{line} imports {target}")
+    return bad
+
+
+def _private(name: str) -> bool:
+    return name.startswith("_") and not name.startswith("__")
+
+
+def _package_of(name: str, path: Path) -> str:
+    return name if path.name == "__init__.py" else name.rpartition(".")[0]
+
+
+def _kept_from(importer: str, path: Path, target: str) -> bool:
+    """True when `target` (a dotted name) is private to a package `importer` isn't in: a private
+    name of another module, or anything of a private module (`combatlog._kit.x`) outside the
+    package that holds it; a package's own modules may use its private modules."""
+    parts = target.split(".")
+    for i, part in enumerate(parts):
+        if _private(part):
+            holder = ".".join(parts[:i])
+            is_module = ".".join(parts[: i + 1]) in MODULES
+            return not (is_module and _package_of(importer, path) == holder)
+    return False
+
+
+def private_imports(mods: dict[str, Path]) -> list[str]:
+    """Names a module keeps to itself (`_name`) that another imports (`from x import _name`) or
+    reads off it (`x._name`): what is shared is public, or lives where it is used. A package's
+    private module (`combatlog._testkit`) is its own modules' to use."""
+    bad = []
+    for name, path in mods.items():
+        tree = ast.parse(path.read_text(), str(path))
+        bound: dict[str, str] = {}  # a local name -> the project module it is bound to
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("combatlog"):
+                for alias in node.names:
+                    if _kept_from(name, path, f"{node.module}.{alias.name}"):
+                        bad.append(f"{_where(path)}:{node.lineno} imports {node.module}.{alias.name}")
+                    if f"{node.module}.{alias.name}" in mods:
+                        bound[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+            elif isinstance(node, ast.Import):
+                bound.update({a.asname: a.name for a in node.names if a.asname and a.name in mods})
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and _private(node.attr):
+                module = bound.get(node.value.id)
+                if module is not None and _kept_from(name, path, f"{module}.{node.attr}"):
+                    bad.append(f"{_where(path)}:{node.lineno} reads {module}.{node.attr}")
+    return bad
+
+
+def _where(path: Path) -> str:
+    return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else path.name
+
+
+def test_simulate_imports_no_interface_and_the_web_no_command_line():
+    assert across_interfaces(modules()) == []
+
+
+def test_no_engine_module_outside_the_systems_imports_one():
+    assert into_the_systems(modules()) == []
+
+
+def test_no_module_imports_another_ones_private_names():
+    assert private_imports(modules()) == []
+
+
+def test_each_check_finds_what_it_forbids(tmp_path):
+    # the checks themselves: a planted module breaking each rule is found
+    def planted(name: str, text: str) -> dict[str, Path]:
+        path = tmp_path / f"{name.replace('.', '_')}.py"
+        path.write_text(text)
+        return {name: path, "combatlog.engine.registry": ROOT / "engine" / "registry.py"}
+
+    assert across_interfaces(planted("combatlog.simulate.run", "from combatlog.web.view import page\n")) == [
+        "combatlog_simulate_run.py:1 imports combatlog.web.view",
+        "combatlog_simulate_run.py:1 imports combatlog.web.view.page",
+    ]
+    lazy = "def f():\n    from combatlog.engine.rules.skirmish import SKIRMISH\n"
+    assert into_the_systems(planted("combatlog.engine.decide", lazy)) == [
+        "combatlog_engine_decide.py:2 imports combatlog.engine.rules.skirmish",
+        "combatlog_engine_decide.py:2 imports combatlog.engine.rules.skirmish.SKIRMISH",
+    ]
+    assert into_the_systems(planted("combatlog.engine.rules.skirmish.actions", lazy)) == []  # a system's own
+    peeking = (
+        "from combatlog.projections.fold import ROWS, _noop\n"  # one name public, one kept to itself
+        "from combatlog.engine import registry\n"
+        "registry._systems\n"
+    )
+    assert private_imports(planted("combatlog.replays.audit", peeking)) == [
+        "combatlog_replays_audit.py:1 imports combatlog.projections.fold._noop",
+        "combatlog_replays_audit.py:3 reads combatlog.engine.registry._systems",
+    ]
+    kit = "from combatlog import _testkit\nfrom combatlog._testkit import fight\n"
+    assert private_imports(planted("combatlog.testing", kit)) == []  # the package's own private module
+    assert private_imports(planted("combatlog.cli.main", kit)) == [
+        "combatlog_cli_main.py:1 imports combatlog._testkit",
+        "combatlog_cli_main.py:2 imports combatlog._testkit.fight",
+    ]
 
 
 def test_only_the_views_module_redacts():

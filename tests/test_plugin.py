@@ -283,7 +283,8 @@ def test_one_broken_plugin_never_hides_the_rest(monkeypatch):
         def load(self):
             raise ImportError("No module named 'brokenone_internals'")
 
-    monkeypatch.setattr(registry, "_entry_points", lambda: {"brokenone": Broken()})
+    ours = registry._entry_points()  # the bundled systems are entry points too
+    monkeypatch.setattr(registry, "_entry_points", lambda: {**ours, "brokenone": Broken()})
     out = CliRunner().invoke(app, ["rulesets"]).output
     assert "brokenone: failed to load (ImportError: No module named 'brokenone_internals')" in out
     assert f"skirmish {registry.get('skirmish').version}" in out

@@ -187,3 +187,55 @@ def test_a_stray_plugin_tag_in_a_log_loads_no_plugin_and_the_creation_names_its_
     with pytest.raises(CorruptLog, match="minid20.CriticalHit"):
         replay(log)
     assert loaded == [] and catalogue.is_named("skirmish") and not catalogue.is_named("minid20")
+
+
+def test_every_bundled_system_is_an_entry_point_named_as_the_system():
+    # one registry: each folder of engine/rules/ is listed in the installed metadata, the way a
+    # third party's system is, and its entry point loads the instance of that name
+    from importlib.metadata import entry_points
+
+    folders = {
+        p.name
+        for p in (Path(__file__).resolve().parents[1] / "engine" / "rules").iterdir()
+        if (p / "__init__.py").exists()
+    }
+    points = {ep.name: ep for ep in entry_points(group="combatlog.rules") if ep.value.startswith("combatlog.")}
+    assert {ep.value.split(":")[0].rsplit(".", 1)[1] for ep in points.values()} == folders
+    for name, ep in points.items():
+        assert ep.load().name == name
+        assert get_rules(name).name == name and registry.package_of(name) is None
+
+
+def test_a_bundled_system_is_imported_only_once_a_name_or_a_log_asks_for_it():
+    import subprocess
+    import sys
+
+    saved = Path(__file__).resolve().parent / "fixtures" / "saved-logs" / "triptycho.jsonl"
+    script = (
+        "import sys\n"
+        "from combatlog.engine import get_rules\n"
+        "from combatlog.projections import replay\n"
+        "from combatlog.replays import open_log\n"
+        "loaded = lambda: sorted(m.rsplit('.', 1)[1] for m in sys.modules if m.count('.') == 3"
+        " and m.startswith('combatlog.engine.rules.'))\n"
+        "assert loaded() == [], loaded()\n"
+        "get_rules('straalara')\n"
+        "assert loaded() == ['straalara'], loaded()\n"
+        f"state = replay(open_log({str(saved)!r}, create=False, read_only=True)).state\n"
+        "assert loaded() == ['straalara', 'triptycho'] and state.rules == 'triptycho', loaded()\n"
+        "print('ok')\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.stdout.strip() == "ok", done.stderr
+
+
+def test_a_bundled_system_missing_from_the_installed_metadata_says_to_reinstall(monkeypatch):
+    # metadata written before a system was listed (an editable install made earlier) or none
+    points = {n: ep for n, ep in registry._entry_points().items() if n != "straalara"}
+    monkeypatch.setattr(registry, "_entry_points", lambda: points)
+    monkeypatch.delitem(registry._systems, "straalara", raising=False)
+    with pytest.raises(KeyError, match="no rule system 'straalara'; installed: .*; it is one of combatlog's own.*"):
+        get_rules("straalara")
+    with pytest.raises(KeyError) as refused:
+        get_rules("strala")
+    assert "combatlog's own" not in str(refused.value)

@@ -1,5 +1,5 @@
 """One guard, one sentence: an action whose target is gone by the time it resolves is lost, in
-the words of `turns.gone`, for every system; a log recorded before that re-decides with the
+the words of `gone` (in the protocol), for every system; a log recorded before that re-decides with the
 words (and effects) its version had."""
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ import pytest
 from combatlog.engine import RuleSystem, Session, get_rules, make_timing, registry, rules_of
 from combatlog.engine.draft import Draft
 from combatlog.engine.errors import Refused
-from combatlog.engine.protocol import ActionSpec
+from combatlog.engine.protocol import ActionSpec, gone
 from combatlog.engine.session import dice_for
-from combatlog.engine.turns import gone, resolve
+from combatlog.engine.turns import resolve
 from combatlog.events import (
     ActionDeclared,
     ActionResolved,

@@ -28,11 +28,12 @@ from litestar.response import ServerSentEvent
 from litestar.response.sse import ServerSentEventMessage
 
 from combatlog.engine import Refused
+from combatlog.engine.commands import KINDS, Contribute, help_of
 from combatlog.engine.dice import DiceError
 from combatlog.engine.encounter_file import EncounterFileError, encounter_commands
 from combatlog.engine.grammar import UsageError
 from combatlog.engine.words import add_example, plainly
-from combatlog.events import Command, LogError, StepRedone, StepUndone
+from combatlog.events import LogError, StepRedone, StepUndone
 from combatlog.projections import PlayerView, SeatEntry
 from combatlog.replays import open_log, views
 from combatlog.replays.audit import Report, audit
@@ -151,6 +152,7 @@ def _gm_board(table: Table, message: str = "", error: str = "", base: str = "") 
         odds=_odds(table, GM),
         places=_places(table),
         own_commands=_own_commands(table) if state.rules is not None else [],
+        command_help=_command_help(table),
         stat_form=statform.form_of(table.session.rules.stats_type) if state.rules is not None else [],
         conditions=sorted({x.split(" (")[0] for r in view.screen(state, GM, table.seq).rows for x in r.conditions}),
         history=_history(table, told),
@@ -242,6 +244,12 @@ def _map(table: Table, viewer: Viewer, movable: bool | str = False) -> str:
         return ""
     rules = table.session.rules
     return mapview.draw(rules.board(state), views.seen(state, viewer, table.seq), movable)
+
+
+def _command_help(table: Table) -> list[tuple[str, str]]:
+    """(its words, its help) of each command that makes sense now: each command type's own
+    (`combatlog.engine.commands`), as `combatlog play`'s help gives them."""
+    return [(KINDS[kind].usage, help_of(KINDS[kind])) for kind in table.session.legal() if kind in KINDS]
 
 
 def _own_commands(table: Table) -> list[tuple[str, str, list[tuple[str, str]]]]:
@@ -420,7 +428,7 @@ def create_app(tables: Tables, debug: bool = False) -> Litestar:
             if fields.get("roller") == "engine":  # "the engine rolls": whatever was typed in the dice box stays out
                 fields.pop("dice", None)
             if kind == "contribute":  # the seat's own randomness in a fair encounter's dice
-                order = Command(kind="contribute", params={"value": fields.get("value", "").strip()})
+                order = Contribute(value=fields.get("value", "").strip())
                 table.seat_execute(seat, order, seen)
                 return Response(_seat_board(table, seat), media_type="text/html")
             if kind not in ("act", "end_turn", "undo", "move"):

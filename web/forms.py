@@ -1,25 +1,48 @@
 """The commands the web tracker's forms send, read from their fields: each field capped and
 read in linear time, off the event loop (the caller runs `command_of` in a thread), into the
-engine's own commands. Nothing here decides: the engine refuses what its rules refuse."""
+engine's own typed commands (`combatlog.engine.commands`), checked as the command line's are.
+Nothing here decides: the engine refuses what its rules refuse."""
 
 from __future__ import annotations
 
 import re
 from typing import Any
 
+from combatlog.engine.commands import (
+    KINDS,
+    Act,
+    Add,
+    EndTurn,
+    Override,
+    Remove,
+    Reveal,
+    Seat,
+    Seating,
+    TypedCommand,
+    View,
+    checked,
+    params_of,
+)
 from combatlog.engine.grammar import MAX_LINE, UsageError, build_command, parse_line, split_words, typed_rolls, value
-from combatlog.events import Command
 from combatlog.web import statform
 
 
 def command_of(fields: dict[str, str], targets: tuple[str, ...], rules: Any, state: Any = None) -> Any:
-    """The command a game master's form sends (a Command, or a function of the session for
-    `auto`); raises UsageError, DiceError or Refused saying what is wrong with it."""
+    """The command a game master's form sends, typed and checked (or a function of the session
+    for `auto`); raises UsageError, DiceError or Refused saying what is wrong with it."""
+    made = _made(fields, targets, rules, state)
+    return checked(made) if isinstance(made, TypedCommand) else made
+
+
+def _made(fields: dict[str, str], targets: tuple[str, ...], rules: Any, state: Any) -> Any:
+    """The command a form's fields make, before it is checked."""
     for name, text in fields.items():
         if len(text) > MAX_LINE:
             raise UsageError(f"{name}: at most {MAX_LINE:,} characters; this one has {len(text):,}")
     kind = fields.get("kind", "").strip()
     entered, entered_for = typed_rolls(fields.get("dice", ""))
+    if entered_for is not None and not any(entered_for):  # bare faces only: none named, as the grammar has it
+        entered_for = None
     if kind in ("rewind", "redo_to", "amend"):
         return None  # the table walks the undo stack itself, or amends through replays.amend
     if kind in ("hurt", "condition", "copy", "remove"):
@@ -39,14 +62,12 @@ def command_of(fields: dict[str, str], targets: tuple[str, ...], rules: Any, sta
                 words.append(fields[f"w.{key}"].strip())
             else:
                 break  # a word left empty ends them: what follows is the command's to default
-        return build_command(
-            own, tuple(words), (), entered, "gm", rules, entered_for if entered_for and any(entered_for) else None
-        )
+        return build_command(own, tuple(words), (), entered, "gm", rules, entered_for)
     if kind == "move":
         who, to = fields.get("combatant", ""), fields.get("to", "").strip()
         if not who or not to:
             raise UsageError("say who moves and where: a section, or x,y on a grid")
-        return Command(kind="override", params={"reason": "moved on the map", "move": {"target": who, "to": to}})
+        return Override(reason="moved on the map", move={"target": who, "to": to})
     if kind == "new":
         stats_type = rules.stats_type if rules is not None else None
         stats, problems = statform.stats_from(fields, stats_type)
@@ -56,51 +77,48 @@ def command_of(fields: dict[str, str], targets: tuple[str, ...], rules: Any, sta
                 problems.insert(0, f"{name}: required")
         if problems:
             raise UsageError("; ".join(problems))
-        params: dict[str, Any] = {
-            "id": fields["id"].strip(),
-            "name": fields.get("name", "").strip() or fields["id"].strip(),
-            "side": fields["side"].strip(),
-            "kind": fields.get("combatant_kind", "npc"),
-            "stats": stats,
-        }
-        if fields.get("hidden") == "true":
-            params["hidden"] = True
-        return Command(kind="add", params=params)
+        return Add(
+            id=fields["id"].strip(),
+            name=fields.get("name", "").strip() or fields["id"].strip(),
+            side=fields["side"].strip(),
+            kind=fields.get("combatant_kind", "npc"),  # type: ignore[arg-type]  # checked with the rest
+            stats=stats,
+            hidden=True if fields.get("hidden") == "true" else None,
+        )
     if kind == "auto":
         return lambda s: s.auto(entered, entered_for, by="gm")
     if kind == "line":
         return parse_line(fields.get("line", ""), entered, "gm", rules, entered_for)
     if kind == "act":
-        return Command(
-            kind="act",
+        return Act(
             actor=fields.get("actor", ""),
             action=fields.get("action", ""),
             targets=targets,
             params={
-                **params_of(fields.get("params", "")),
+                **params_of_words(fields.get("params", "")),
                 **{k[len("param.") :]: value(v) for k, v in fields.items() if k.startswith("param.") and v.strip()},
             },
             entered=entered,
-            entered_for=entered_for if entered_for and any(entered_for) else None,
+            entered_for=entered_for,
         )
-    if kind == "view":
-        return Command(kind="view", params={k: value(v) for k, v in fields.items() if k in _VIEW_FIELDS})
+    if kind == "view":  # each of the view's own parameters the form fills
+        return View(**{k: value(v) for k, v in fields.items() if k in params_of(View)})
     if kind == "seat":
-        params: dict[str, Any] = {k: fields[k] for k in ("seat", "name", "combatants") if fields.get(k)}
-        for flag in ("renew", "revoke"):
-            if fields.get(flag) == "true":
-                params[flag] = True
-        return Command(kind="seat", params=params)
-    if kind == "reveal":  # the session fills in the seed and nonce it holds
-        early = state is not None and state.phase != "end"
-        return Command(kind="reveal", params={"early": True} if early else {})
-    if kind == "seating":
-        return Command(
-            kind="seating", params={"commands": fields.get("commands", "now"), "undo": fields.get("undo") == "true"}
+        return Seat(
+            seat=fields.get("seat", ""),
+            name=fields.get("name") or None,
+            combatants=tuple(x.strip() for x in fields["combatants"].split(",")) if fields.get("combatants") else None,
+            renew=fields.get("renew") == "true",
+            revoke=fields.get("revoke") == "true",
         )
-    if kind in ("undo", "redo", "begin", "end_turn"):
-        actor = fields.get("actor", "") or None
-        return Command(kind=kind, actor=actor, entered=entered, entered_for=entered_for)
+    if kind == "reveal":  # the session fills in the seed and nonce it holds
+        return Reveal(early=state is not None and state.phase != "end")
+    if kind == "seating":
+        return Seating(commands=fields.get("commands", "now"), undo=fields.get("undo") == "true")  # type: ignore[arg-type]
+    if kind == "end_turn":
+        return EndTurn(actor=fields.get("actor", "") or None, entered=entered, entered_for=entered_for)
+    if kind in ("undo", "redo", "begin"):
+        return KINDS[kind](entered=entered, entered_for=entered_for)
     raise UsageError(
         f"command {kind[:40]!r}: use act, auto, undo, redo, begin, end_turn, view, seat, seating or a typed line"
     )
@@ -113,7 +131,7 @@ def hands(
     state: Any,
     entered: Any,
     entered_for: Any,
-) -> Command:
+) -> TypedCommand:
     """The game master's quick commands as the engine's own: damage and healing, conditions
     (overrides, recorded with their reason), another of a combatant (`add`), `remove`."""
     reason = fields.get("reason", "").strip() or "the game master's hand"
@@ -125,22 +143,19 @@ def hands(
             raise UsageError("give an amount: a number (5) or dice (2d6)")
         heal = fields.get("heal") == "true"
         given = value(amount)
-        effects = [{"target": t, "amount": given, **({"heal": True} if heal else {})} for t in targets]
-        return Command(
-            kind="override",
-            params={"reason": reason, "damage": effects},
+        effects: list[Any] = [{"target": t, "amount": given, **({"heal": True} if heal else {})} for t in targets]
+        return Override(
+            reason=reason,
+            damage=effects,
             entered=entered,
-            entered_for=entered_for if entered_for and any(entered_for) else None,
+            entered_for=entered_for,
         )
     if kind == "condition":
         name = fields.get("condition", "").strip()
         if not name:
             raise UsageError("name the condition (prone, stunned ...)")
         if fields.get("remove") == "true":
-            return Command(
-                kind="override",
-                params={"reason": reason, "remove_condition": [{"target": t, "name": name} for t in targets]},
-            )
+            return Override(reason=reason, remove_condition=[{"target": t, "name": name} for t in targets])
         one: dict[str, Any] = {"name": name}
         rounds = fields.get("rounds", "").strip()
         if rounds:
@@ -150,24 +165,14 @@ def hands(
         ends = fields.get("ends", "")
         if ends in ("bearer_turn", "source_turn"):
             one["ends"] = ends
-        return Command(kind="override", params={"reason": reason, "condition": [{"target": t, **one} for t in targets]})
+        return Override(reason=reason, condition=[{"target": t, **one} for t in targets])  # type: ignore[typeddict-item]
     if kind == "copy":
         source = state.combatants.get(fields.get("combatant", "")) if state is not None else None
         if source is None:
             raise UsageError("choose the combatant to add another of")
         cid, name = another(state, source.id, source.name)
-        params: dict[str, Any] = {
-            "id": cid,
-            "name": name,
-            "side": source.side,
-            "kind": source.kind,
-            "stats": source.stats,
-        }
-        if source.group is not None:
-            params["group"] = source.group
-        return Command(kind="add", params=params)
-    who = fields.get("combatant", "")
-    return Command(kind="remove", actor=who, params={"reason": reason} if fields.get("reason") else {})
+        return Add(id=cid, name=name, side=source.side, kind=source.kind, group=source.group, stats=source.stats)
+    return Remove(actor=fields.get("combatant", ""), reason=reason if fields.get("reason") else "")
 
 
 def another(state: Any, cid: str, name: str) -> tuple[str, str]:
@@ -180,10 +185,7 @@ def another(state: Any, cid: str, name: str) -> tuple[str, str]:
     return f"{stem}{n}", f"{name_stem} {n}"
 
 
-_VIEW_FIELDS = ("side", "hp", "combatant", "hidden", "reveal", "odds")
-
-
-def params_of(text: str) -> dict[str, Any]:
+def params_of_words(text: str) -> dict[str, Any]:
     """`KEY=VALUE` words (VALUE as JSON when it parses)."""
     out: dict[str, Any] = {}
     for word in split_words(text, "the parameters"):
@@ -194,4 +196,4 @@ def params_of(text: str) -> dict[str, Any]:
     return out
 
 
-__all__ = ["command_of", "params_of"]
+__all__ = ["command_of", "params_of_words"]

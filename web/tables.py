@@ -32,6 +32,7 @@ from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
 from combatlog.engine import Refused, Session
+from combatlog.engine.commands import Contribute, TypedCommand, Undo, recorded
 from combatlog.engine.seating import seat_command
 from combatlog.events import Command, CommandIssued, ConcurrencyError, Envelope, Event, EventLog
 from combatlog.projections import SeatEntry
@@ -215,13 +216,15 @@ class Table:
 
     # --- commands --------------------------------------------------------------------
 
-    def execute(self, command: Command | Callable[[Session], list[Envelope[Event]]], seen: int | None) -> None:
+    def execute(
+        self, command: Command | TypedCommand | Callable[[Session], list[Envelope[Event]]], seen: int | None
+    ) -> None:
         """Carry out a command (or `auto`) as one step, when the page that sent it saw the log
         at seq `seen` (None: don't check); raises Refused, appending nothing."""
         self.sync()
         self.check_seen(seen)
         try:
-            if isinstance(command, Command):
+            if isinstance(command, Command | TypedCommand):
                 self.session.execute(command)
             else:
                 command(self.session)
@@ -302,7 +305,7 @@ class Table:
 
         return [e for e in envelopes(self.log) if e.step == step]
 
-    def seat_execute(self, seat: SeatEntry, command: Command, seen: int | None) -> str:
+    def seat_execute(self, seat: SeatEntry, command: Command | TypedCommand, seen: int | None) -> str:
         """Carry out a seat's command, or queue it for the game master when the table says so;
         returns "done" or "queued"; raises Refused (nothing appended or queued)."""
         self.sync()
@@ -311,7 +314,7 @@ class Table:
         self.session.preview(ordered)  # refused now if the rules refuse it: nothing queued
         seating = self.session.state.seating
         self.answers.pop(seat.id, None)
-        if seating is not None and seating.commands == "queue" and ordered.kind not in ("undo", "contribute"):
+        if seating is not None and seating.commands == "queue" and not isinstance(ordered, Undo | Contribute):
             self._asked += 1
             self.queue.append(Request(self._asked, seat.id, seat.name, ordered, self.seq))
             self.touch()
@@ -444,12 +447,12 @@ class Request:
     id: int
     seat: str
     seat_name: str
-    command: Command
+    command: TypedCommand
     seen: int  # the seq the seat's page showed
 
     @property
     def what(self) -> str:
-        c = self.command
+        c = recorded(self.command)
         parts = [c.kind, c.actor or "", c.action or "", *c.targets, *(f"{k}={v}" for k, v in c.params.items())]
         return " ".join(p for p in parts if p) + (" (dice typed)" if c.entered else "")
 

@@ -2,7 +2,7 @@
 
 Action points instead of turns: whoever has the most left acts next; the rules notes are
 `docs/rules/infinite-realms.md`. The package: `model.py`, `events.py`, `reading.py`,
-`effects.py`, `attack.py`, `criticals.py`, `movement.py`, `actions.py`, `policy.py`, and this
+`effects.py`, `attack.py`, `criticals.py`, `movement.py`, `actions.py`, `policy.py`, `telling.py`, and this
 file, the system itself.
 """
 
@@ -13,13 +13,11 @@ from typing import Any
 
 import msgspec
 
-from combatlog.engine import registry as _registry
 from combatlog.engine.dice import DiceError
 from combatlog.engine.dice import parse as parse_dice
-from combatlog.engine.draft import Draft
 from combatlog.engine.errors import Refused
 from combatlog.engine.order import ActionPointOrder
-from combatlog.engine.protocol import ActionSpec, BoardView, RuleSystem
+from combatlog.engine.protocol import ActionSpec, BoardView, Draft, RuleSystem
 from combatlog.engine.rules.infinite_realms.actions import (
     AIM,
     ATTACK,
@@ -30,19 +28,17 @@ from combatlog.engine.rules.infinite_realms.actions import (
     PUNCH_A,
     PURSUE,
     STAND,
-    _check_defend,
-    _weapon_of,
+    check_defend,
+    weapon_of,
 )
-from combatlog.engine.rules.infinite_realms.effects import _rerank
+from combatlog.engine.rules.infinite_realms.effects import rerank
 from combatlog.engine.rules.infinite_realms.events import (
     EVENTS,
-    Aimed,
     DefenseBought,
     Disengaged,
     DistanceSet,
     Engaged,
     RoundReset,
-    WeaponBroken,
 )
 from combatlog.engine.rules.infinite_realms.model import (
     BLEEDING,
@@ -57,9 +53,10 @@ from combatlog.engine.rules.infinite_realms.model import (
 from combatlog.engine.rules.infinite_realms.model import Options as IROptions
 from combatlog.engine.rules.infinite_realms.model import State as IRState
 from combatlog.engine.rules.infinite_realms.model import Stats as IRStats
-from combatlog.engine.rules.infinite_realms.movement import _engage, _reach_bonus
+from combatlog.engine.rules.infinite_realms.movement import engage, reach_bonus
 from combatlog.engine.rules.infinite_realms.policy import policy
 from combatlog.engine.rules.infinite_realms.reading import distance, factor
+from combatlog.engine.rules.infinite_realms.telling import describe, narrate, summary
 from combatlog.engine.timing import Timing, make_timing
 from combatlog.events import CombatantDefeated, Command, ConditionApplied, ResourceSpent, ResourcesSet
 from combatlog.projections import Combatant, Encounter, Pending
@@ -157,7 +154,7 @@ class InfiniteRealms(RuleSystem):
 
     def cost(self, state: Encounter, actor: Combatant, spec: ActionSpec, params: dict[str, Any]) -> dict[str, int]:
         if spec.name == "attack":
-            w = _weapon_of(state, actor, params)
+            w = weapon_of(state, actor, params)
             ap = w.ap if w else 1
             if params.get("rapid"):
                 ap = math.ceil(ap / 2)
@@ -240,14 +237,14 @@ class InfiniteRealms(RuleSystem):
             if isinstance(yards, bool) or not isinstance(yards, int) or yards < 0:
                 raise Refused(f"distance {a} {b} {yards!r}", "a whole number of yards, 0 or more")
             if yards == 0 and state.phase not in ("setup", "surprise"):
-                _engage(draft, (a, b))
+                engage(draft, (a, b))
             elif yards == 0:
-                draft.emit(Engaged(combatants=(a, b), bonus=_reach_bonus(state, (a, b))))
+                draft.emit(Engaged(combatants=(a, b), bonus=reach_bonus(state, (a, b))))
             else:
                 if b in own(state).engaged.get(a, ()):
                     draft.emit(Disengaged(combatants=(a, b)))
                 draft.emit(DistanceSet(a=a, b=b, yards=yards, how="given"))
-            _rerank(draft)
+            rerank(draft)
             return
         if command.kind == "defend":
             c = state.combatants.get(command.actor or "")
@@ -259,7 +256,7 @@ class InfiniteRealms(RuleSystem):
                 )
             if state.phase not in ("declare", "resolve"):
                 raise Refused("defend", "defense is bought once the round has begun")
-            why = _check_defend(state, c, (), dict(command.params))
+            why = check_defend(state, c, (), dict(command.params))
             ap = command.params.get("ap", 1)
             if why is None and c.resources.get("ap", 0) < ap:
                 why = f"{c.name} has {c.resources.get('ap', 0)} AP"
@@ -267,56 +264,27 @@ class InfiniteRealms(RuleSystem):
                 raise Refused(f"defend {c.id}", why)
             draft.emit(ResourceSpent(combatant=c.id, resource="ap", amount=ap))
             draft.emit(DefenseBought(combatant=c.id, ap=ap))
-            _rerank(draft)
+            rerank(draft)
             return
         if command.kind == "engage":
             ids = p.get("combatants")
             if not isinstance(ids, list) or len(ids) < 2 or any(i not in state.combatants for i in ids):
                 raise Refused("engage", "name two or more combatants", "ids: " + ", ".join(state.combatants))
             if state.phase in ("setup", "surprise"):
-                draft.emit(Engaged(combatants=tuple(ids), bonus=_reach_bonus(state, tuple(ids))))
+                draft.emit(Engaged(combatants=tuple(ids), bonus=reach_bonus(state, tuple(ids))))
             else:
-                _engage(draft, tuple(ids))
-            _rerank(draft)
+                engage(draft, tuple(ids))
+            rerank(draft)
             return
         raise Refused(f"command {command.kind!r}", "unknown command")
 
     # the policy function itself, bound as the method (`policy(rules, state, actor)`): no wrapper's frame
     policy = policy
 
-    def describe(self, state: Encounter, pending: Pending) -> str:
-        actor = state.combatants[pending.actor]
-        ap = actor.resources.get("ap", 0)
-        who = f"{actor.name} ({ap} AP)"
-        if pending.action == "attack":
-            w = _weapon_of(state, actor, pending.params)
-            return f"{who} attacks {state.combatants[pending.targets[0]].name} with the {w.name if w else 'weapon'}"
-        if pending.action in ("punch", "kick"):
-            return f"{who} {pending.action}s {state.combatants[pending.targets[0]].name}"
-        if pending.action in MOVES:
-            how = {"run": "runs", "dodge_run": "runs and dodges", "walk": "walks"}[pending.action]
-            toward = pending.params.get("toward")
-            other = state.combatants[str(toward or pending.params.get("away_from"))].name
-            return f"{who} {how} {'toward' if toward else 'away from'} {other}"
-        return super().describe(state, pending)
-
-    def narrate(self, state: Encounter, event: Any, dice: bool = False) -> str | None:
-        def name(cid: str) -> str:
-            return state.combatants[cid].name if cid in state.combatants else cid
-
-        t = type(event)
-        if t is Engaged:
-            bonus = "; ".join(f"{name(c)} +{n} AP for reach" for c, n in event.bonus.items())
-            return f"  {' and '.join(name(c) for c in event.combatants)} engage" + (f" ({bonus})." if bonus else ".")
-        if t is DistanceSet and event.how == "given":
-            return f"  {name(event.a)} and {name(event.b)} are {event.yards} yards apart."
-        if t is DefenseBought:
-            return f"  {name(event.combatant)} spends {event.ap} AP on defense."
-        if t is WeaponBroken:
-            return f"  {name(event.combatant)}'s {event.weapon} breaks."
-        if t is Aimed and event.reason == "hit before attacking":
-            return f"  {name(event.combatant)} loses the aim."
-        return None
+    # how it tells a fight (telling.py): the functions themselves, bound as the methods
+    summary = summary
+    narrate = narrate
+    describe = describe
 
     def board(self, state: Encounter) -> BoardView | None:
         # no positions: the yards between each pair of foes still standing, as the rules read them
@@ -330,16 +298,6 @@ class InfiniteRealms(RuleSystem):
         ]
         return BoardView(kind="distances", distances=tuple(pairs)) if pairs else None
 
-    def summary(self, state: Encounter) -> list[str]:
-        out = []
-        engaged = {tuple(sorted((a, b))) for a, bs in own(state).engaged.items() for b in bs}
-        if engaged:
-            out.append("Engaged: " + ", ".join(f"{a}-{b}" for a, b in sorted(engaged)))
-        ap = [f"{c.id} {c.resources.get('ap', 0)}" for c in state.active()]
-        if ap:
-            out.append("AP left: " + ", ".join(ap))
-        return out
-
 
 _TURN = make_timing("turn")
 
@@ -349,6 +307,3 @@ _ALWAYS = {spec.name: spec for spec in (ATTACK, AIM, *MOVE_SPECS, DEFEND, STAND,
 
 
 INFINITE_REALMS = InfiniteRealms()
-
-
-_registry.register(INFINITE_REALMS)

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from combatlog.engine.draft import Draft
-from combatlog.engine.protocol import ActionParam, ActionSpec
+from combatlog.engine.protocol import ActionParam, ActionSpec, Draft
 from combatlog.engine.rules.infinite_realms.attack import strike
 from combatlog.engine.rules.infinite_realms.events import Aimed, BleedingStarted, DefenseBought
 from combatlog.engine.rules.infinite_realms.model import (
@@ -20,27 +19,28 @@ from combatlog.engine.rules.infinite_realms.model import (
     own,
     stats_of,
 )
-from combatlog.engine.rules.infinite_realms.movement import _check_move, _check_pursue, _move, _pursue
+from combatlog.engine.rules.infinite_realms.movement import check_move, check_pursue, move, pursue
 from combatlog.engine.rules.infinite_realms.reading import distance, engaged_with, weapon, weapons
 from combatlog.events import ConditionRemoved
 from combatlog.projections import Combatant, Encounter, Pending
 
 
-def _weapon_of(state: Encounter, actor: Combatant, p: dict[str, Any]) -> Weapon | None:
+def weapon_of(state: Encounter, actor: Combatant, p: dict[str, Any]) -> Weapon | None:
+    """The weapon the action's params name (`weapon=`), or the actor's first unbroken one; None without one."""
     return weapon(state, actor, p.get("weapon"))
 
 
 def _attack(draft: Draft, p: Pending) -> str:
     state = draft.state
     actor = state.combatants[p.actor]
-    w = PUNCH if p.action == "punch" else KICK if p.action == "kick" else _weapon_of(state, actor, p.params)
+    w = PUNCH if p.action == "punch" else KICK if p.action == "kick" else weapon_of(state, actor, p.params)
     if w is None:
         return "no weapon"
     return strike(draft, actor.id, p.targets[0], w)
 
 
 def _check_attack(state: Encounter, actor: Combatant, targets: tuple[str, ...], params: dict[str, Any]) -> str | None:
-    w = _weapon_of(state, actor, params)
+    w = weapon_of(state, actor, params)
     if w is None:
         have = ", ".join(x.name for x in weapons(actor)) or "none"
         return f"no usable weapon {params.get('weapon', '')!r} (weapons: {have}; broken ones can't be used)"
@@ -94,7 +94,7 @@ def _aim(draft: Draft, p: Pending) -> str:
 
 
 def _check_aim(state: Encounter, actor: Combatant, targets: tuple[str, ...], params: dict[str, Any]) -> str | None:
-    w = _weapon_of(state, actor, params)
+    w = weapon_of(state, actor, params)
     kind = w.kind if w else "melee"
     now = own(state).aim.get(actor.id, 0)
     if now >= AIM_MAX.get(kind, 2):
@@ -108,7 +108,8 @@ def _defend(draft: Draft, p: Pending) -> str:
     return f"defends: -{2 * ap} defense % this round"
 
 
-def _check_defend(state: Encounter, actor: Combatant, targets: tuple[str, ...], params: dict[str, Any]) -> str | None:
+def check_defend(state: Encounter, actor: Combatant, targets: tuple[str, ...], params: dict[str, Any]) -> str | None:
+    """Why defense can't be bought now (a whole number of AP, at the round's start), or None."""
     ap = params.get("ap", 1)
     if isinstance(ap, bool) or not isinstance(ap, int) or ap < 1:
         return f"ap={ap!r}: spend a whole number of AP, at least 1"
@@ -205,11 +206,11 @@ MOVE_SPECS = [
         name,
         "movement",
         {"ap": 1},
-        _move,
+        move,
         targets="none",
         min_targets=0,
         max_targets=0,
-        check=_check_move,
+        check=check_move,
         help=f"{yards} yards (params toward=ID or away_from=ID)",
         params=MOVE_PARAMS,
     )
@@ -225,7 +226,7 @@ DEFEND = ActionSpec(
     targets="none",
     min_targets=0,
     max_targets=0,
-    check=_check_defend,
+    check=check_defend,
     help="at the round's start: -2 defense % per AP (params ap)",
     params=(ActionParam("ap", "int", help="the AP spent on defense (default 1)"),),
 )
@@ -261,8 +262,8 @@ PURSUE = ActionSpec(
     "pursue",
     "movement",
     {"ap": 1},
-    _pursue,
-    check=_check_pursue,
+    pursue,
+    check=check_pursue,
     help="run after one who fled you this round: catch up, or they get away",
     params=(),
 )

@@ -3,9 +3,9 @@ the damage chart by margin, and the critical charts it leads to."""
 
 from __future__ import annotations
 
-from combatlog.engine.draft import Draft
+from combatlog.engine.protocol import Draft
 from combatlog.engine.rules.infinite_realms.criticals import critical_hit, critical_miss
-from combatlog.engine.rules.infinite_realms.effects import _hurt
+from combatlog.engine.rules.infinite_realms.effects import hurt
 from combatlog.engine.rules.infinite_realms.events import Aimed, Using
 from combatlog.engine.rules.infinite_realms.model import (
     AIM_MAX,
@@ -19,12 +19,12 @@ from combatlog.engine.rules.infinite_realms.model import (
     stats_of,
 )
 from combatlog.engine.rules.infinite_realms.reading import (
-    _half_up,
     base_defense,
     damage_of,
     damage_percent,
     distance,
     factor,
+    half_up,
     protection,
     wound_shift,
 )
@@ -132,14 +132,14 @@ def strike(
         ):
             amount *= 1.25
             said += ", short range"
-        amount = _half_up(amount * factor(attacker, "damage"))
+        amount = half_up(amount * factor(attacker, "damage"))
         taken = max(0, amount - protection(target, w.type))
         if own(draft.state).aim.get(target.id, 0):
             draft.emit(Aimed(combatant=target.id, aim=0, reason="hit before attacking"))
         said += f": a hit by {made_by}, {pct}% of {base} = {amount}"
         if taken != amount:
             said += f", {taken} through armour"
-        _hurt(draft, target.id, taken, w.type, attacker.id)
+        hurt(draft, target.id, taken, w.type, attacker.id)
         if roll <= w.critical and draft.state.combatants[target.id].defeated != "dead":
             again = draft.roll(
                 "d%", f"critical hit? {w.name} at {target.id} (need {number} or less)", by=attacker.id

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from combatlog.engine.draft import Draft
-from combatlog.engine.rules.infinite_realms.effects import _bleed, _hurt, _stun
+from combatlog.engine.protocol import Draft
+from combatlog.engine.rules.infinite_realms.effects import bleed, hurt, stun
 from combatlog.engine.rules.infinite_realms.events import WeaponBroken
 from combatlog.engine.rules.infinite_realms.model import CRIPPLED, DOWN, HALF_AP, Weapon
-from combatlog.engine.rules.infinite_realms.reading import _half_up, damage_of, factor, protection
+from combatlog.engine.rules.infinite_realms.reading import damage_of, factor, half_up, protection
 from combatlog.events import CombatantDefeated, ConditionApplied
 
 CRITICAL_HITS = [
@@ -32,20 +32,20 @@ def critical_hit(draft: Draft, target: str, made_by: int, base: int, source: str
         scale = 1.0
         if draft.rules.since(draft.state, 2) and source in draft.state.combatants:
             scale = factor(draft.state.combatants[source], "damage")  # a wounded attacker's factor
-        extra = _half_up(base * pct / 100 * scale)
+        extra = half_up(base * pct / 100 * scale)
         said += f" ({extra})"
         if extra:
             draft.damage(target, extra, kind="critical", source=source)  # armour doesn't stop it
     if not draft.state.combatants[target].active and band != 9:
         return said
     if band == 2:
-        _stun(draft, target, 1, HALF_AP)
+        stun(draft, target, 1, HALF_AP)
     elif band in (3, 4):
-        _stun(draft, target, 1)
+        stun(draft, target, 1)
     elif band == 5:
-        _stun(draft, target, 2)
+        stun(draft, target, 2)
     elif band in (6, 7):
-        _bleed(draft, target)
+        bleed(draft, target)
         if band == 7:
             draft.emit(CombatantDefeated(combatant=target, how="passed out"))
     elif band == 8:
@@ -63,7 +63,7 @@ def critical_hit(draft: Draft, target: str, made_by: int, base: int, source: str
             "castration",
         ][face - 1]
         draft.emit(ConditionApplied(target=target, condition=CRIPPLED[limb], source="critical"))
-        _bleed(draft, target)
+        bleed(draft, target)
         said += f": {limb}"
     elif band == 9:
         draft.emit(CombatantDefeated(combatant=target, how="dead"))
@@ -91,14 +91,14 @@ def critical_miss(draft: Draft, attacker: str, w: Weapon, missed_by: int, number
     def wound(pct: int) -> int:
         base = damage_of(draft, me, w, f"{w.name} wound on oneself")
         scale = factor(me, "damage") if draft.rules.since(draft.state, 2) else 1.0  # one's own wounded factor
-        amount = max(0, _half_up(base * pct / 100 * scale) - protection(me, w.type))
-        _hurt(draft, attacker, amount, w.type, attacker)
+        amount = max(0, half_up(base * pct / 100 * scale) - protection(me, w.type))
+        hurt(draft, attacker, amount, w.type, attacker)
         return base
 
     if band == 0:
         draft.emit(ConditionApplied(target=attacker, condition=DOWN, source="critical miss"))
     elif band == 1:
-        _stun(draft, attacker, 1)
+        stun(draft, attacker, 1)
     elif band == 2:
         wound(25)
     elif band == 3:
@@ -109,7 +109,7 @@ def critical_miss(draft: Draft, attacker: str, w: Weapon, missed_by: int, number
     elif band in (4, 5):
         wound(50 if band == 4 else 100)
         if draft.state.combatants[attacker].active:
-            _stun(draft, attacker, 1 if band == 4 else 2)
+            stun(draft, attacker, 1 if band == 4 else 2)
     elif band == 6:
         if not w.hand:
             draft.emit(WeaponBroken(combatant=attacker, weapon=w.name))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from combatlog.engine.draft import Draft
+from combatlog.engine.protocol import Draft
 from combatlog.engine.rules.infinite_realms.attack import strike
 from combatlog.engine.rules.infinite_realms.events import Disengaged, DistanceSet, Engaged, Fled, Rushing
 from combatlog.engine.rules.infinite_realms.model import DOWN, MOVES, PUNCH, STUNNED, Weapon, own, stats_of
@@ -13,7 +13,8 @@ from combatlog.events import CombatantDefeated, ResourcesSet
 from combatlog.projections import Combatant, Encounter, Pending
 
 
-def _move(draft: Draft, p: Pending) -> str:
+def move(draft: Draft, p: Pending) -> str:
+    """Resolve a walk, run or dodging run toward or away from someone; returns the outcome."""
     state = draft.state
     me = state.combatants[p.actor]
     yards = MOVES[p.action]
@@ -32,7 +33,7 @@ def _move(draft: Draft, p: Pending) -> str:
             if not other.active:
                 draft.emit(DistanceSet(a=me.id, b=toward, yards=0, how="moved"))
                 return f"reaches {other.name}"
-            _engage(draft, (me.id, toward))
+            engage(draft, (me.id, toward))
             return f"closes {d} yards and engages {other.name}"
         draft.emit(DistanceSet(a=me.id, b=toward, yards=left, how="moved"))
         return f"moves {min(d, yards)} yards toward {other.name} ({left} left)"
@@ -68,7 +69,8 @@ def melee_weapon(state: Encounter, c: Combatant) -> Weapon:
     return PUNCH
 
 
-def _check_move(state: Encounter, actor: Combatant, targets: tuple[str, ...], params: dict[str, Any]) -> str | None:
+def check_move(state: Encounter, actor: Combatant, targets: tuple[str, ...], params: dict[str, Any]) -> str | None:
+    """Why the move can't be declared (toward=ID or away_from=ID, standing), or None."""
     toward, away = params.get("toward"), params.get("away_from")
     if bool(toward) == bool(away):
         return "say toward=ID or away_from=ID"
@@ -80,39 +82,41 @@ def _check_move(state: Encounter, actor: Combatant, targets: tuple[str, ...], pa
     return None
 
 
-def _pursue(draft: Draft, p: Pending) -> str:
+def pursue(draft: Draft, p: Pending) -> str:
+    """Resolve running after a combatant who fled: a d% roll to engage them again; returns the outcome."""
     state = draft.state
     me = state.combatants[p.actor]
     target = state.combatants[p.targets[0]]
     need = stats_of(me).running - stats_of(target).running + int(state.options.get("pursuit_base", 50))
     roll = draft.roll("d%", f"running after {target.id} (need {need} or less)", by=me.id).total
     if roll <= need:
-        _engage(draft, (me.id, target.id))
+        engage(draft, (me.id, target.id))
         return f"d% {roll} against {need}: catches up with {target.name}"
     draft.emit(CombatantDefeated(combatant=target.id, how="got away"))
     return f"d% {roll} against {need}: {target.name} gets away"
 
 
-def _check_pursue(state: Encounter, actor: Combatant, targets: tuple[str, ...], params: dict[str, Any]) -> str | None:
+def check_pursue(state: Encounter, actor: Combatant, targets: tuple[str, ...], params: dict[str, Any]) -> str | None:
+    """Why the pursuit can't be declared (the target fled from the actor this round), or None."""
     if own(state).fled.get(f"{targets[0]}>{actor.id}") != state.round:
         return f"{state.combatants[targets[0]].name} hasn't fled from {actor.name} this round"
     return None
 
 
-def _reach_bonus(state: Encounter, ids: tuple[str, ...]) -> dict[str, int]:
+def reach_bonus(state: Encounter, ids: tuple[str, ...]) -> dict[str, int]:
     """+1 AP per 2 feet of reach over the shortest weapon in the engagement."""
     reaches = {cid: reach(state, state.combatants[cid]) for cid in ids}
     shortest = min(reaches.values())
     return {cid: (r - shortest) // 2 for cid, r in reaches.items() if (r - shortest) // 2 > 0}
 
 
-def _engage(draft: Draft, ids: tuple[str, ...]) -> None:
+def engage(draft: Draft, ids: tuple[str, ...]) -> None:
     """Engage now: the reach bonus is added to this round's AP, once a round (the largest one)."""
     state = draft.state
     given = own(state).reach_given
     bonus = {
         cid: n - int(given.get(cid, 0))
-        for cid, n in _reach_bonus(state, ids).items()
+        for cid, n in reach_bonus(state, ids).items()
         if n > int(given.get(cid, 0)) and not state.combatants[cid].has(STUNNED)
     }
     draft.emit(Engaged(combatants=tuple(ids), bonus=bonus))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 
-from combatlog.engine.draft import Draft
+from combatlog.engine.protocol import Draft
 from combatlog.engine.rules.infinite_realms.model import WOUNDED_25, WOUNDED_50, Weapon, own, stats_of
 from combatlog.projections import Combatant, Encounter
 
@@ -96,14 +96,15 @@ def _first_kind(c: Combatant) -> str:
 def damage_of(draft: Draft, attacker: Combatant, w: Weapon, purpose: str) -> int:
     """The weapon's full damage: its dice rolled, a number, or a percentage of PS (punch, kick)."""
     if w.damage_ps is not None:
-        return _half_up(stats_of(attacker).ps * w.damage_ps / 100)
+        return half_up(stats_of(attacker).ps * w.damage_ps / 100)
     dmg = w.damage
     if isinstance(dmg, int):
         return dmg
     return draft.roll(str(dmg), purpose, by=attacker.id).total
 
 
-def _half_up(x: float) -> int:
+def half_up(x: float) -> int:
+    """`x` rounded to the nearest whole number, halves up."""
     return int(math.floor(x + 0.5))
 
 

@@ -4,21 +4,21 @@ rules are in `docs/rules/skirmish.md`).
 
 The package has the layout every system has: `model.py` (typed stats and options),
 `events.py` (its own events and folds: none here), `actions.py` (what can be declared and
-how it resolves), `policy.py` (the automatic combatant), and this file, the system itself.
+how it resolves), `policy.py` (the automatic combatant), `telling.py` (how it tells a fight:
+transcript lines, `show` lines, a declared action as prose), and this file, the system itself.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from combatlog.engine import registry as _registry
-from combatlog.engine.draft import Draft
-from combatlog.engine.order import Order, make_order
-from combatlog.engine.protocol import ActionSpec, RuleSystem
+from combatlog.engine.order import make_order
+from combatlog.engine.protocol import ActionSpec, Draft, Order, RuleSystem
 from combatlog.engine.rules.skirmish.actions import ACTIONS, AP_COST
 from combatlog.engine.rules.skirmish.events import EVENTS
 from combatlog.engine.rules.skirmish.model import Options, Stats
 from combatlog.engine.rules.skirmish.policy import policy
+from combatlog.engine.rules.skirmish.telling import describe
 from combatlog.engine.timing import Timing, make_timing
 from combatlog.events import CombatantDefeated, Command
 from combatlog.projections import Combatant, Encounter, Pending
@@ -103,19 +103,11 @@ class Skirmish(RuleSystem):
         if c.defeated is None and c.damage >= self.stats(c).hp:
             draft.emit(CombatantDefeated(combatant=target, how="down"))
 
-    def describe(self, state: Encounter, pending: Pending) -> str:
-        actor = state.combatants[pending.actor].name
-        targets = " and ".join(state.combatants[t].name for t in pending.targets if t in state.combatants)
-        if pending.action == "strike":
-            return f"{actor} strikes {targets}"
-        if pending.action == "shoot":
-            return f"{actor} shoots at {targets}"
-        if pending.action == "move":
-            return f"{actor} moves to {pending.params.get('to')}"
-        return f"{actor} guards"
+    # how it tells a fight (telling.py): the functions themselves, bound as the methods
+    describe = describe
 
     def policy(self, state: Encounter, actor: Combatant) -> Command:
         return policy(self, state, actor)
 
 
-SKIRMISH = _registry.register(Skirmish())
+SKIRMISH = Skirmish()

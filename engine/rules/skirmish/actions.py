@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from combatlog.engine.draft import Draft
-from combatlog.engine.protocol import ActionParam, ActionSpec
+from combatlog.engine.protocol import ActionParam, ActionSpec, Draft
 from combatlog.events import ConditionApplied, Moved
 from combatlog.projections import Combatant, Encounter, Pending
 

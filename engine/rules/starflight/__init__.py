@@ -4,51 +4,44 @@ The general procedure the engine's phases come from: surprise, initiative (2d10 
 ranges, declare and resolve, the composite strength index at the round's end, timing per
 category, and Simple Combat. The rules notes are `docs/rules/starflight.md`. The package:
 `model.py`, `events.py`, `reading.py`, `placement.py`, `actions.py`, `simple_combat.py`,
-`order.py`, `commands.py`, `policy.py`, and this file, the system itself: `Starflight`, and
-`StarflightSimple`, the variant an encounter created with `method = "simple"` plays with
-(`Starflight.variant`), overriding only what Simple Combat does differently.
+`order.py`, `commands.py`, `policy.py`, `telling.py`, and this file, the system itself:
+`Starflight`, and `StarflightSimple`, the variant an encounter created with `method = "simple"`
+plays with (`Starflight.variant`), overriding only what Simple Combat does differently.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from combatlog.engine import registry as _registry
-from combatlog.engine.draft import Draft
 from combatlog.engine.errors import Refused
 from combatlog.engine.order import RankedOrder
-from combatlog.engine.protocol import ActionSpec, BoardView, RuleSystem, grid_problem
-from combatlog.engine.rules.starflight.actions import HEAL, MELEE, MOVE, SHOOT, _move_distance
-from combatlog.engine.rules.starflight.commands import _conclude, _marching_cmd, _place_cmd, _range_cmd
+from combatlog.engine.protocol import ActionSpec, BoardView, Draft, RuleSystem, grid_problem
+from combatlog.engine.rules.starflight.actions import HEAL, MELEE, MOVE, SHOOT, move_distance
+from combatlog.engine.rules.starflight.commands import conclude, marching_cmd, place_cmd, range_cmd
 from combatlog.engine.rules.starflight.events import (
     EVENTS,
     Awaiting,
-    GoalEvent,
-    GroupsRanked,
-    HitsTaken,
-    MarchingOrder,
-    Placed,
     RangeSet,
     ShieldsSet,
-    SimpleCombatStarted,
     StrengthTotalled,
 )
-from combatlog.engine.rules.starflight.model import NEAR_DEATH, NO_RECOVERY, UNCONSCIOUS, _num, own, stats_of, timing_of
+from combatlog.engine.rules.starflight.model import NEAR_DEATH, NO_RECOVERY, UNCONSCIOUS, own, stats_of, timing_of
 from combatlog.engine.rules.starflight.model import Options as SFOptions
 from combatlog.engine.rules.starflight.model import State as SFState
 from combatlog.engine.rules.starflight.model import Stats as SFStats
 from combatlog.engine.rules.starflight.order import SimpleOrder, StarflightOrder
-from combatlog.engine.rules.starflight.placement import _place_all
-from combatlog.engine.rules.starflight.policy import _policy
+from combatlog.engine.rules.starflight.placement import place_all
+from combatlog.engine.rules.starflight.policy import policy
 from combatlog.engine.rules.starflight.reading import (
-    _dice,
     cheapest,
+    check_dice,
     csi,
     near_death,
     shields,
     weapon,
 )
-from combatlog.engine.rules.starflight.simple_combat import _exchange, _goal, _not_simple
+from combatlog.engine.rules.starflight.simple_combat import exchange, goal, not_simple
+from combatlog.engine.rules.starflight.telling import describe, narrate, summary
 from combatlog.engine.timing import Timing
 from combatlog.events import CombatantDefeated, Command, ConditionApplied, ConditionRemoved
 from combatlog.projections import Combatant, Encounter, Pending
@@ -113,13 +106,13 @@ class Starflight(RuleSystem):
     def check_combatant(self, stats: dict[str, Any], who: str = "") -> dict[str, Any]:
         stats = super().check_combatant(stats, who)
         if "heal" in stats:
-            _dice(stats["heal"], "stat heal")
+            check_dice(stats["heal"], "stat heal")
         names = set()
         for i, w in enumerate(stats.get("weapons", [])):
             if w["name"] in names:
                 raise Refused(f"$.weapons[{i}]", f"two weapons named {w['name']!r}")
             names.add(w["name"])
-            _dice(w["damage"], f"weapons[{i}].damage")
+            check_dice(w["damage"], f"weapons[{i}].damage")
             if not w.get("melee") and int(w.get("range", 0)) < 1:
                 raise Refused(f"$.weapons[{i}]", "a weapon needs range >= 1 (shooting) or melee = true")
         return stats
@@ -212,7 +205,7 @@ class Starflight(RuleSystem):
             w = weapon(actor, params.get("weapon"), spec.name == "melee")
             return {"actions": 2 if w is not None and w.full_round else 1}
         if spec.name == "move":
-            return {"actions": 1, "mp": max(1, _move_distance(state, actor, params))}
+            return {"actions": 1, "mp": max(1, move_distance(state, actor, params))}
         return dict(spec.cost)
 
     def affordable(self, state: Encounter, actor: Combatant) -> list[ActionSpec]:
@@ -250,7 +243,7 @@ class Starflight(RuleSystem):
                         draft.emit(RangeSet(combatant=cid, range=r, how="rolled"))
             return
         if state.options.get("ranges", "rolled") == "rolled":
-            _place_all(draft)
+            place_all(draft)
 
     def round_ending(self, draft: Draft) -> None:
         for c in draft.state.active():
@@ -315,120 +308,29 @@ class Starflight(RuleSystem):
 
     def command(self, draft: Draft, command: Command) -> None:
         handler = {
-            "place": _place_cmd,
-            "range": _range_cmd,
-            "marching": _marching_cmd,
-            "conclude": _conclude,
-            "exchange": _not_simple,
-            "goal": _goal,  # no choice is ever due: refused, saying when one comes
+            "place": place_cmd,
+            "range": range_cmd,
+            "marching": marching_cmd,
+            "conclude": conclude,
+            "exchange": not_simple,
+            "goal": goal,  # no choice is ever due: refused, saying when one comes
         }.get(command.kind)
         if handler is None:
             raise Refused(f"command {command.kind!r}", "unknown command")
         handler(draft, command)
 
     def policy(self, state: Encounter, actor: Combatant) -> Command:
-        return _policy(self, state, actor)
+        return policy(self, state, actor)
 
     def ruling_policy(self, state: Encounter) -> Command | None:
         if own(state).awaiting == "resolve combat":
             return Command(kind="conclude", params={"decision": "continue"}, by="policy")
         return None
 
-    def summary(self, state: Encounter) -> list[str]:
-        out = []
-        now = csi(state)
-        first = own(state).csi_initial
-        out.append(
-            "CSI: "
-            + ", ".join(f"{s} {v}" + (f" (of {first[s]})" if first and s in first else "") for s, v in now.items())
-        )
-        if state.options.get("grid", "none") == "none":
-            ranges = own(state).ranges
-            if ranges:
-                out.append("Ranges to target: " + ", ".join(f"{cid} {r}" for cid, r in ranges.items()))
-        else:
-            placed = [f"{c.id} at {c.position}" for c in state.active() if c.position]
-            if placed:
-                out.append("Positions: " + ", ".join(placed))
-        with_shields = [
-            f"{c.id} {shields(state, c)}/{stats_of(c).shields}"
-            for c in state.active()
-            if stats_of(c).shields is not None
-        ]
-        if with_shields:
-            out.append("Shields: " + ", ".join(with_shields))
-        if own(state).awaiting:
-            out.append(
-                f"Waiting for the game master: {own(state).awaiting} (conclude continue|victory SIDE|draw)"
-                if own(state).awaiting == "resolve combat"
-                else f"Waiting for: {own(state).awaiting}"
-            )
-        return out
-
-    def narrate(self, state: Encounter, event: Any, dice: bool = False) -> str | None:
-        def name(cid: str) -> str:
-            return state.combatants[cid].name if cid in state.combatants else cid
-
-        t = type(event)
-        if t is StrengthTotalled:
-            values = ", ".join(f"{s} {v}" for s, v in event.csi.items())
-            return f"Composite strength ({event.reason or 'now'}): {values}."
-        if t is RangeSet:
-            return f"  {name(event.combatant)}: range to target {event.range} ({event.how})."
-        if t is Placed:
-            if event.how == "moved":
-                return None  # the move's own line says where
-            facing = f", facing {event.facing}" if event.facing else ""
-            return f"  {name(event.combatant)} stands at {_num(event.x)},{_num(event.y)}{facing} ({event.how})."
-        if t is ShieldsSet and event.reason == "regenerated":
-            return f"  {name(event.combatant)}'s shields regenerate to {event.shields}."
-        if t is MarchingOrder:
-            return f"Marching order of {event.side}: {', '.join(name(c) for c in event.order)}."
-        if t is Awaiting:
-            return f"The game master rules: {event.topic}." if event.topic else None
-        if t is SimpleCombatStarted:
-            return (
-                "Simple Combat: "
-                + "; ".join(f"{g} ({', '.join(name(c) for c in ids)})" for g, ids in event.groups.items())
-                + "."
-            )
-        if t is GroupsRanked:
-            rolls = ", ".join(
-                f"{g} {r}" + (f" ({event.modifiers[g]:+d})" if event.modifiers.get(g) else "")
-                for g, r in sorted(event.results.items(), key=lambda x: -x[1])
-            )
-            lost = ", ".join(f"{g} {n}" for g, n in event.losses.items() if n)
-            return f"Group rolls: {rolls}." + (f" Losses: {lost}." if lost else "")
-        if t is HitsTaken:
-            return f"  {name(event.combatant)} takes {event.hits} hit{'s' if event.hits != 1 else ''}."
-        if t is GoalEvent:
-            said = {
-                "primary": "reaches its primary goal",
-                "primary lost": "can no longer reach its primary goal",
-                "choice due": "rolled 18 and chooses: a secondary goal or +1",
-                "secondary": "takes a secondary goal",
-                "bonus": "takes +1 on its future rolls",
-            }
-            return f"  {event.group} {said.get(event.what, event.what)}" + (
-                f" (roll {event.roll})." if event.roll is not None else "."
-            )
-        return None
-
-    def describe(self, state: Encounter, pending: Pending) -> str:
-        actor = state.combatants[pending.actor]
-        init = f" (initiative {actor.initiative})" if actor.initiative is not None else ""
-        if pending.action in ("shoot", "melee"):
-            target = state.combatants[pending.targets[0]]
-            w = weapon(actor, pending.params.get("weapon"), pending.action == "melee")
-            wname = w.name if w else "a weapon"
-            verb = "fires" if pending.action == "shoot" else "strikes with"
-            prep = "at" if pending.action == "shoot" else "at"
-            return f"{actor.name}{init} {verb} the {wname} {prep} {target.name}"
-        if pending.action == "move":
-            return f"{actor.name}{init} moves to {_num(float(pending.params['x']))},{_num(float(pending.params['y']))}"
-        if pending.action == "heal":
-            return f"{actor.name}{init} tends to {state.combatants[pending.targets[0]].name}"
-        return super().describe(state, pending)
+    # how it tells a fight (telling.py): the functions themselves, bound as the methods
+    summary = summary
+    narrate = narrate
+    describe = describe
 
 
 def csi_outcome(state: Encounter, first: str | None) -> tuple[str, str | None]:
@@ -486,7 +388,7 @@ class StarflightSimple(Starflight):
 
     def command(self, draft: Draft, command: Command) -> None:
         if command.kind == "exchange":
-            _exchange(draft, command)
+            exchange(draft, command)
         else:
             super().command(draft, command)
 
@@ -499,6 +401,3 @@ class StarflightSimple(Starflight):
 
 STARFLIGHT = Starflight()
 STARFLIGHT_SIMPLE = StarflightSimple()
-
-
-_registry.register(STARFLIGHT)

@@ -7,10 +7,9 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from combatlog.engine.draft import Draft
-from combatlog.engine.protocol import ActionParam, ActionSpec
+from combatlog.engine.protocol import ActionParam, ActionSpec, Draft
 from combatlog.engine.rules.starflight.events import Placed, ShieldsSet, TargetChosen
-from combatlog.engine.rules.starflight.model import NO_RECOVERY, Weapon, _num, immediate_of, own, stats_of
+from combatlog.engine.rules.starflight.model import NO_RECOVERY, Weapon, immediate_of, number_text, own, stats_of
 from combatlog.engine.rules.starflight.reading import position, range_between, shields, targeted, weapon, weapons
 from combatlog.events import ConditionApplied
 from combatlog.projections import Combatant, Encounter, Pending
@@ -106,10 +105,11 @@ def _move(draft: Draft, p: Pending) -> str:
     x, y = float(p.params["x"]), float(p.params["y"])
     facing = p.params.get("facing", own(state).facing.get(actor.id))
     draft.emit(Placed(combatant=actor.id, x=x, y=y, facing=facing, how="moved"))
-    return f"moves to {_num(x)},{_num(y)}"
+    return f"moves to {number_text(x)},{number_text(y)}"
 
 
-def _move_distance(state: Encounter, actor: Combatant, params: dict[str, Any]) -> int:
+def move_distance(state: Encounter, actor: Combatant, params: dict[str, Any]) -> int:
+    """How far, in increments, the move in `params` takes `actor` (from the end of a move it already declared)."""
     start = None
     for p in state.pending:
         if p.actor == actor.id and p.action == "move":
@@ -135,12 +135,13 @@ def _check_move(state: Encounter, actor: Combatant, targets: tuple[str, ...], pa
     if state.options.get("grid") == "physical" and not (x.is_integer() and y.is_integer()):
         return "on a physical grid a square is whole numbers x, y"
     facing = params.get("facing")
-    if facing is not None and not _is_facing(facing):
+    if facing is not None and not is_facing(facing):
         return f"facing={facing!r}: use 1-8 (1 ahead, clockwise in 45-degree steps)"
     return None
 
 
-def _is_facing(value: Any) -> bool:
+def is_facing(value: Any) -> bool:
+    """True for a facing: a whole number from 1 to 8."""
     return type(value) is int and 1 <= value <= 8
 
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from combatlog.engine.draft import Draft
 from combatlog.engine.errors import Refused
-from combatlog.engine.rules.starflight.actions import _is_facing
+from combatlog.engine.protocol import Draft
+from combatlog.engine.rules.starflight.actions import is_facing
 from combatlog.engine.rules.starflight.events import Awaiting, MarchingOrder, Placed, RangeSet
 from combatlog.engine.rules.starflight.model import own
 from combatlog.events import Command, EncounterEnded, GmRuling
@@ -19,7 +19,8 @@ def _who(draft: Draft, command: Command, what: str) -> Combatant:
     return c
 
 
-def _place_cmd(draft: Draft, command: Command) -> None:
+def place_cmd(draft: Draft, command: Command) -> None:
+    """Decide `place`: put a combatant at x,y of the grid (with a facing); refused without a grid."""
     state = draft.state
     if state.options.get("grid", "none") == "none":
         raise Refused("place", "this fight has no grid", "give ranges with: range ACTOR range=N")
@@ -32,12 +33,13 @@ def _place_cmd(draft: Draft, command: Command) -> None:
     if state.options.get("grid") == "physical" and not (x.is_integer() and y.is_integer()):
         raise Refused(f"place {c.id}", "on a physical grid a square is whole numbers x, y")
     facing = p.get("facing")
-    if facing is not None and not _is_facing(facing):
+    if facing is not None and not is_facing(facing):
         raise Refused(f"place {c.id}: facing={facing!r}", "use 1-8 (1 ahead, clockwise in 45-degree steps)")
     draft.emit(Placed(combatant=c.id, x=x, y=y, facing=facing, how="given"))
 
 
-def _range_cmd(draft: Draft, command: Command) -> None:
+def range_cmd(draft: Draft, command: Command) -> None:
+    """Decide `range`: a combatant's range to target, given or rolled; refused on a grid."""
     state = draft.state
     if state.options.get("grid", "none") != "none":
         raise Refused("range", "on a grid ranges come from positions", "place combatants with: place ACTOR x=.. y=..")
@@ -52,7 +54,8 @@ def _range_cmd(draft: Draft, command: Command) -> None:
     draft.emit(RangeSet(combatant=c.id, range=value, how="given"))
 
 
-def _marching_cmd(draft: Draft, command: Command) -> None:
+def marching_cmd(draft: Draft, command: Command) -> None:
+    """Decide `marching`: a side's marching order, every member once, front to back."""
     state = draft.state
     side = command.params.get("side")
     if side not in state.sides():
@@ -66,7 +69,8 @@ def _marching_cmd(draft: Draft, command: Command) -> None:
     draft.emit(MarchingOrder(side=side, order=tuple(order)))
 
 
-def _conclude(draft: Draft, command: Command) -> None:
+def conclude(draft: Draft, command: Command) -> None:
+    """Decide `conclude`: the game master's ruling when combat resolution is due (continue, victory, draw)."""
     state = draft.state
     if state.phase in ("setup", "surprise"):
         raise Refused("conclude", "the fight hasn't begun", "begin it first, or end it with: end")

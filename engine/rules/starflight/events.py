@@ -3,7 +3,7 @@ order, shields, waiting for the game master, Simple Combat) and their folds."""
 
 from __future__ import annotations
 
-from combatlog.engine.rules.starflight.model import Goal, _num, own, replace
+from combatlog.engine.rules.starflight.model import Goal, number_text, own, replace
 from combatlog.engine.typed import put_row
 from combatlog.events import Event
 from combatlog.projections import Encounter
@@ -132,7 +132,7 @@ def _fold_range(state: Encounter, e: RangeSet) -> Encounter:
 def _fold_placed(state: Encounter, e: Placed) -> Encounter:
     c = state.combatant(e.combatant)
     combatants = dict(state.combatants)
-    combatants[c.id] = replace(c, position=f"{_num(e.x)},{_num(e.y)}")
+    combatants[c.id] = replace(c, position=f"{number_text(e.x)},{number_text(e.y)}")
     state = replace(state, combatants=combatants)
     return put_row(state, "facing", c.id, e.facing)
 

@@ -34,14 +34,15 @@ NEAR_DEATH = "near death"
 UNCONSCIOUS = "unconscious"
 
 
-def _num(v: float) -> str:
+def number_text(v: float) -> str:
+    """`v` as a coordinate is written: 3, 2.5, 0.71."""
     return str(int(v)) if float(v).is_integer() else f"{v:.2f}".rstrip("0")
 
 
 DIRECTIONS = {1: (0, 1), 2: (1, 1), 3: (1, 0), 4: (1, -1), 5: (0, -1), 6: (-1, -1), 7: (-1, 0), 8: (-1, 1)}
 
 
-_DIAG = 0.7071067811865476  # one increment along a diagonal, on an abstract grid
+DIAGONAL = 0.7071067811865476  # one increment along a diagonal, on an abstract grid
 
 
 Mode = Literal["turn", "simultaneous"]

@@ -3,8 +3,8 @@ Combat's (no initiative: every group at once)."""
 
 from __future__ import annotations
 
-from combatlog.engine.draft import Draft
 from combatlog.engine.order import RankedOrder
+from combatlog.engine.protocol import Draft
 from combatlog.engine.rules.starflight.events import SimpleCombatStarted, StrengthTotalled
 from combatlog.engine.rules.starflight.reading import csi
 from combatlog.engine.rules.starflight.simple_combat import simple_groups

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from combatlog.engine.draft import Draft
+from combatlog.engine.protocol import Draft
 from combatlog.engine.rules.starflight.events import Placed
-from combatlog.engine.rules.starflight.model import _DIAG, DIRECTIONS, own
+from combatlog.engine.rules.starflight.model import DIAGONAL, DIRECTIONS, own
 from combatlog.engine.rules.starflight.reading import group_key, position
 from combatlog.projections import Encounter
 
@@ -22,7 +22,7 @@ def _direction(draft: Draft, by: str, purpose: str) -> int:
 def _offset(state: Encounter, origin: tuple[float, float], direction: int, increments: int) -> tuple[float, float]:
     dx, dy = DIRECTIONS[direction]
     if state.options.get("grid") == "abstract" and dx and dy:
-        step = round(increments * _DIAG, 2)
+        step = round(increments * DIAGONAL, 2)
         return origin[0] + dx * step, origin[1] + dy * step
     return origin[0] + dx * increments, origin[1] + dy * increments
 
@@ -31,7 +31,7 @@ def _facing_towards(direction: int) -> int:
     return (direction + 3) % 8 + 1
 
 
-def _place_all(draft: Draft) -> None:
+def place_all(draft: Draft) -> None:
     """The text's placement by die, for every combatant not placed yet."""
     state = draft.state
     order = [cid for cid in state.flat_order() if state.combatants[cid].active]

@@ -20,7 +20,7 @@ from combatlog.events import Command
 from combatlog.projections import Combatant, Encounter
 
 
-def _policy(rules: RuleSystem, state: Encounter, actor: Combatant) -> Command:
+def policy(rules: RuleSystem, state: Encounter, actor: Combatant) -> Command:
     """The automatic combatant: the text's target if it can be attacked (else the next in the same
     order that can): melee at range zero, else a weapon in range; else move toward the text's target
     (or step off its square to shoot); else end the turn."""

@@ -153,7 +153,8 @@ def group_key(state: Encounter, c: Combatant) -> str:
     return c.group
 
 
-def _dice(expr: Any, what: str) -> None:
+def check_dice(expr: Any, what: str) -> None:
+    """Refuse (as `what`) a dice expression the parser can't read."""
     try:
         parse_dice(str(expr))
     except DiceError as exc:

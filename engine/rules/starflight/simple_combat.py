@@ -3,8 +3,8 @@ experience modifiers (the 16 / 13 / 9 example)."""
 
 from __future__ import annotations
 
-from combatlog.engine.draft import Draft
 from combatlog.engine.errors import Refused
+from combatlog.engine.protocol import Draft
 from combatlog.engine.rules.starflight.events import Awaiting, GoalEvent, GroupsRanked, HitsTaken
 from combatlog.engine.rules.starflight.model import Goal, own, stats_of
 from combatlog.engine.rules.starflight.reading import group_key
@@ -43,12 +43,12 @@ def simple_losses(results: dict[str, int], side_of: dict[str, str]) -> dict[str,
     return out
 
 
-def _not_simple(draft: Draft, command: Command) -> None:
+def not_simple(draft: Draft, command: Command) -> None:
     """`exchange` in an encounter of standard rounds: refused."""
     raise Refused("exchange", "this encounter isn't Simple Combat", "create it with option method=simple")
 
 
-def _exchange(draft: Draft, command: Command) -> None:
+def exchange(draft: Draft, command: Command) -> None:
     state = draft.state
     if not state.acting:
         raise Refused("exchange", f"no exchange is under way (phase {state.phase})", "begin the fight first")
@@ -136,7 +136,8 @@ def _pc_hits(draft: Draft, pcs: list[str], hits: int) -> None:
         draft.emit(CombatantDefeated(combatant=victim.id, how="incapacitated"))
 
 
-def _goal(draft: Draft, command: Command) -> None:
+def goal(draft: Draft, command: Command) -> None:
+    """Decide `goal`: a group that rolled 18 chooses a secondary goal or +1."""
     state = draft.state
     g = str(command.params.get("group", ""))
     due = [k for k, v in own(state).goals.items() if v.choice_due]

@@ -12,25 +12,20 @@ from __future__ import annotations
 from functools import cached_property
 from typing import Any
 
-from combatlog.engine import registry as _registry
-from combatlog.engine.draft import Draft
 from combatlog.engine.errors import Refused
-from combatlog.engine.order import Order
-from combatlog.engine.protocol import ActionSpec, RuleSystem
+from combatlog.engine.protocol import ActionSpec, Draft, Order, RuleSystem
 from combatlog.engine.rules.straalara import actions as _actions
-from combatlog.engine.rules.straalara.attack import after_damage, health_level, wound_penalty
+from combatlog.engine.rules.straalara.attack import after_damage, health_level
 from combatlog.engine.rules.straalara.events import (
     EVENTS,
-    Botched,
     BotchRuled,
     EffectLanded,
-    EffectScheduled,
-    StanceDeclared,
     own,
 )
 from combatlog.engine.rules.straalara.model import Options, State, Stats, options_of, stats_of
 from combatlog.engine.rules.straalara.order import StraalaraOrder
 from combatlog.engine.rules.straalara.policy import policy
+from combatlog.engine.rules.straalara.telling import describe, narrate, summary
 from combatlog.engine.timing import Timing, make_timing
 from combatlog.events import Command, ConditionRemoved, GmRuling, Moved, TurnEnded
 from combatlog.projections import Combatant, Encounter, Pending
@@ -184,48 +179,10 @@ class Straalara(RuleSystem):
         """The health level the track names (bruised, hurt ... incapacitated), or down once defeated."""
         return "down" if c.defeated is not None else health_level(self, state, c).lower()
 
-    def summary(self, state: Encounter) -> list[str]:
-        out = []
-        for c in state.combatants.values():
-            if c.removed:
-                continue
-            stance = self.stance(state, c.id)
-            penalty = wound_penalty(self, state, c)
-            out.append(
-                f"{c.name}: {health_level(self, state, c)}"
-                + (f" ({penalty} dice)" if penalty else "")
-                + (f", {stance}" if stance else "")
-            )
-        botch = own(state).botch
-        if botch is not None:
-            out.append(f"Waiting for the game master: {state.combatants[botch].name}'s botch (botch TEXT)")
-        return out
-
-    def narrate(self, state: Encounter, event: Any, dice: bool = False) -> str | None:
-        def name(cid: str) -> str:
-            return state.combatants[cid].name if cid in state.combatants else cid
-
-        if isinstance(event, StanceDeclared):
-            return f"  {name(event.combatant)} takes the {event.stance} stance, defending by {event.defense}."
-        if isinstance(event, Botched):
-            return f"  {name(event.actor)} botches with the {event.weapon}: the game master rules what goes wrong."
-        if isinstance(event, EffectScheduled):
-            return f"  {name(event.actor)}: takes effect at the end of turn {event.round}: {event.text}."
-        if isinstance(event, EffectLanded):
-            return f"  {name(event.actor)}: {event.text}."
-        return None
-
-    def describe(self, state: Encounter, pending: Pending) -> str:
-        actor = state.combatants[pending.actor].name
-        if pending.action == "attack":
-            target = state.combatants[pending.targets[0]].name
-            weapon = pending.params.get("weapon")
-            return f"{actor} attacks {target}" + (f" with the {weapon}" if weapon else "")
-        if pending.action == "move":
-            return f"{actor} moves to {pending.params.get('move_to')}"
-        if pending.action == "task":
-            return f"{actor} tries: {pending.params.get('effect', 'a task')}"
-        return f"{actor} defends"
+    # how it tells a fight (telling.py): the functions themselves, bound as the methods
+    summary = summary
+    narrate = narrate
+    describe = describe
 
 
-STRAALARA = _registry.register(Straalara())
+STRAALARA = Straalara()

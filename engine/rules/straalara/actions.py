@@ -25,7 +25,7 @@ from combatlog.events import ConditionRemoved, Moved, ResourcesSet
 from combatlog.projections import Combatant, Encounter, Pending
 
 if TYPE_CHECKING:
-    from combatlog.engine.draft import Draft
+    from combatlog.engine.protocol import Draft
 
 STANCES = ("offense", "partial", "defense")
 DEFENSES = ("block", "parry", "dodge", "spell", "none")

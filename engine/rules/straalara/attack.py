@@ -24,8 +24,7 @@ from combatlog.events import CombatantDefeated, ConditionApplied, Moved
 from combatlog.projections import Combatant, Encounter, Pending
 
 if TYPE_CHECKING:
-    from combatlog.engine.draft import Draft
-    from combatlog.engine.protocol import RuleSystem
+    from combatlog.engine.protocol import Draft, RuleSystem
 
 PAST = {"block": "blocked", "parry": "parried", "dodge": "dodged", "spell": "turned by a spell"}
 

@@ -17,7 +17,7 @@ from combatlog.events import InitiativeRolled, OrderSet
 from combatlog.projections import Combatant, Encounter, Pending
 
 if TYPE_CHECKING:
-    from combatlog.engine.draft import Draft
+    from combatlog.engine.protocol import Draft
 
 
 def second_score(score: int) -> int:

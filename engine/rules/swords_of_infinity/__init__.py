@@ -3,28 +3,23 @@
 d% success and power rolls, two actions and a minor one a turn, damage targets with Wounded,
 Disabled and Destroyed thresholds; the rules notes are `docs/rules/swords-of-infinity.md`.
 The package: `model.py`, `events.py`, `numbers.py`, `reading.py`, `attack.py`, `movement.py`,
-`actions.py`, `policy.py`, and this file, the system itself.
+`actions.py`, `policy.py`, `telling.py`, and this file, the system itself.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from combatlog.engine import registry as _registry
 from combatlog.engine.dicetree import excerpt
-from combatlog.engine.draft import Draft
 from combatlog.engine.errors import Refused
 from combatlog.engine.order import RankedOrder
-from combatlog.engine.protocol import ActionSpec, BoardView, RuleSystem, grid_problem
+from combatlog.engine.protocol import ActionSpec, BoardView, Draft, RuleSystem, grid_problem
 from combatlog.engine.rules.swords_of_infinity.actions import ACTIONS, MAJOR_WHILE_PINNED
 from combatlog.engine.rules.swords_of_infinity.events import (
     EVENTS,
     Impairment,
     Pinned,
     Recovered,
-    RetaliationChosen,
-    RetaliationOffered,
-    SpiritSpent,
     TurnMark,
 )
 from combatlog.engine.rules.swords_of_infinity.model import UNTIL_NEXT_TURN, VITAL, State, own, stats_of
@@ -34,15 +29,15 @@ from combatlog.engine.rules.swords_of_infinity.movement import answer, offer_liv
 from combatlog.engine.rules.swords_of_infinity.numbers import power_of
 from combatlog.engine.rules.swords_of_infinity.policy import policy, retaliation_choice
 from combatlog.engine.rules.swords_of_infinity.reading import (
-    _v2,
     destroyed,
     disabled_targets,
     level,
     penalty,
     raw_level,
+    since_v2,
     skill,
-    weapon,
 )
+from combatlog.engine.rules.swords_of_infinity.telling import describe, narrate, summary
 from combatlog.engine.timing import Timing, make_timing
 from combatlog.events import (
     CombatantDefeated,
@@ -217,7 +212,7 @@ class SwordsOfInfinity(RuleSystem):
             tn = skill(c, "resist_impairment") + penalty(draft.state, c)
             # a new check whenever the damage Wounds or Disables the target; version 2: also when
             # damage ends the ignoring of a level it keeps ("until that Damage Target takes damage again")
-            again = _v2(draft.state) and where in was_ignored and raw >= 1
+            again = since_v2(draft.state) and where in was_ignored and raw >= 1
             if (raw > before or again) and tn >= 1:  # a check that can't succeed isn't rolled
                 roll = draft.roll("d%", f"resist impairment: the {where} (TN {tn})", by=target).total
                 if roll <= tn:
@@ -307,36 +302,10 @@ class SwordsOfInfinity(RuleSystem):
     # the policy function itself, bound as the method (`policy(rules, state, actor)`): no wrapper's frame
     policy = policy
 
-    def describe(self, state: Encounter, pending: Pending) -> str:
-        actor = state.combatants[pending.actor]
-        if pending.action == "attack":
-            w = weapon(state, actor, pending.params.get("weapon"))
-            tech = pending.params.get("technique")
-            how = f" ({tech})" if tech else ""
-            return f"{actor.name} attacks {state.combatants[pending.targets[0]].name} with the {w.name}{how}"
-        return super().describe(state, pending)
-
-    def narrate(self, state: Encounter, event: Any, dice: bool = False) -> str | None:
-        def name(cid: str) -> str:
-            return state.combatants[cid].name if cid in state.combatants else cid
-
-        t = type(event)
-        if t is SpiritSpent:
-            return f"  {name(event.combatant)} spends {event.amount} spirit ({event.reason})."
-        if t is Impairment and event.what == "ignored":
-            return f"  {name(event.combatant)} resists the impairment of the {event.target}."
-        if t is Pinned and event.by is None:
-            return f"  {name(event.combatant)} is no longer pinned."
-        if t is Recovered:
-            return f"{name(event.combatant)} recovers: " + ", ".join(f"{k} {v}" for k, v in event.healed.items()) + "."
-        if t is RetaliationOffered:
-            holder = name(event.retaliator)
-            return f"  {name(event.mover)} comes within {holder}'s reach: {holder} may retaliate, or hold."
-        if t is RetaliationChosen:
-            if event.choice == "attack":
-                return f"{event.outcome}."
-            return f"{name(event.retaliator)} holds the Retaliate; {name(event.mover)} goes on."
-        return None
+    # how it tells a fight (telling.py): the functions themselves, bound as the methods
+    summary = summary
+    narrate = narrate
+    describe = describe
 
     def health_level(self, state: Encounter, c: Combatant) -> str | None:
         """No single track: the worst of its damage targets (unhurt, hurt, wounded, disabled), or down."""
@@ -344,25 +313,6 @@ class SwordsOfInfinity(RuleSystem):
             return "down"
         worst = max((level(state, c, t) for t, d in c.wounds.items() if d), default=-1)
         return {-1: "unhurt", 0: "hurt", 1: "wounded"}.get(worst, "disabled")
-
-    def summary(self, state: Encounter) -> list[str]:
-        out = []
-        offer = own(state).offer
-        if offer is not None:
-            holder, mover = state.combatants[offer.retaliator], state.combatants[offer.mover]
-            out.append(
-                f"Waiting for {holder.name}'s choice: {mover.name} came within its reach "
-                f"(retaliation {holder.id} attack, or retaliation {holder.id} hold)"
-            )
-        for c in state.active():
-            hurt = [
-                f"{t} {d}" + {1: " (wounded)", 2: " (disabled)"}.get(level(state, c, t), "")
-                for t, d in c.wounds.items()
-                if d
-            ]
-            if hurt:
-                out.append(f"{c.id}: " + ", ".join(hurt))
-        return out
 
 
 _TURN = make_timing("turn")
@@ -383,6 +333,3 @@ _ORDER = RankedOrder(ties=("higher:awareness", "rolloff:d%"))
 
 
 SWORDS_OF_INFINITY = SwordsOfInfinity()
-
-
-_registry.register(SWORDS_OF_INFINITY)

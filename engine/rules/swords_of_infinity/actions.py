@@ -6,8 +6,7 @@ import dataclasses
 from collections.abc import Callable
 from typing import Any
 
-from combatlog.engine.draft import Draft
-from combatlog.engine.protocol import ActionParam, ActionSpec
+from combatlog.engine.protocol import ActionParam, ActionSpec, Draft
 from combatlog.engine.rules.swords_of_infinity.attack import strike
 from combatlog.engine.rules.swords_of_infinity.events import (
     Impairment,
@@ -18,16 +17,16 @@ from combatlog.engine.rules.swords_of_infinity.events import (
     WeaponDropped,
 )
 from combatlog.engine.rules.swords_of_infinity.model import ATTACKED, RESISTED, Turn, Weapon, own, stats_of
-from combatlog.engine.rules.swords_of_infinity.movement import _check_move, _check_resisted, _move, _resisted
+from combatlog.engine.rules.swords_of_infinity.movement import check_move, check_resisted, move, resisted
 from combatlog.engine.rules.swords_of_infinity.reading import (
-    _v2,
-    _v3,
     composition,
     destroyed,
     feet,
     is_melee,
     level,
     penalty,
+    since_v2,
+    since_v3,
     skill,
     spirit_left,
     weapon,
@@ -38,7 +37,7 @@ from combatlog.projections import Combatant, Encounter, Pending
 
 def _attacked(draft: Draft, actor: str) -> None:
     """Version 2: the actor attacked this turn, so it can't hold a Retaliate too."""
-    if _v2(draft.state):
+    if since_v2(draft.state):
         me = draft.state.combatants[actor]
         if me.defeated is None and not me.removed and not me.has(ATTACKED):  # (`me.active`, inlined)
             draft.emit(ConditionApplied(target=actor, condition=ATTACKED, source=actor))
@@ -56,14 +55,14 @@ def _attack(draft: Draft, p: Pending) -> str:
 
 def _forgone(state: Encounter, actor: Combatant) -> str | None:
     """Version 2: those who Retaliate "forgo an attack on their turn"."""
-    if actor.conditions and _v2(state) and actor.has("retaliating"):
+    if actor.conditions and since_v2(state) and actor.has("retaliating"):
         return f"{actor.name} holds a Retaliate this turn and forgoes its attack"
     return None
 
 
 def _retaliate(draft: Draft, p: Pending) -> str:
     draft.emit(ConditionApplied(target=p.actor, condition="retaliating", source=p.actor))
-    if _v3(draft.state):  # the holder chooses among those who come close (`movement.walk`)
+    if since_v3(draft.state):  # the holder chooses among those who come close (`movement.walk`)
         return "holds an attack for an enemy coming within reach"
     return "holds an attack for the first enemy to come close"
 
@@ -71,7 +70,7 @@ def _retaliate(draft: Draft, p: Pending) -> str:
 def _check_retaliate(
     state: Encounter, actor: Combatant, targets: tuple[str, ...], params: dict[str, Any]
 ) -> str | None:
-    if _v2(state) and actor.has(ATTACKED):
+    if since_v2(state) and actor.has(ATTACKED):
         return f"{actor.name} attacked this turn: Retaliate forgoes the turn's attack, so it can't follow one"
     return None
 
@@ -414,10 +413,10 @@ ACTIONS = [
         ),
     ),
     _no_target(
-        "move", _move, ONE, _check_move, "walk up to the combatant's move (params x, y, through)", "movement", MOVING
+        "move", move, ONE, check_move, "walk up to the combatant's move (params x, y, through)", "movement", MOVING
     ),
     *[
-        _no_target(k, _resisted, ONE, _check_resisted, f"{k}: a Power check (params x, y)", "movement", MOVING)
+        _no_target(k, resisted, ONE, check_resisted, f"{k}: a Power check (params x, y)", "movement", MOVING)
         for k in RESISTED
     ],
     _no_target(

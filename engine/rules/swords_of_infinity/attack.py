@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from combatlog.engine.draft import Draft
+from combatlog.engine.protocol import Draft
 from combatlog.engine.rules.swords_of_infinity.events import Maintained, Pinned, Retreated, SpiritSpent, WeaponDropped
 from combatlog.engine.rules.swords_of_infinity.model import Turn, Weapon, own, stats_of
 from combatlog.engine.rules.swords_of_infinity.numbers import (

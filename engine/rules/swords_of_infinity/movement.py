@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from combatlog.engine.draft import Draft
+from combatlog.engine.protocol import Draft
 from combatlog.engine.rules.swords_of_infinity.attack import strike
 from combatlog.engine.rules.swords_of_infinity.events import (
     RetaliationChosen,
@@ -16,12 +16,12 @@ from combatlog.engine.rules.swords_of_infinity.events import (
 from combatlog.engine.rules.swords_of_infinity.model import RESISTED, Offer, Turn, Weapon, own, stats_of
 from combatlog.engine.rules.swords_of_infinity.numbers import moved_squares, power_of
 from combatlog.engine.rules.swords_of_infinity.reading import (
-    _v2,
-    _v3,
     at,
     feet,
     is_melee,
     penalty,
+    since_v2,
+    since_v3,
     skill,
     spirit_left,
     weapon,
@@ -30,13 +30,14 @@ from combatlog.events import ConditionApplied, ConditionRemoved, Moved
 from combatlog.projections import Combatant, Encounter, Pending
 
 
-def _move(draft: Draft, p: Pending) -> str:
+def move(draft: Draft, p: Pending) -> str:
+    """Resolve a walk to x,y (with the attacks of those it passes); returns the outcome."""
     me = draft.state.combatants[p.actor]
     to = f"{int(p.params['x'])},{int(p.params['y'])}"
     if me.has("fortify"):
         draft.emit(ConditionRemoved(target=me.id, condition="fortify", reason="moved"))
     feet_moved = 5 * _squares(me, int(p.params["x"]), int(p.params["y"]))
-    if _v3(draft.state):
+    if since_v3(draft.state):
         said, stopped = walk(draft, me.id, (int(p.params["x"]), int(p.params["y"])), feet_moved, p.params)
         return ("moves toward " if stopped else "moves to ") + to + said
     draft.emit(Moved(combatant=me.id, to=to, distance=feet_moved))
@@ -193,7 +194,7 @@ def _retaliations(draft: Draft, mover: str, through: bool, params: dict[str, Any
             draft.emit(ConditionRemoved(target=c.id, condition="retaliating", reason="used"))
             # version 2: "whenever a combat participant is successfully attacked they get a chance
             # to defend themselves": the mover blocks or dodges the Retaliate
-            how = {"defense": retaliation_defense(m, params or {})} if _v2(draft.state) else {}
+            how = {"defense": retaliation_defense(m, params or {})} if since_v2(draft.state) else {}
             said += f"; {c.name} retaliates: " + strike(draft, c.id, mover, w, how, free=True)
             if through and draft.state.combatants[mover].active:
                 draft.emit(ConditionApplied(target=mover, condition="vulnerable (kept moving)", source=c.id))
@@ -201,7 +202,8 @@ def _retaliations(draft: Draft, mover: str, through: bool, params: dict[str, Any
     return said
 
 
-def _check_move(state: Encounter, actor: Combatant, targets: tuple[str, ...], params: dict[str, Any]) -> str | None:
+def check_move(state: Encounter, actor: Combatant, targets: tuple[str, ...], params: dict[str, Any]) -> str | None:
+    """Why the move can't be declared (x, y within the combatant's move, standing), or None."""
     try:
         x, y = int(params["x"]), int(params["y"])
     except (KeyError, TypeError, ValueError):
@@ -216,7 +218,9 @@ def _check_move(state: Encounter, actor: Combatant, targets: tuple[str, ...], pa
     return None
 
 
-def _resisted(draft: Draft, p: Pending) -> str:
+def resisted(draft: Draft, p: Pending) -> str:
+    """Resolve a resisted move (sprint, jump, climb, swim): endurance right after another, then a
+    Power roll for the squares covered; returns the outcome."""
     state = draft.state
     me = state.combatants[p.actor]
     kind = p.action
@@ -244,7 +248,7 @@ def _resisted(draft: Draft, p: Pending) -> str:
         dist = max(abs(tx - here[0]), abs(ty - here[1]))
         f = min(1.0, squares / dist) if dist else 0.0
         to = (here[0] + int(round((tx - here[0]) * f)), here[1] + int(round((ty - here[1]) * f)))
-    v3 = _v3(state)
+    v3 = since_v3(state)
     if not v3:  # version 3 walks there at the end, square by square
         draft.emit(Moved(combatant=me.id, to=f"{to[0]},{to[1]}", distance=5 * squares))
     draft.emit(TurnMark(combatant=me.id, last=kind))
@@ -262,7 +266,8 @@ def _resisted(draft: Draft, p: Pending) -> str:
     return "; ".join(said) + _retaliations(draft, me.id, bool(p.params.get("through")), p.params)
 
 
-def _check_resisted(state: Encounter, actor: Combatant, targets: tuple[str, ...], params: dict[str, Any]) -> str | None:
+def check_resisted(state: Encounter, actor: Combatant, targets: tuple[str, ...], params: dict[str, Any]) -> str | None:
+    """Why the resisted move can't be declared (x, y given, standing), or None."""
     try:
         int(params["x"]), int(params["y"])
     except (KeyError, TypeError, ValueError):

@@ -8,7 +8,7 @@ from typing import Any
 from combatlog.engine.protocol import RuleSystem
 from combatlog.engine.rules.swords_of_infinity.model import own, stats_of
 from combatlog.engine.rules.swords_of_infinity.movement import offer_live
-from combatlog.engine.rules.swords_of_infinity.reading import _v3, at, feet, spirit_left, weapon
+from combatlog.engine.rules.swords_of_infinity.reading import at, feet, since_v3, spirit_left, weapon
 from combatlog.events import Command
 from combatlog.projections import Combatant, Encounter
 
@@ -55,7 +55,7 @@ def policy(rules: RuleSystem, state: Encounter, actor: Combatant) -> Command:
         x = here[0] + max(-step, min(step, dx - (dx > 0) + (dx < 0)))
         y = here[1] + max(-step, min(step, dy - (dy > 0) + (dy < 0)))
         return Command(kind="act", actor=me, action="move", params={"x": x, "y": y}, by="policy")
-    if actor.conditions and actor.has("retaliating") and _v3(state):
+    if actor.conditions and actor.has("retaliating") and since_v3(state):
         # a Retaliate held forgoes the turn's attack: the attack waits for an enemy coming close
         return Command(kind="end_turn", actor=me, by="policy")
     given = target.stats

@@ -175,11 +175,11 @@ def is_melee(w: Weapon) -> bool:
     return w.range is None
 
 
-def _v2(state: Encounter) -> bool:
+def since_v2(state: Encounter) -> bool:
     """Version 2 or later of the rules (`RuleSystem.since` reads each version's number once)."""
     return RuleSystem.since(state, 2)
 
 
-def _v3(state: Encounter) -> bool:
+def since_v3(state: Encounter) -> bool:
     """Version 3 or later of the rules."""
     return RuleSystem.since(state, 3)

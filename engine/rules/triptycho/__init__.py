@@ -11,20 +11,17 @@ from typing import Any
 import msgspec
 from msgspec.structs import replace
 
-from combatlog.engine import registry as _registry
 from combatlog.engine.battlemap import Map
 from combatlog.engine.dicetree import excerpt
-from combatlog.engine.draft import Draft
 from combatlog.engine.errors import Refused
-from combatlog.engine.order import Order, RankedOrder
-from combatlog.engine.protocol import ActionSpec, BoardView, RuleSystem
+from combatlog.engine.order import RankedOrder
+from combatlog.engine.protocol import ActionSpec, BoardView, Draft, Order, RuleSystem
 from combatlog.engine.rules.triptycho.actions import ACTIONS, SPECS, charged_play
 from combatlog.engine.rules.triptycho.events import (
     EVENTS,
     BlockLowered,
     CardDiscarded,
     CardDrawn,
-    CardPlayed,
     ChargesChanged,
     ClimbChanged,
     DeckShuffled,
@@ -38,13 +35,12 @@ from combatlog.engine.rules.triptycho.model import (
     bears,
     options_of,
     own,
-    section_of,
     stats_of,
 )
 from combatlog.engine.rules.triptycho.movement import DOWN_BLOCKERS, fall
 from combatlog.engine.rules.triptycho.policy import policy
+from combatlog.engine.rules.triptycho.telling import describe, narrate, summary
 from combatlog.engine.timing import Timing, make_timing
-from combatlog.engine.words import counted
 from combatlog.events import CombatantDefeated, Command, InitiativeRolled, Moved, OrderSet
 from combatlog.projections import Combatant, Encounter, Pending
 
@@ -355,63 +351,13 @@ class Triptycho(RuleSystem):
         hp = stats_of(c).hp
         return (max(hp - c.damage, 0), hp)
 
-    def summary(self, state: Encounter) -> list[str]:
-        where: dict[str, list[str]] = {}
-        for c in state.active():
-            for part in (c.position or stats_of(c).section).split("+"):
-                where.setdefault(part, []).append(c.id)
-        lines = ["Map:"] + ["  " + line for line in options_of(state).board.draw(where)]
-        mine = own(state)
-        for cid, block in sorted(mine.blocks.items()):
-            lines.append(f"{cid} blocks {block.section} -> {block.toward}")
-        for d in mine.distant:
-            lines.append(f"{d.owner} blocks {d.a}|{d.b} from afar, through round {d.until}")
-        for cid, cards in sorted(mine.hands.items()):
-            if state.combatants[cid].active:
-                known = [card for card in cards if card]
-                held = ", ".join(known) if len(known) == len(cards) else counted(len(cards), "card")
-                lines.append(f"{cid} holds {held or 'no cards'}")
-        for cid in mine.incanting:
-            lines.append(f"{cid} is incanting")
-        for cid, n in sorted(mine.charges.items()):
-            lines.append(f"{cid} holds {counted(n, 'incantation charge')}")
-        for cid, climb in sorted(mine.climbing.items()):
-            lines.append(f"{cid} is climbing toward {climb.toward} ({climb.done} so far)")
-        return lines
-
-    def narrate(self, state: Encounter, event: Any, dice: bool = False) -> str | None:
-        t = type(event)
-        name = state.combatants[event.combatant].name if hasattr(event, "combatant") else ""
-        if t is CardDrawn:
-            return f"  {name} draws {event.card}." if event.card else f"  {name} draws a card."
-        if t is CardDiscarded:
-            return f"  {name} discards {event.card}."
-        if t is BlockLowered:
-            return f"  {name} lowers the Block ({event.reason})." if event.reason != "lowered" else None
-        if t is ChargesChanged and event.reason in ("hurt", "not incanting again by the turn's end"):
-            return f"  {name} loses the incantation charges ({event.reason})."
-        if t is ChargesChanged and event.at_start:
-            return f"  {name} gains an incantation charge ({event.charges})."
-        if t is IncantingChanged and not event.incanting and event.reason:
-            return f"  {name} stops incanting ({event.reason})."
-        if t is DistantBlockEnded:
-            return f"  {name}'s Block on {event.a}|{event.b} ends."
-        if t is CardPlayed or t is DeckShuffled:
-            return None
-        return None
-
-    def describe(self, state: Encounter, pending: Pending) -> str:
-        actor = state.combatants[pending.actor].name
-        p = pending.params
-        if pending.action == "play":
-            at = " at " + " and ".join(state.combatants[t].name for t in pending.targets) if pending.targets else ""
-            return f"{actor}{at}"
-        if pending.action in ("move", "climb"):
-            return actor
-        return actor + (f" ({section_of(state.combatants[pending.actor])})" if p.get("toward") else "")
+    # how it tells a fight (telling.py): the functions themselves, bound as the methods
+    summary = summary
+    narrate = narrate
+    describe = describe
 
     def policy(self, state: Encounter, actor: Combatant) -> Command:
         return policy(self, state, actor)
 
 
-TRIPTYCHO = _registry.register(Triptycho())
+TRIPTYCHO = Triptycho()

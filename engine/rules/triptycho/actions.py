@@ -7,8 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from combatlog.engine.battlemap import Step
-from combatlog.engine.draft import Draft
-from combatlog.engine.protocol import ActionParam, ActionSpec, RuleSystem
+from combatlog.engine.protocol import ActionParam, ActionSpec, Draft, RuleSystem
 from combatlog.engine.rules.triptycho.events import (
     BlockLowered,
     BlockRaised,

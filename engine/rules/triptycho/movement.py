@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import deque
 
 from combatlog.engine.battlemap import Map, Step
-from combatlog.engine.draft import Draft
+from combatlog.engine.protocol import Draft
 from combatlog.engine.rules.triptycho.events import BlockLowered, ClimbChanged
 from combatlog.engine.rules.triptycho.model import Ways, bears, options_of, own, section_of, stats_of
 from combatlog.engine.rules.triptycho.sight import can_see
