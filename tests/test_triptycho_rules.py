@@ -991,7 +991,9 @@ def test_a_climb_goes_on_from_the_height_already_climbed_and_a_failure_keeps_it(
     assert s.state.extra.climbing["x"].done == 1
     forced(s, "end_turn", actor="x")
     forced(s, "end_turn", actor="y")
-    assert told(act(s, "x", "climb", faces=(6, 1), to="high")) == ["climbs up to high (6 against 1)"]
+    events = act(s, "x", "climb", faces=(6, 1), to="high")
+    assert told(events) == ["climbs up to high (6 against 1)"]
+    assert of(events, Moved) == [Moved(combatant="x", to="high", distance=1)]  # over one border
     assert s.state.combatants["x"].position == "high" and "x" not in s.state.extra.climbing
 
 
@@ -1027,3 +1029,12 @@ def test_each_sense_alone_and_together_sees_the_light_as_the_text_says(senses, s
 
     stats = Stats(hp=1, section="a", deck=[], **senses)
     assert {light: seen_as(stats, light) for light in seen} == seen
+
+
+def test_a_dry_move_cut_short_by_a_rise_is_not_blamed_on_water():
+    # c is 2 soft borders from a, but the rise a|b stops a plain Move: no water on the way
+    m = board(section("a"), section("b"), section("c"), borders=[border("a", "b", height=2), border("b", "c")])
+    dash = {"name": "Dash", "move": 2}
+    s = tri(m, ent("x", "p", "a", dash, kind="pc"), ent("y", "q", "c"))
+    with pytest.raises(Refused, match="^.*c is beyond a Move 2 from a$"):
+        act(s, "x", "play", card="Dash", to="c")
