@@ -303,3 +303,11 @@ def test_a_strike_at_a_goblin_downed_before_it_resolves_is_lost(monkeypatch, ver
     act(s, "ayla", "strike", "g1")
     forced(s, "override", params={"reason": "a rockfall", "defeat": {"target": "g1", "how": "down"}})
     assert outcomes(act(s, "g2", "guard")) == [said, "on guard"]
+
+
+def test_the_template_is_written_for_this_releases_plugin_api():
+    # docs/writing-a-rule-system.md: skirmish is the template a new system copies, and a copy
+    # keeps its `api`: the version of the plugin API this release loads without a word
+    from combatlog.plugin import API
+
+    assert get_rules("skirmish").api == API
