@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import pytest
 
+from combatlog.engine import Refused, get_rules
 from combatlog.engine.rules.straalara.events import Dazed, DazingBlow
 from combatlog.engine.rules.straalara.order import second_score, tiers
-from combatlog.events import CombatantDefeated, DamageApplied
+from combatlog.events import CombatantDefeated, DamageApplied, Moved
 from combatlog.testing import fight
 from tests.test_straalara import NO, f
 
@@ -204,3 +205,96 @@ def test_defaults_of_a_fighter_given_only_wits_dexterity_and_stamina():
     d.act("b", "defend", stance="partial", defense="none")
     step = d.act("a", "attack", "b", stance="partial", dice={"fists": NO * 2, **NEXT_TURN})
     assert step.rolls[0].expression == "2d10>=6c"
+
+
+# --- declarations: stance, defense, tasks, moves ----------------------------------------------
+
+
+def test_a_wound_penalty_takes_dice_from_a_task_pool_too():
+    # docs: "Wound penalties remove dice from attack, defense and task pools": Hurt (-1) from 3
+    d = duel()
+    d.do("override", reason="old wounds", damage={"target": "a", "amount": 2})
+    step = d.act("a", "task", pool=3, effect="the gate shuts", stance="partial", dice={"shuts": (8, 2), **NEXT_TURN})
+    assert step.rolls[0].expression == "2d10>=6c"
+
+
+def test_a_tasks_1s_cancel_its_successes_and_net_successes_take_effect():
+    # "if the action is not an attack AND the action does not otherwise cause damage AND the
+    # acting player is left with net successes the action is automatic"; 8, 8, 1: one net
+    d = duel()
+    step = d.act(
+        "a", "task", pool=3, effect="the door is barred", stance="partial", dice={"barred": (8, 8, 1), **NEXT_TURN}
+    )
+    assert step.outcomes[0] == "1 net successes: the door is barred"
+
+
+@pytest.mark.parametrize(("faces", "said"), [((1, 2, 2), "a botch: it fails"), ((2, 2, 2), "no successes: it fails")])
+def test_a_task_without_net_successes_fails_and_a_1_among_them_is_a_botch(faces, said):
+    d = duel()
+    step = d.act(
+        "a", "task", pool=3, effect="the door is barred", stance="partial", dice={"barred": faces, **NEXT_TURN}
+    )
+    assert step.outcomes[0] == said
+
+
+def test_a_task_of_no_dice_is_taken_and_fails():
+    d = duel()
+    step = d.act("a", "task", pool=0, effect="a wish", stance="partial", dice=NEXT_TURN)
+    assert step.outcomes[0] == "no successes: it fails" and not step.rolls[:-2]
+
+
+@pytest.mark.parametrize("key", ["pool", "difficulty", "turns"])
+def test_a_tasks_numbers_below_0_are_refused(key):
+    d = duel()
+    params = {"pool": 3, key: -1}
+    with pytest.raises(Refused, match=f"{key} must be a whole number, not -1"):
+        d.act("a", "task", effect="x", stance="partial", **params)
+
+
+@pytest.mark.parametrize("value", [True, "3"])
+def test_a_version_2_task_pool_that_isnt_a_whole_number_is_refused(monkeypatch, value):
+    # version 2 took any parameter: the task's own check refused what isn't a whole number
+    monkeypatch.setattr(type(get_rules("straalara")), "version", "2")
+    d = duel()
+    with pytest.raises(Refused, match=f"pool must be a whole number, not {value!r}"):
+        d.act("a", "task", pool=value, effect="x", stance="partial")
+
+
+def test_the_defense_stance_may_move_and_take_a_task_though_not_attack():
+    # "Defense: Character may not attack"
+    d = fight("straalara", f("a", "x"), f("b", "y"), f("c", "y"), dice={"initiative": [10, 3, 2]})
+    d.act("c", "task", pool=0, effect="waits", stance="defense")
+    d.act("b", "move", move_to="the bridge", stance="defense")
+    step = d.act("a", "defend", stance="partial", dice={"initiative": [1, 1, 1]})
+    assert any(isinstance(e, Moved) and e == Moved(combatant="b", to="the bridge", distance=0) for e in step.events)
+
+
+def test_a_move_needs_a_place():
+    d = duel()
+    with pytest.raises(Refused, match="say where to: move_to=<place>"):
+        d.act("a", "move", stance="partial")
+
+
+def test_the_defense_declared_with_the_turns_first_action_holds_for_its_second():
+    # "the defense used against attacks this turn": Offense declares parry, and again parry
+    d = fight("straalara", f("a", "x"), f("b", "y"), dice={"initiative": [10, 3]})
+    d.act("b", "defend", stance="offense", defense="parry")
+    d.act("a", "defend", stance="partial", defense="none")
+    with pytest.raises(Refused, match=r"the defense declared this turn \(parry\) holds for the whole turn"):
+        d.act("b", "defend", defense="none")
+    d.act("b", "defend", defense="parry", dice=NEXT_TURN)  # the same again: taken
+
+
+def test_the_actions_that_take_no_target_are_listed_so():
+    from click.testing import CliRunner
+
+    from combatlog.cli.main import app
+
+    out = CliRunner().invoke(app, ["rulesets", "straalara"]).output
+    listed = [line.split(":")[0].strip() for line in out.splitlines() if line.startswith("  action ")]
+    assert listed == [
+        "action attack [1 action; enemy]",
+        "action defend [1 action; no target]",
+        "action move [1 action; no target]",
+        "action task [1 action; no target]",
+    ]
