@@ -9,6 +9,9 @@ parry 5 (Melee 2), dodge 5 (Dodge 2), block 4 (Brawl 1), soak 3.
 
 from __future__ import annotations
 
+import re
+
+import msgspec
 import pytest
 
 from combatlog.engine import Refused, get_rules
@@ -383,3 +386,96 @@ def test_a_dazed_combatant_who_lost_its_declaration_defends_with_none_not_last_t
     dice = {"sword at b": (9,) + NO * 5, "sword damage": NO * 4, **NEXT_TURN}
     step = d.act("a", "attack", "b", stance="partial", dice=dice)
     assert [r.purpose for r in step.rolls][:2] == ["sword at b", "sword damage to b"]  # no parry rolled
+
+
+# --- the model: wound penalties, default defenses, the automatic combatant's weapon ------------
+
+
+@pytest.mark.parametrize(
+    ("lost", "penalty"), [(0, 0), (1, 0), (2, -1), (3, -1), (4, -2), (5, -2), (6, -5), (7, -5), (9, -5)]
+)
+def test_the_default_tracks_wound_penalty_after_each_level_lost(lost, penalty):
+    # docs: "default Bruised 0, Hurt -1, Injured -1, Wounded -2, Mauled -2, Crippled -5. After
+    # losing k levels the penalty is the k-th level's"; past the track, the last one's
+    from combatlog.engine.rules.straalara.model import Options
+
+    assert Options().wound_penalty(lost) == penalty
+
+
+def _stats(**given: object):
+    from combatlog.engine.rules.straalara.model import Stats
+
+    return msgspec.convert({"wits": 2, "dexterity": 3, "stamina": 3, **given}, Stats)
+
+
+def test_pools_default_to_dexterity_alone_and_a_spell_without_a_pool_to_none():
+    # every ability not given is 0, and so is the defensive spell's pool
+    s = _stats(weapons=[{"name": "fists", "kind": "brawl", "damage": 1}, {"name": "hex", "kind": "spell", "damage": 2}])
+    assert [s.attack_pool(w) for w in s.weapons] == [3, 0]
+    assert [s.defense_pool(d) for d in ("block", "parry", "dodge", "spell", "none")] == [3, 3, 3, 0, 0]
+    assert s.soak_dice == 3  # Stamina
+
+
+@pytest.mark.parametrize(
+    ("given", "v2", "v3"),
+    [
+        # block 4, parry 5, dodge 5: the first of equals
+        ({"brawl": 1, "melee": 2, "dodge": 2}, {"offense": "parry", "partial": "parry", "defense": "parry"}, None),
+        # a big block: Offense took it up to version 2; version 3 keeps it to a parry
+        ({"brawl": 4, "melee": 1}, {"offense": "block", "partial": "block", "defense": "block"}, "parry"),
+        # the Defense stance's 4 dice go to a dodge and not a block (version 3)
+        ({"brawl": 3, "dodge": 1}, {"offense": "block", "partial": "block", "defense": "block"}, "dodge"),
+        # a spell's pool beats the rest
+        ({"spell_defense": 9}, {"offense": "spell", "partial": "spell", "defense": "spell"}, "spell"),
+    ],
+)
+def test_a_declaration_without_a_defense_takes_the_biggest_pool_its_stance_allows(given, v2, v3):
+    # docs: "without `defense`, the stance's defense with the biggest pool, the Defense stance's 4
+    # dice counted (block on a tie ...; with Offense, a parry)"
+    s = _stats(**given)
+    assert s.best_defenses == v2
+    if v3 is not None:
+        assert s.best_defenses_v3["defense"] == v3
+    assert s.best_defenses_v3["offense"] in ("parry", "none")
+
+
+def test_a_fighter_with_no_defense_at_all_defends_with_none():
+    s = _stats(dexterity=0)
+    assert s.best_defenses == s.best_defenses_v3 == {"offense": "none", "partial": "none", "defense": "none"}
+
+
+def test_the_automatic_combatant_fights_with_its_biggest_pool_plus_damage_the_first_of_equals():
+    s = _stats(
+        weaponry=3,
+        athletics=2,
+        weapons=[
+            {"name": "knife", "kind": "thrown", "damage": 2},  # 5 + 2
+            {"name": "sword", "kind": "melee", "damage": 4},  # 6 + 4
+            {"name": "axe", "kind": "melee", "damage": 4},  # 6 + 4, after the sword
+        ],
+    )
+    assert s.best_weapon.name == "sword"
+
+
+@pytest.mark.parametrize(("rating", "taken"), [(0, True), (20, True), (-1, False), (21, False)])
+def test_a_rating_is_0_to_20(rating, taken):
+    from combatlog.engine import Refused
+
+    if taken:
+        assert _stats(brawl=rating).brawl == rating
+        return
+    with pytest.raises(Refused, match=r"combatant b: \$\.brawl"):
+        fight("straalara", f("a", "x"), f("b", "y", brawl=rating))
+
+
+@pytest.mark.parametrize(
+    ("where", "stats", "options"),
+    [
+        ("weapons[0]", {"weapons": [{"name": "sword", "kind": "melee", "damage": 4, "dmg": 1}]}, {}),
+        ("health_levels[0]", {}, {"health_levels": [{"name": "Hurt", "penalty": -1, "pain": 2}]}),
+        ("dodeg", {"dodeg": 2}, {}),
+    ],
+)
+def test_a_key_a_stat_a_weapon_or_a_health_level_doesnt_have_is_refused(where, stats, options):
+    with pytest.raises(Refused, match=re.escape(where)):
+        fight("straalara", f("a", "x", **stats), f("b", "y"), **options)
