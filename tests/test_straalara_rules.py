@@ -17,7 +17,7 @@ import pytest
 from combatlog.engine import Refused, get_rules
 from combatlog.engine.rules.straalara.events import Dazed, DazingBlow
 from combatlog.engine.rules.straalara.order import second_score, tiers
-from combatlog.events import CombatantDefeated, DamageApplied, Moved
+from combatlog.events import ActionDeclared, CombatantDefeated, DamageApplied, InitiativeRolled, Moved, OrderSet
 from combatlog.testing import fight
 from tests.test_straalara import NO, f
 
@@ -479,3 +479,52 @@ def test_a_rating_is_0_to_20(rating, taken):
 def test_a_key_a_stat_a_weapon_or_a_health_level_doesnt_have_is_refused(where, stats, options):
     with pytest.raises(Refused, match=re.escape(where)):
         fight("straalara", f("a", "x", **stats), f("b", "y"), **options)
+
+
+# --- the order of resolving ---------------------------------------------------------------------
+
+
+def test_on_equal_scores_the_higher_rating_resolves_first():
+    # "If two characters have the same score, the one with the higher basic initiative rating
+    # goes first": a (rating 6) and b (rating 5) both score 10
+    d = fight("straalara", f("a", "x", wits=3), f("b", "y"), dice={"initiative by a": 4, "initiative by b": 5})
+    assert d.state.order == (("a",), ("b",))
+    d.act("b", "task", pool=0, effect="b's", stance="partial")
+    step = d.act("a", "task", pool=0, effect="a's", stance="partial", dice=NEXT_TURN)
+    resolved = [e for e in step.events if type(e).__name__ == "ActionResolved"]
+    declared = {e.id: e.actor for e in d.events(ActionDeclared)}
+    assert [declared[e.id] for e in resolved] == ["a", "b"]
+
+
+def test_a_version_2_log_takes_a_wounded_rating_below_0_too(monkeypatch):
+    # docs: "Version 2: a wounded initiative rating may go below 0"; version 1 stopped it at 0
+    monkeypatch.setattr(type(get_rules("straalara")), "version", "2")
+    d = fight("straalara", f("a", "x", wits=0, dexterity=1), f("b", "y"), dice={"initiative": [9, 2]})
+    d.do("override", reason="old wounds", damage={"target": "a", "amount": 6})  # Crippled: -5
+    d.act("b", "defend", stance="partial", defense="none")
+    step = d.act("a", "defend", stance="partial", defense="none", dice={"initiative": [1, 1]})
+    rated = {e.combatants[0]: e.tiebreak for e in step.of(InitiativeRolled)}
+    assert rated == {"a": (-4,), "b": (5,)}
+
+
+def test_a_surprised_combatant_gets_no_second_action_in_the_surprise_round():
+    # the surprise round: only the side not surprised acts; Offense's second pass counts no one else
+    d = fight("straalara", f("a", "x"), f("b", "y"), begin=False)
+    d.do("surprise", sides=["y"])
+    d.begin(dice={"initiative": [5, 5]})
+    d.act("a", "defend", stance="offense", defense="parry")
+    assert d.state.acting == ("a",)  # its second action: b, surprised, has none
+
+
+def test_an_offense_declared_in_an_earlier_turn_gives_no_second_action_now():
+    # b (15) takes Offense in turn 1 and is dazed by a's second blow after both its actions: its
+    # turn-2 declaration is lost, and turn 2's second pass is a's alone
+    d = fight("straalara", f("a", "x"), f("b", "y"), dice={"initiative by a": 3, "initiative by b": 10})
+    d.act("a", "attack", "b", stance="offense", defense="parry")
+    d.act("b", "defend", stance="offense", defense="parry", dice={"sword at b": NO * 6})  # a's first: a miss
+    d.act("a", "attack", "b")
+    dazing = {"sword at b": (9, 9, 2, 2, 2, 2), "parry by b": NO * 5, "sword damage": (7,) * 5, "soak by b": NO * 3}
+    d.act("b", "defend", dice={**dazing, "initiative": [3, 10]})
+    assert "dazed" in d.conditions("b")
+    step = d.act("a", "defend", stance="offense", defense="parry")
+    assert step.of(OrderSet)[-1] == OrderSet(tiers=(("a",),), reason="second actions")
