@@ -410,8 +410,9 @@ def _stats(**given: object):
 
 def test_pools_default_to_dexterity_alone_and_a_spell_without_a_pool_to_none():
     # every ability not given is 0, and so is the defensive spell's pool
-    s = _stats(weapons=[{"name": "fists", "kind": "brawl", "damage": 1}, {"name": "hex", "kind": "spell", "damage": 2}])
-    assert [s.attack_pool(w) for w in s.weapons] == [3, 0]
+    kinds = ("brawl", "melee", "bow", "thrown", "spell")
+    s = _stats(weapons=[{"name": kind, "kind": kind, "damage": 1} for kind in kinds])
+    assert [s.attack_pool(w) for w in s.weapons] == [3, 3, 3, 3, 0]
     assert [s.defense_pool(d) for d in ("block", "parry", "dodge", "spell", "none")] == [3, 3, 3, 0, 0]
     assert s.soak_dice == 3  # Stamina
 
@@ -420,13 +421,15 @@ def test_pools_default_to_dexterity_alone_and_a_spell_without_a_pool_to_none():
     ("given", "v2", "v3"),
     [
         # block 4, parry 5, dodge 5: the first of equals
-        ({"brawl": 1, "melee": 2, "dodge": 2}, {"offense": "parry", "partial": "parry", "defense": "parry"}, None),
+        ({"brawl": 1, "melee": 2, "dodge": 2}, {"offense": "parry", "partial": "parry", "defense": "parry"}, "parry"),
         # a big block: Offense took it up to version 2; version 3 keeps it to a parry
         ({"brawl": 4, "melee": 1}, {"offense": "block", "partial": "block", "defense": "block"}, "parry"),
         # the Defense stance's 4 dice go to a dodge and not a block (version 3)
         ({"brawl": 3, "dodge": 1}, {"offense": "block", "partial": "block", "defense": "block"}, "dodge"),
         # a spell's pool beats the rest
         ({"spell_defense": 9}, {"offense": "spell", "partial": "spell", "defense": "spell"}, "spell"),
+        # 10 for a spell beats a dodge of 5 with the Defense stance's 4 (version 3)
+        ({"dodge": 2, "spell_defense": 10}, {"offense": "spell", "partial": "spell", "defense": "spell"}, "spell"),
     ],
 )
 def test_a_declaration_without_a_defense_takes_the_biggest_pool_its_stance_allows(given, v2, v3):
@@ -434,14 +437,22 @@ def test_a_declaration_without_a_defense_takes_the_biggest_pool_its_stance_allow
     # dice counted (block on a tie ...; with Offense, a parry)"
     s = _stats(**given)
     assert s.best_defenses == v2
-    if v3 is not None:
-        assert s.best_defenses_v3["defense"] == v3
+    assert s.best_defenses_v3["defense"] == v3
     assert s.best_defenses_v3["offense"] in ("parry", "none")
 
 
-def test_a_fighter_with_no_defense_at_all_defends_with_none():
+def test_of_equal_pools_the_first_the_stance_lists_is_taken():
+    # partial lists block, parry, dodge, spell: parry 5 and dodge 5 tie, and parry comes first
+    s = _stats(brawl=1, melee=2, dodge=2)
+    assert s.best_defenses_v3["partial"] == s.best_defenses["partial"] == "parry"
+
+
+def test_a_fighter_with_no_defense_at_all_defends_with_none_and_one_die_is_a_defense():
     s = _stats(dexterity=0)
     assert s.best_defenses == s.best_defenses_v3 == {"offense": "none", "partial": "none", "defense": "none"}
+    s = _stats(dexterity=1)  # block, parry and dodge of 1 die each
+    assert s.best_defenses == {"offense": "block", "partial": "block", "defense": "block"}
+    assert s.best_defenses_v3 == {"offense": "parry", "partial": "block", "defense": "parry"}
 
 
 def test_the_automatic_combatant_fights_with_its_biggest_pool_plus_damage_the_first_of_equals():
