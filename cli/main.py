@@ -22,7 +22,7 @@ from combatlog.engine import Refused, RuleSystem, Session, get_rules, rule_names
 from combatlog.engine.commands import TypedCommand
 from combatlog.engine.dice import DiceError
 from combatlog.engine.encounter_file import EncounterFileError, read_encounter
-from combatlog.engine.grammar import TEXT_KINDS, UsageError, build_command, typed_roll
+from combatlog.engine.grammar import UsageError, build_command, split_params, typed_roll
 from combatlog.engine.words import counted, plainly
 from combatlog.events import Command, LogError, json_schema
 from combatlog.projections import Projection, Snapshot
@@ -366,10 +366,8 @@ def do_command(
         tell_step(session, before)
         return
     # KEY=VALUE words are parameters, as on a `play` line (`act bo move to=door`); a note's,
-    # a ruling's or an outcome's words are its text, "=" and all
-    texts = kind in TEXT_KINDS
-    plain = words if texts else tuple(w for w in words if "=" not in w)
-    keyed = () if texts else tuple(w for w in words if "=" in w)
+    # a ruling's or an outcome's words are its text, "=" and all, but for its own fields
+    plain, keyed = split_params(kind, words)
     try:
         command = build_command(kind, plain, keyed + params, entered, by, session_rules(session), entered_for)
     except UsageError as exc:

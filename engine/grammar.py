@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from typing import Any
 
-from combatlog.engine.commands import TypedCommand, read
+from combatlog.engine.commands import KINDS, TypedCommand, read
 from combatlog.engine.dice import DiceError
 from combatlog.engine.dice import parse as parse_dice
 from combatlog.engine.protocol import RuleSystem
@@ -253,11 +254,19 @@ def parse_line(
     if not words:
         raise UsageError("an empty command: type e.g. 'act ayla attack g1', 'end_turn' or 'begin'")
     kind, rest = words[0], words[1:]
-    if kind in TEXT_KINDS:  # `note the ford=deep`: the words are the text, "=" and all
-        return build_command(kind, tuple(rest), (), entered, by, rules, entered_for)
-    plain = tuple(w for w in rest if "=" not in w)
-    params = [w for w in rest if "=" in w]
+    plain, params = split_params(kind, rest)
     return build_command(kind, plain, params, entered, by, rules, entered_for)
+
+
+def split_params(kind: str, words: Sequence[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """A command's words and its `KEY=VALUE` parameters. A note's, a ruling's, an outcome's or a
+    contribution's words are its text, "=" and all (`note the ford=deep`), except a word naming
+    one of the command's own fields (`end victory winner=party`, `ruling cover 2 text=why`)."""
+    if kind in TEXT_KINDS:
+        fields = set(KINDS[kind].__struct_fields__)
+        keyed = tuple(w for w in words if "=" in w and w.split("=", 1)[0] in fields)
+        return tuple(w for w in words if w not in keyed), keyed
+    return tuple(w for w in words if "=" not in w), tuple(w for w in words if "=" in w)
 
 
 def typed_rolls(text: str) -> tuple[tuple[tuple[int, ...], ...] | None, tuple[str, ...] | None]:

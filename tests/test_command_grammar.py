@@ -267,8 +267,11 @@ def test_a_command_line_past_the_cap_is_refused_in_one_line():
         ("note the ford=deep here", Note(text="the ford=deep here")),
         ("end truce: terms=agreed", End(outcome="truce: terms=agreed")),
         ("ruling cover half=yes", Ruling(topic="cover", decision="half=yes")),
+        ("end truce winner=party", End(outcome="truce", winner="party")),
+        ("ruling cover 2 text=why", Ruling(topic="cover", decision=2, text="why")),
     ],
 )
 def test_a_play_line_keeps_a_texts_words_with_an_equals_sign_in_the_text(line, command):
-    # a note's, an outcome's or a ruling's words are its text: none taken as a parameter and lost
+    # a note's, an outcome's or a ruling's words are its text, none taken as a parameter and
+    # lost, but a word naming one of the command's own fields (winner=, text=)
     assert parse_line(line, None, "gm") == command
