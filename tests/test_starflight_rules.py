@@ -1,0 +1,155 @@
+"""Starflight's rules one sentence at a time ("9.1: General Combat Rules",
+`shared/rules/004_3f86e69e5e0e7a54.txt`; readings in `docs/rules/starflight.md`).
+
+Each test quotes the sentence (or the docs' reading where the text leaves a number to a chapter
+we don't have) and works a number through it with the dice forced. Fighters are those of
+`tests/test_starflight.py`: 10 hp, HD 10, a blaster (attack +1, 2d6, range 12) and a knife.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from combatlog.engine import Refused, get_rules
+from combatlog.events import ActionResolved, DamageApplied
+from tests.builders import forced
+from tests.test_starflight import act, fighter, of, sf
+
+
+def told(events: list) -> list[str]:
+    return [e.outcome for e in of(events, ActionResolved)]
+
+
+def placed(*fighters: dict, at: dict[str, tuple[float, float]], faces=(9, 9, 0, 0), **options):
+    """`fighters` on a grid (physical unless `grid` says), placed `at`, the fight begun."""
+    s = sf(*fighters, ranges="given", **{"grid": "physical", **options})
+    for cid, (x, y) in at.items():
+        forced(s, "place", actor=cid, params={"x": x, "y": y})
+    forced(s, "begin", faces)
+    return s
+
+
+# --- movement ---------------------------------------------------------------------------------
+
+
+def test_a_move_on_a_physical_grid_costs_the_larger_of_its_two_distances():
+    # docs: "range is the larger of the horizontal and vertical distance": from 2,1 to 5,0 is 3
+    s = placed(fighter("a", "party", "pc", init=5), fighter("x", "patrol"), at={"a": (2, 1), "x": (9, 9)})
+    assert s.state.combatants["a"].resources == {"actions": 2, "mp": 6}  # Initiative + 1
+    act(s, "a", "move", x=5, y=0)
+    assert s.state.combatants["a"].resources == {"actions": 1, "mp": 3}
+    assert s.state.combatants["a"].position == "5,0"
+
+
+@pytest.mark.parametrize(("to", "cost"), [((3, 4), 5), ((1, 1), 2), ((0, 2), 2)])
+def test_a_move_on_an_abstract_grid_costs_its_straight_line_rounded_up(to, cost):
+    # docs: "ranges are measured (straight-line distance ...)": 3,4 is 5 away; 1,1 is 1.41: 2
+    s = placed(
+        fighter("a", "party", "pc", init=5), fighter("x", "patrol"), at={"a": (0, 0), "x": (9, 9)}, grid="abstract"
+    )
+    act(s, "a", "move", x=to[0], y=to[1])
+    assert s.state.combatants["a"].resources["mp"] == 6 - cost
+
+
+def test_a_second_move_costs_from_where_the_first_ends():
+    # simultaneous movement: both moves are declared before either resolves
+    s = placed(
+        fighter("a", "party", "pc", init=5),
+        fighter("x", "patrol"),
+        at={"a": (0, 1), "x": (9, 9)},
+        movement_timing="simultaneous",
+    )
+    act(s, "a", "move", x=2, y=1)  # 2
+    act(s, "a", "move", x=2, y=4)  # 3 more from 2,1 (4 from 0,1)
+    assert s.state.combatants["a"].resources["mp"] == 1
+
+
+def test_a_square_of_a_physical_grid_is_whole_numbers_and_an_abstract_grid_takes_fractions():
+    s = placed(fighter("a", "party", "pc", init=5), fighter("x", "patrol"), at={"a": (0, 0), "x": (9, 9)})
+    with pytest.raises(Refused, match="on a physical grid a square is whole numbers x, y"):
+        act(s, "a", "move", x=1.5, y=0)
+    s = placed(
+        fighter("a", "party", "pc", init=5), fighter("x", "patrol"), at={"a": (0, 0), "x": (9, 9)}, grid="abstract"
+    )
+    act(s, "a", "move", x=1.5, y=0)
+    assert s.state.combatants["a"].position == "1.5,0"
+
+
+def test_a_facing_is_1_to_8():
+    s = placed(fighter("a", "party", "pc", init=5), fighter("x", "patrol"), at={"a": (0, 0), "x": (9, 9)})
+    with pytest.raises(Refused, match="facing"):
+        act(s, "a", "move", x=1, y=0, facing=0)
+    act(s, "a", "move", x=1, y=0, facing=8)
+
+
+def test_a_version_1_move_without_a_place_is_refused_saying_how_to_give_one(monkeypatch):
+    monkeypatch.setattr(type(get_rules("starflight")), "version", "1")
+    s = placed(fighter("a", "party", "pc", init=5), fighter("x", "patrol"), at={"a": (0, 0), "x": (9, 9)})
+    for x in (None, "far"):
+        with pytest.raises(Refused, match=r"say where to: params x=<increments> y=<increments>"):
+            act(s, "a", "move", x=x, y=0)
+
+
+# --- attacks and healing ----------------------------------------------------------------------
+
+
+def _shooting(**a: object):
+    """a (init 9) and x 3 squares apart on a physical grid; a acts first."""
+    return placed(fighter("a", "party", "pc", init=9, **a), fighter("x", "patrol"), at={"a": (0, 0), "x": (3, 0)})
+
+
+def test_an_attack_that_reaches_the_hit_difficulty_hits():
+    # docs: "2d10 + the attacker's attack + the weapon's attack against the target's hd hits":
+    # 4 + 5 + 1 = 10 against HD 10 hits; 4 + 4 + 1 = 9 misses
+    s = _shooting()
+    events = act(s, "a", "shoot", "x", faces=(4, 5, 2, 3))
+    assert told(events) == ["10 against HD 10, a hit; 2d6 = 5 damage"]
+    events = act(s, "a", "shoot", "x", faces=(4, 4))
+    assert told(events) == ["9 against HD 10, a miss"]
+
+
+def test_a_shot_costs_one_of_the_two_standard_actions():
+    # "two standard actions or one full-round action"
+    s = _shooting()
+    act(s, "a", "shoot", "x", faces=(0, 0))
+    assert s.state.combatants["a"].resources["actions"] == 1
+
+
+def test_damage_below_0_deals_nothing():
+    s = _shooting(weapons=[{"name": "sparker", "damage": "1d4-3", "range": 12}])
+    events = act(s, "a", "shoot", "x", faces=(9, 9, 1))
+    assert not of(events, DamageApplied) and s.state.combatants["x"].damage == 0
+
+
+def test_a_hit_outside_the_surprise_round_leaves_recovery_alone():
+    # docs: "a combatant damaged in the surprise round can't regenerate shields, heal or be
+    # healed that round" -- and only then
+    s = _shooting()
+    act(s, "a", "shoot", "x", faces=(9, 9, 2, 3))
+    assert s.state.combatants["x"].conditions == ()
+
+
+def test_healing_restores_the_heal_dice_up_to_the_damage_taken_for_one_action():
+    # docs: "`heal` (a standard action ...) restores hp to an ally still in the fight"
+    s = placed(
+        fighter("a", "party", "pc", init=9, heal="1d6"),
+        fighter("b", "party", "pc"),
+        fighter("x", "patrol"),
+        at={"a": (0, 0), "b": (1, 0), "x": (3, 0)},
+        faces=(9, 9, 0, 0, 0, 0),
+    )
+    forced(s, "override", params={"reason": "an old wound", "damage": {"target": "b", "amount": 5}})
+    events = act(s, "a", "heal", "b", faces=(3,))
+    assert told(events) == ["heals B for 3"] and s.state.combatants["b"].damage == 2
+    assert s.state.combatants["a"].resources["actions"] == 1
+    events = act(s, "a", "heal", "b", faces=(6,))  # 6 rolled, 2 taken: 2 restored
+    assert told(events) == ["heals B for 2"] and s.state.combatants["b"].damage == 0
+
+
+def test_a_form_offers_the_weapons_that_shoot_at_range_1_or_more():
+    s = _shooting(
+        weapons=[{"name": "pistol", "damage": "1d6", "range": 1}, {"name": "knife", "damage": "1d4", "melee": True}]
+    )
+    a = s.state.combatants["a"]
+    spec = s.rules.action(s.state, a, "shoot")
+    assert spec.param("weapon").offered(s.state, a) == ("pistol",)
