@@ -75,11 +75,17 @@ def test_a_square_of_a_physical_grid_is_whole_numbers_and_an_abstract_grid_takes
     assert s.state.combatants["a"].position == "1.5,0"
 
 
-def test_a_facing_is_1_to_8():
+@pytest.mark.parametrize("version", [None, "1"])
+def test_a_facing_is_1_to_8(monkeypatch, version):
+    # docs: "eight facings" (1 ahead, clockwise in 45-degree steps); version 1 checked it itself
+    if version is not None:
+        monkeypatch.setattr(type(get_rules("starflight")), "version", version)
     s = placed(fighter("a", "party", "pc", init=5), fighter("x", "patrol"), at={"a": (0, 0), "x": (9, 9)})
-    with pytest.raises(Refused, match="facing"):
-        act(s, "a", "move", x=1, y=0, facing=0)
-    act(s, "a", "move", x=1, y=0, facing=8)
+    for facing in (0, 9):
+        with pytest.raises(Refused, match="facing"):
+            act(s, "a", "move", x=1, y=0, facing=facing)
+    act(s, "a", "move", x=1, y=0, facing=1)
+    act(s, "a", "move", x=2, y=0, facing=8)
 
 
 def test_a_version_1_move_without_a_place_is_refused_saying_how_to_give_one(monkeypatch):
