@@ -33,19 +33,20 @@ def placed(*fighters: dict, at: dict[str, tuple[float, float]], faces=(9, 9, 0, 
 
 
 def test_a_move_on_a_physical_grid_costs_the_larger_of_its_two_distances():
-    # docs: "range is the larger of the horizontal and vertical distance": from 2,1 to 5,0 is 3
+    # docs: "range is the larger of the horizontal and vertical distance": from 2,1 to 3,4 is 3
     s = placed(fighter("a", "party", "pc", init=5), fighter("x", "patrol"), at={"a": (2, 1), "x": (9, 9)})
     assert s.state.combatants["a"].resources == {"actions": 2, "mp": 6}  # Initiative + 1
-    act(s, "a", "move", x=5, y=0)
+    act(s, "a", "move", x=3, y=4)
     assert s.state.combatants["a"].resources == {"actions": 1, "mp": 3}
-    assert s.state.combatants["a"].position == "5,0"
+    assert s.state.combatants["a"].position == "3,4"
 
 
-@pytest.mark.parametrize(("to", "cost"), [((3, 4), 5), ((1, 1), 2), ((0, 2), 2)])
+@pytest.mark.parametrize(("to", "cost"), [((4, 6), 5), ((2, 3), 2), ((1, 4), 2)])
 def test_a_move_on_an_abstract_grid_costs_its_straight_line_rounded_up(to, cost):
-    # docs: "ranges are measured (straight-line distance ...)": 3,4 is 5 away; 1,1 is 1.41: 2
+    # docs: "ranges are measured (straight-line distance ...)": from 1,2, 4,6 is 5 away; 2,3 is
+    # 1.41: 2 increments
     s = placed(
-        fighter("a", "party", "pc", init=5), fighter("x", "patrol"), at={"a": (0, 0), "x": (9, 9)}, grid="abstract"
+        fighter("a", "party", "pc", init=5), fighter("x", "patrol"), at={"a": (1, 2), "x": (9, 9)}, grid="abstract"
     )
     act(s, "a", "move", x=to[0], y=to[1])
     assert s.state.combatants["a"].resources["mp"] == 6 - cost
@@ -66,8 +67,9 @@ def test_a_second_move_costs_from_where_the_first_ends():
 
 def test_a_square_of_a_physical_grid_is_whole_numbers_and_an_abstract_grid_takes_fractions():
     s = placed(fighter("a", "party", "pc", init=5), fighter("x", "patrol"), at={"a": (0, 0), "x": (9, 9)})
-    with pytest.raises(Refused, match="on a physical grid a square is whole numbers x, y"):
-        act(s, "a", "move", x=1.5, y=0)
+    for x, y in ((1.5, 0), (1, 0.5)):
+        with pytest.raises(Refused, match="on a physical grid a square is whole numbers x, y"):
+            act(s, "a", "move", x=x, y=y)
     s = placed(
         fighter("a", "party", "pc", init=5), fighter("x", "patrol"), at={"a": (0, 0), "x": (9, 9)}, grid="abstract"
     )
@@ -94,6 +96,8 @@ def test_a_version_1_move_without_a_place_is_refused_saying_how_to_give_one(monk
     for x in (None, "far"):
         with pytest.raises(Refused, match=r"say where to: params x=<increments> y=<increments>"):
             act(s, "a", "move", x=x, y=0)
+    with pytest.raises(Refused, match=r"say where to: params x=<increments> y=<increments>"):
+        act(s, "a", "move", y=0)
 
 
 # --- attacks and healing ----------------------------------------------------------------------
@@ -159,3 +163,80 @@ def test_a_form_offers_the_weapons_that_shoot_at_range_1_or_more():
     a = s.state.combatants["a"]
     spec = s.rules.action(s.state, a, "shoot")
     assert spec.param("weapon").offered(s.state, a) == ("pistol",)
+
+
+def test_a_move_without_its_x_is_refused_saying_how_to_give_one():
+    # a (1 movement point: Initiative 0 + 1) is told where, not that it can't pay
+    s = placed(fighter("a", "party", "pc"), fighter("x", "patrol"), at={"a": (0, 0), "x": (9, 9)})
+    assert s.state.combatants["a"].resources["mp"] == 1
+    with pytest.raises(Refused, match=r"say where to: params x=<increments> y=<increments>"):
+        act(s, "a", "move", y=1)
+
+
+def test_each_moves_cost_starts_where_its_own_declared_move_ends():
+    # simultaneous movement: a's move, then b's from its own square, then a's shot, then a's move
+    s = placed(
+        fighter("a", "party", "pc", init=5),
+        fighter("b", "party", "pc", init=5),
+        fighter("x", "patrol"),
+        at={"a": (0, 0), "b": (5, 5), "x": (9, 9)},
+        faces=(9, 9, 8, 8, 0, 0),
+        movement_timing="simultaneous",
+        shooting_timing="simultaneous",
+    )
+    act(s, "a", "move", x=3, y=0)  # 3
+    forced(s, "end_turn", actor="a")
+    act(s, "b", "move", x=5, y=6)  # 1, from 5,5 (not from a's 3,0)
+    assert s.state.combatants["b"].resources["mp"] == 5
+
+
+def test_shooting_needs_range_1_or_more_and_melee_range_zero():
+    # docs: "Shooting needs range 1 to the weapon's range; melee (range zero) needs a weapon with
+    # melee = true"
+    s = placed(fighter("a", "party", "pc", init=9), fighter("x", "patrol"), at={"a": (0, 0), "x": (0, 0)})
+    with pytest.raises(Refused, match="X is at range zero; that is melee"):
+        act(s, "a", "shoot", "x")
+    act(s, "a", "melee", "x", faces=(0, 0))
+    assert s.state.combatants["a"].resources["actions"] == 1  # a standard action
+    s = placed(fighter("a", "party", "pc", init=9), fighter("x", "patrol"), at={"a": (0, 0), "x": (1, 0)})
+    act(s, "a", "shoot", "x", faces=(0, 0))
+    with pytest.raises(Refused, match="X is at range 1; melee is at range zero"):
+        act(s, "a", "melee", "x")
+
+
+def test_a_weapon_the_action_cannot_use_is_refused_naming_the_weapons():
+    s = _shooting()
+    with pytest.raises(Refused, match=r"no melee weapon 'blaster' \(weapons: blaster, knife\)"):
+        act(s, "a", "melee", "x", weapon="blaster")
+    with pytest.raises(Refused, match=r"no ranged weapon 'lance' \(weapons: blaster, knife\)"):
+        act(s, "a", "shoot", "x", weapon="lance")
+
+
+def test_shields_that_absorb_a_whole_hit_leave_no_damage():
+    # docs: "a hit deals the weapon's damage dice, absorbed first by the target's current shields"
+    s = placed(fighter("a", "party", "pc", init=9), fighter("x", "patrol", shields=8), at={"a": (0, 0), "x": (3, 0)})
+    events = act(s, "a", "shoot", "x", faces=(9, 9, 2, 3))
+    assert told(events) == ["19 against HD 10, a hit; 2d6 = 5 damage (shields absorb 5)"]
+    assert not of(events, DamageApplied)
+
+
+def test_healing_dice_below_0_restore_nothing():
+    s = placed(
+        fighter("a", "party", "pc", init=9, heal="1d4-3"),
+        fighter("b", "party", "pc"),
+        fighter("x", "patrol"),
+        at={"a": (0, 0), "b": (1, 0), "x": (3, 0)},
+        faces=(9, 9, 0, 0, 0, 0),
+    )
+    forced(s, "override", params={"reason": "an old wound", "damage": {"target": "b", "amount": 5}})
+    events = act(s, "a", "heal", "b", faces=(1,))
+    assert told(events) == ["heals B for 0"] and s.state.combatants["b"].damage == 5
+
+
+def test_the_move_takes_no_target():
+    from click.testing import CliRunner
+
+    from combatlog.cli.main import app
+
+    out = CliRunner().invoke(app, ["rulesets", "starflight"]).output
+    assert "action move [1 action; no target]" in out
