@@ -11,7 +11,8 @@ from __future__ import annotations
 import pytest
 
 from combatlog.engine import Refused, get_rules
-from combatlog.events import ActionResolved, DamageApplied
+from combatlog.engine.rules.starflight.events import GoalEvent, GroupsRanked, HitsTaken
+from combatlog.events import ActionResolved, CombatantDefeated, DamageApplied, DiceRolled
 from tests.builders import forced
 from tests.test_starflight import act, fighter, of, sf
 
@@ -240,3 +241,86 @@ def test_the_move_takes_no_target():
 
     out = CliRunner().invoke(app, ["rulesets", "starflight"]).output
     assert "action move [1 action; no target]" in out
+
+
+# --- Simple Combat ------------------------------------------------------------------------------
+
+
+def simple(*fighters: dict, **options):
+    s = sf(*fighters, method="simple", **options)
+    forced(s, "begin")
+    return s
+
+
+def test_a_primary_goal_ends_the_fight_though_the_other_side_still_stands():
+    # docs: "a natural 18 rolls again: more than the opposing combatants left reaches the primary
+    # goal (the fight ends)": g 18 against h 17, h loses 1 of 3; the goal roll 10 > 3
+    s = simple(fighter("a", "A", group="g"), *[fighter(f"b{i}", "B", group="h") for i in range(3)], simple_goals=True)
+    events = forced(s, "exchange", (9, 9, 8, 9, 5, 5))
+    ended = [e for e in events if type(e).__name__ == "EncounterEnded"]
+    assert [(e.outcome, e.winner) for e in ended] == [("primary goal reached by g", "A")]
+    assert [c.id for c in s.state.active()] == ["a", "b1", "b2"]
+    rolled = [(d.purpose, d.by) for d in of(events, DiceRolled)]
+    assert ("g rolled 18: the goal roll", "a") in rolled
+
+
+def test_a_roll_of_0_loses_the_primary_goal_only_to_a_group_larger_than_the_roll_again():
+    # docs: "a natural 0 rolls again, and a group with more combatants than that roll makes the
+    # primary goal unreachable": 3 opponents against a second roll of 3 leave it in reach
+    s = simple(fighter("a", "A", group="g"), *[fighter(f"b{i}", "B", group="h") for i in range(3)], simple_goals=True)
+    events = forced(s, "exchange", (0, 0, 5, 5, 1, 2))
+    assert not [e for e in of(events, GoalEvent) if e.what == "primary lost"]
+
+
+def test_each_groups_result_is_its_roll_plus_its_modifiers():
+    # docs: "option `simple_experience` = {group: bonus}": h's 2 + 2 = 4 against g's 3
+    s = simple(fighter("a", "A", group="g"), fighter("b", "B", group="h"), simple_experience={"h": 2})
+    events = forced(s, "exchange", (1, 2, 1, 1))
+    ranked = of(events, GroupsRanked)[0]
+    assert ranked.results == {"g": 3, "h": 4} and ranked.losses == {"g": 1, "h": 0}
+
+
+def test_experience_may_name_a_combatants_group_within_a_pc_side():
+    # a side with a PC is one group ("party"); an experience bonus named by the NPCs' own group
+    # is still a group of this fight, and an unknown name is refused
+    party = [fighter("p", "party", "pc"), fighter("m", "party", group="marines")]
+    s = simple(*party, fighter("x", "raiders"), simple_experience={"marines": 1})
+    forced(s, "exchange", (5, 5, 1, 1))
+    s = simple(*party, fighter("x", "raiders"), simple_experience={"pirates": 1})
+    with pytest.raises(Refused, match="option simple_experience: pirates: no such group"):
+        forced(s, "exchange", (5, 5, 1, 1))
+
+
+def test_a_pc_takes_one_hit_for_each_hostile_group_that_rolled_higher():
+    # docs: "the low throw ... takes one hit per hostile group that rolled higher": raiders 10 beat
+    # the party's 4, pirates 3 don't
+    s = simple(
+        fighter("p", "party", "pc"),
+        fighter("x", "raiders", group="raiders"),
+        fighter("y", "pirates", group="pirates"),
+    )
+    events = forced(s, "exchange", (2, 2, 5, 5, 1, 2))
+    assert of(events, HitsTaken) == [HitsTaken(combatant="p", hits=1)]
+
+
+def test_a_pc_is_incapacitated_at_its_third_hit_by_default():
+    # docs: "A PC is incapacitated after `hits` hits (option `simple_hits`, default 3)"
+    s = simple(fighter("p", "party", "pc"), fighter("q", "party", "pc"), fighter("x", "raiders"))
+    for round_ in range(3):
+        events = forced(s, "exchange", (1, 1, 5, 5, 1, 2))  # p throws low: one hit each exchange
+        assert bool([e for e in of(events, CombatantDefeated) if e.combatant == "p"]) is (round_ == 2)
+
+
+def test_a_choice_is_due_before_the_next_exchange_and_only_from_a_group_that_rolled_18():
+    s = simple(
+        fighter("a", "A", group="g"),
+        *[fighter(f"b{i}", "B", group="h") for i in range(10)],
+        simple_goals=True,
+    )
+    with pytest.raises(Refused, match="no choice is due for that group; a choice comes after a group rolls 18"):
+        forced(s, "goal", params={"group": "g", "choice": "bonus"})
+    forced(s, "exchange", (9, 9, 4, 5, 1, 1))  # g: 18, then 9, not more than 10
+    with pytest.raises(Refused, match=r"g rolled 18 and must choose first; goal group=g choice=secondary\|bonus"):
+        forced(s, "exchange", (1, 1, 1, 1))
+    with pytest.raises(Refused, match="no choice is due for that group; due: g"):
+        forced(s, "goal", params={"group": "h", "choice": "bonus"})
