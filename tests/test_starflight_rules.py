@@ -324,3 +324,11 @@ def test_a_choice_is_due_before_the_next_exchange_and_only_from_a_group_that_rol
         forced(s, "exchange", (1, 1, 1, 1))
     with pytest.raises(Refused, match="no choice is due for that group; due: g"):
         forced(s, "goal", params={"group": "h", "choice": "bonus"})
+
+
+def test_with_two_choices_due_the_refusal_names_the_first_group_twice_over():
+    # both groups roll 18, and neither goal roll beats the other side's number: two choices due
+    s = simple(fighter("a", "A", group="g"), *[fighter(f"b{i}", "B", group="h") for i in range(2)], simple_goals=True)
+    forced(s, "exchange", (9, 9, 9, 9, 0, 1, 0, 0))  # g 18 (goal 1, not above 2); h 18 (goal 0)
+    with pytest.raises(Refused, match=r"^.*g rolled 18 and must choose first; goal group=g choice=secondary\|bonus$"):
+        forced(s, "exchange", (1, 1, 1, 1))
