@@ -332,3 +332,52 @@ def test_with_two_choices_due_the_refusal_names_the_first_group_twice_over():
     forced(s, "exchange", (9, 9, 9, 9, 0, 1, 0, 0))  # g 18 (goal 1, not above 2); h 18 (goal 0)
     with pytest.raises(Refused, match=r"^.*g rolled 18 and must choose first; goal group=g choice=secondary\|bonus$"):
         forced(s, "exchange", (1, 1, 1, 1))
+
+
+def test_a_goal_roll_equal_to_the_opposing_combatants_is_not_more_a_choice_is_due():
+    # "more than the opposing combatants left reaches the primary goal": 2 against 2 isn't
+    s = simple(fighter("a", "A", group="g"), *[fighter(f"b{i}", "B", group="h") for i in range(2)], simple_goals=True)
+    events = forced(s, "exchange", (9, 9, 8, 9, 1, 1))  # g 18, h 17 (loses 1); the goal roll 2
+    assert [e.what for e in of(events, GoalEvent)] == ["choice due"]
+    forced(s, "goal", params={"group": "g", "choice": "bonus"})
+    assert not s.rules.waiting(s.state)  # the choice made, the fight goes on
+    events = forced(s, "exchange", (1, 1, 1, 1))
+    assert of(events, GroupsRanked)[0].results == {"g": 3, "h": 2}
+
+
+def test_a_group_rolls_by_its_first_member():
+    s = simple(
+        fighter("a", "A", group="g"), fighter("a2", "A", group="g"), fighter("b", "B", group="h"), simple_goals=True
+    )
+    events = forced(s, "exchange", (0, 0, 5, 5, 3, 3))  # g rolls 0, then again
+    assert [(d.purpose, d.by) for d in of(events, DiceRolled)][:3] == [
+        ("simple combat: g", "a"),
+        ("simple combat: h", "b"),
+        ("g rolled 0: roll again", "a"),
+    ]
+
+
+def test_a_loss_of_exactly_the_groups_npcs_spares_its_pcs():
+    # docs: "A group with PCs loses its NPCs first; then each PC rolls 1d10": a loss of 1 takes
+    # the one ally, and no PC takes a hit
+    s = simple(fighter("p", "party", "pc"), fighter("ally", "party"), fighter("x", "raiders"))
+    events = forced(s, "exchange", (2, 2, 2, 3))  # party 4, raiders 5
+    assert [e.combatant for e in of(events, CombatantDefeated)] == ["ally"] and not of(events, HitsTaken)
+
+
+def test_a_hostile_group_that_rolled_the_same_gives_no_hit():
+    s = simple(
+        fighter("p", "party", "pc"),
+        fighter("x", "raiders", group="raiders"),
+        fighter("y", "pirates", group="pirates"),
+    )
+    events = forced(s, "exchange", (2, 2, 5, 5, 2, 2))  # party 4, raiders 10, pirates 4
+    assert of(events, HitsTaken) == [HitsTaken(combatant="p", hits=1)]
+
+
+def test_an_exchange_that_leaves_one_side_standing_ends_the_fight_by_the_csi():
+    s = simple(fighter("a", "A"), fighter("b", "B"))
+    events = forced(s, "exchange", (9, 9, 1, 1))  # 18 against 2: B loses 16
+    ended = [e for e in events if type(e).__name__ == "EncounterEnded"]
+    assert len(ended) == 1 and ended[0].winner == "A" and ended[0].outcome != "A"
+    assert ended[0].outcome == s.state.outcome
