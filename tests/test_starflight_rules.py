@@ -1,0 +1,383 @@
+"""Starflight's rules one sentence at a time ("9.1: General Combat Rules",
+`shared/rules/004_3f86e69e5e0e7a54.txt`; readings in `docs/rules/starflight.md`).
+
+Each test quotes the sentence (or the docs' reading where the text leaves a number to a chapter
+we don't have) and works a number through it with the dice forced. Fighters are those of
+`tests/test_starflight.py`: 10 hp, HD 10, a blaster (attack +1, 2d6, range 12) and a knife.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from combatlog.engine import Refused, get_rules
+from combatlog.engine.rules.starflight.events import GoalEvent, GroupsRanked, HitsTaken
+from combatlog.events import ActionResolved, CombatantDefeated, DamageApplied, DiceRolled
+from tests.builders import forced
+from tests.test_starflight import act, fighter, of, sf
+
+
+def told(events: list) -> list[str]:
+    return [e.outcome for e in of(events, ActionResolved)]
+
+
+def placed(*fighters: dict, at: dict[str, tuple[float, float]], faces=(9, 9, 0, 0), **options):
+    """`fighters` on a grid (physical unless `grid` says), placed `at`, the fight begun."""
+    s = sf(*fighters, ranges="given", **{"grid": "physical", **options})
+    for cid, (x, y) in at.items():
+        forced(s, "place", actor=cid, params={"x": x, "y": y})
+    forced(s, "begin", faces)
+    return s
+
+
+# --- movement ---------------------------------------------------------------------------------
+
+
+def test_a_move_on_a_physical_grid_costs_the_larger_of_its_two_distances():
+    # docs: "range is the larger of the horizontal and vertical distance": from 2,1 to 3,4 is 3
+    s = placed(fighter("a", "party", "pc", init=5), fighter("x", "patrol"), at={"a": (2, 1), "x": (9, 9)})
+    assert s.state.combatants["a"].resources == {"actions": 2, "mp": 6}  # Initiative + 1
+    act(s, "a", "move", x=3, y=4)
+    assert s.state.combatants["a"].resources == {"actions": 1, "mp": 3}
+    assert s.state.combatants["a"].position == "3,4"
+
+
+@pytest.mark.parametrize(("to", "cost"), [((4, 6), 5), ((2, 3), 2), ((1, 4), 2)])
+def test_a_move_on_an_abstract_grid_costs_its_straight_line_rounded_up(to, cost):
+    # docs: "ranges are measured (straight-line distance ...)": from 1,2, 4,6 is 5 away; 2,3 is
+    # 1.41: 2 increments
+    s = placed(
+        fighter("a", "party", "pc", init=5), fighter("x", "patrol"), at={"a": (1, 2), "x": (9, 9)}, grid="abstract"
+    )
+    act(s, "a", "move", x=to[0], y=to[1])
+    assert s.state.combatants["a"].resources["mp"] == 6 - cost
+
+
+def test_a_second_move_costs_from_where_the_first_ends():
+    # simultaneous movement: both moves are declared before either resolves
+    s = placed(
+        fighter("a", "party", "pc", init=5),
+        fighter("x", "patrol"),
+        at={"a": (0, 1), "x": (9, 9)},
+        movement_timing="simultaneous",
+    )
+    act(s, "a", "move", x=2, y=1)  # 2
+    act(s, "a", "move", x=2, y=4)  # 3 more from 2,1 (4 from 0,1)
+    assert s.state.combatants["a"].resources["mp"] == 1
+
+
+def test_a_square_of_a_physical_grid_is_whole_numbers_and_an_abstract_grid_takes_fractions():
+    s = placed(fighter("a", "party", "pc", init=5), fighter("x", "patrol"), at={"a": (0, 0), "x": (9, 9)})
+    for x, y in ((1.5, 0), (1, 0.5)):
+        with pytest.raises(Refused, match="on a physical grid a square is whole numbers x, y"):
+            act(s, "a", "move", x=x, y=y)
+    s = placed(
+        fighter("a", "party", "pc", init=5), fighter("x", "patrol"), at={"a": (0, 0), "x": (9, 9)}, grid="abstract"
+    )
+    act(s, "a", "move", x=1.5, y=0)
+    assert s.state.combatants["a"].position == "1.5,0"
+
+
+@pytest.mark.parametrize("version", [None, "1"])
+def test_a_facing_is_1_to_8(monkeypatch, version):
+    # docs: "eight facings" (1 ahead, clockwise in 45-degree steps); version 1 checked it itself
+    if version is not None:
+        monkeypatch.setattr(type(get_rules("starflight")), "version", version)
+    s = placed(fighter("a", "party", "pc", init=5), fighter("x", "patrol"), at={"a": (0, 0), "x": (9, 9)})
+    for facing in (0, 9):
+        with pytest.raises(Refused, match="facing"):
+            act(s, "a", "move", x=1, y=0, facing=facing)
+    act(s, "a", "move", x=1, y=0, facing=1)
+    act(s, "a", "move", x=2, y=0, facing=8)
+
+
+def test_a_version_1_move_without_a_place_is_refused_saying_how_to_give_one(monkeypatch):
+    monkeypatch.setattr(type(get_rules("starflight")), "version", "1")
+    s = placed(fighter("a", "party", "pc", init=5), fighter("x", "patrol"), at={"a": (0, 0), "x": (9, 9)})
+    for x in (None, "far"):
+        with pytest.raises(Refused, match=r"say where to: params x=<increments> y=<increments>"):
+            act(s, "a", "move", x=x, y=0)
+    with pytest.raises(Refused, match=r"say where to: params x=<increments> y=<increments>"):
+        act(s, "a", "move", y=0)
+
+
+# --- attacks and healing ----------------------------------------------------------------------
+
+
+def _shooting(**a: object):
+    """a (init 9) and x 3 squares apart on a physical grid; a acts first."""
+    return placed(fighter("a", "party", "pc", init=9, **a), fighter("x", "patrol"), at={"a": (0, 0), "x": (3, 0)})
+
+
+def test_an_attack_that_reaches_the_hit_difficulty_hits():
+    # docs: "2d10 + the attacker's attack + the weapon's attack against the target's hd hits":
+    # 4 + 5 + 1 = 10 against HD 10 hits; 4 + 4 + 1 = 9 misses
+    s = _shooting()
+    events = act(s, "a", "shoot", "x", faces=(4, 5, 2, 3))
+    assert told(events) == ["10 against HD 10, a hit; 2d6 = 5 damage"]
+    events = act(s, "a", "shoot", "x", faces=(4, 4))
+    assert told(events) == ["9 against HD 10, a miss"]
+
+
+def test_a_shot_costs_one_of_the_two_standard_actions():
+    # "two standard actions or one full-round action"
+    s = _shooting()
+    act(s, "a", "shoot", "x", faces=(0, 0))
+    assert s.state.combatants["a"].resources["actions"] == 1
+
+
+def test_damage_below_0_deals_nothing():
+    s = _shooting(weapons=[{"name": "sparker", "damage": "1d4-3", "range": 12}])
+    events = act(s, "a", "shoot", "x", faces=(9, 9, 1))
+    assert not of(events, DamageApplied) and s.state.combatants["x"].damage == 0
+
+
+def test_a_hit_outside_the_surprise_round_leaves_recovery_alone():
+    # docs: "a combatant damaged in the surprise round can't regenerate shields, heal or be
+    # healed that round" -- and only then
+    s = _shooting()
+    act(s, "a", "shoot", "x", faces=(9, 9, 2, 3))
+    assert s.state.combatants["x"].conditions == ()
+
+
+def test_healing_restores_the_heal_dice_up_to_the_damage_taken_for_one_action():
+    # docs: "`heal` (a standard action ...) restores hp to an ally still in the fight"
+    s = placed(
+        fighter("a", "party", "pc", init=9, heal="1d6"),
+        fighter("b", "party", "pc"),
+        fighter("x", "patrol"),
+        at={"a": (0, 0), "b": (1, 0), "x": (3, 0)},
+        faces=(9, 9, 0, 0, 0, 0),
+    )
+    forced(s, "override", params={"reason": "an old wound", "damage": {"target": "b", "amount": 5}})
+    events = act(s, "a", "heal", "b", faces=(3,))
+    assert told(events) == ["heals B for 3"] and s.state.combatants["b"].damage == 2
+    assert s.state.combatants["a"].resources["actions"] == 1
+    events = act(s, "a", "heal", "b", faces=(6,))  # 6 rolled, 2 taken: 2 restored
+    assert told(events) == ["heals B for 2"] and s.state.combatants["b"].damage == 0
+
+
+def test_a_form_offers_the_weapons_that_shoot_at_range_1_or_more():
+    s = _shooting(
+        weapons=[{"name": "pistol", "damage": "1d6", "range": 1}, {"name": "knife", "damage": "1d4", "melee": True}]
+    )
+    a = s.state.combatants["a"]
+    spec = s.rules.action(s.state, a, "shoot")
+    assert spec.param("weapon").offered(s.state, a) == ("pistol",)
+
+
+def test_a_move_without_its_x_is_refused_saying_how_to_give_one():
+    # a (1 movement point: Initiative 0 + 1) is told where, not that it can't pay
+    s = placed(fighter("a", "party", "pc"), fighter("x", "patrol"), at={"a": (0, 0), "x": (9, 9)})
+    assert s.state.combatants["a"].resources["mp"] == 1
+    with pytest.raises(Refused, match=r"say where to: params x=<increments> y=<increments>"):
+        act(s, "a", "move", y=1)
+
+
+def test_each_moves_cost_starts_where_its_own_declared_move_ends():
+    # simultaneous movement: a's move, then b's from its own square, then a's shot, then a's move
+    s = placed(
+        fighter("a", "party", "pc", init=5),
+        fighter("b", "party", "pc", init=5),
+        fighter("x", "patrol"),
+        at={"a": (0, 0), "b": (5, 5), "x": (9, 9)},
+        faces=(9, 9, 8, 8, 0, 0),
+        movement_timing="simultaneous",
+        shooting_timing="simultaneous",
+    )
+    act(s, "a", "move", x=3, y=0)  # 3
+    forced(s, "end_turn", actor="a")
+    act(s, "b", "move", x=5, y=6)  # 1, from 5,5 (not from a's 3,0)
+    assert s.state.combatants["b"].resources["mp"] == 5
+
+
+def test_shooting_needs_range_1_or_more_and_melee_range_zero():
+    # docs: "Shooting needs range 1 to the weapon's range; melee (range zero) needs a weapon with
+    # melee = true"
+    s = placed(fighter("a", "party", "pc", init=9), fighter("x", "patrol"), at={"a": (0, 0), "x": (0, 0)})
+    with pytest.raises(Refused, match="X is at range zero; that is melee"):
+        act(s, "a", "shoot", "x")
+    act(s, "a", "melee", "x", faces=(0, 0))
+    assert s.state.combatants["a"].resources["actions"] == 1  # a standard action
+    s = placed(fighter("a", "party", "pc", init=9), fighter("x", "patrol"), at={"a": (0, 0), "x": (1, 0)})
+    act(s, "a", "shoot", "x", faces=(0, 0))
+    with pytest.raises(Refused, match="X is at range 1; melee is at range zero"):
+        act(s, "a", "melee", "x")
+
+
+def test_a_weapon_the_action_cannot_use_is_refused_naming_the_weapons():
+    s = _shooting()
+    with pytest.raises(Refused, match=r"no melee weapon 'blaster' \(weapons: blaster, knife\)"):
+        act(s, "a", "melee", "x", weapon="blaster")
+    with pytest.raises(Refused, match=r"no ranged weapon 'lance' \(weapons: blaster, knife\)"):
+        act(s, "a", "shoot", "x", weapon="lance")
+
+
+def test_shields_that_absorb_a_whole_hit_leave_no_damage():
+    # docs: "a hit deals the weapon's damage dice, absorbed first by the target's current shields"
+    s = placed(fighter("a", "party", "pc", init=9), fighter("x", "patrol", shields=8), at={"a": (0, 0), "x": (3, 0)})
+    events = act(s, "a", "shoot", "x", faces=(9, 9, 2, 3))
+    assert told(events) == ["19 against HD 10, a hit; 2d6 = 5 damage (shields absorb 5)"]
+    assert not of(events, DamageApplied)
+
+
+def test_healing_dice_below_0_restore_nothing():
+    s = placed(
+        fighter("a", "party", "pc", init=9, heal="1d4-3"),
+        fighter("b", "party", "pc"),
+        fighter("x", "patrol"),
+        at={"a": (0, 0), "b": (1, 0), "x": (3, 0)},
+        faces=(9, 9, 0, 0, 0, 0),
+    )
+    forced(s, "override", params={"reason": "an old wound", "damage": {"target": "b", "amount": 5}})
+    events = act(s, "a", "heal", "b", faces=(1,))
+    assert told(events) == ["heals B for 0"] and s.state.combatants["b"].damage == 5
+
+
+def test_the_move_takes_no_target():
+    from click.testing import CliRunner
+
+    from combatlog.cli.main import app
+
+    out = CliRunner().invoke(app, ["rulesets", "starflight"]).output
+    assert "action move [1 action; no target]" in out
+
+
+# --- Simple Combat ------------------------------------------------------------------------------
+
+
+def simple(*fighters: dict, **options):
+    s = sf(*fighters, method="simple", **options)
+    forced(s, "begin")
+    return s
+
+
+def test_a_primary_goal_ends_the_fight_though_the_other_side_still_stands():
+    # docs: "a natural 18 rolls again: more than the opposing combatants left reaches the primary
+    # goal (the fight ends)": g 18 against h 17, h loses 1 of 3; the goal roll 10 > 3
+    s = simple(fighter("a", "A", group="g"), *[fighter(f"b{i}", "B", group="h") for i in range(3)], simple_goals=True)
+    events = forced(s, "exchange", (9, 9, 8, 9, 5, 5))
+    ended = [e for e in events if type(e).__name__ == "EncounterEnded"]
+    assert [(e.outcome, e.winner) for e in ended] == [("primary goal reached by g", "A")]
+    assert [c.id for c in s.state.active()] == ["a", "b1", "b2"]
+    rolled = [(d.purpose, d.by) for d in of(events, DiceRolled)]
+    assert ("g rolled 18: the goal roll", "a") in rolled
+
+
+def test_a_roll_of_0_loses_the_primary_goal_only_to_a_group_larger_than_the_roll_again():
+    # docs: "a natural 0 rolls again, and a group with more combatants than that roll makes the
+    # primary goal unreachable": 3 opponents against a second roll of 3 leave it in reach
+    s = simple(fighter("a", "A", group="g"), *[fighter(f"b{i}", "B", group="h") for i in range(3)], simple_goals=True)
+    events = forced(s, "exchange", (0, 0, 5, 5, 1, 2))
+    assert not [e for e in of(events, GoalEvent) if e.what == "primary lost"]
+
+
+def test_each_groups_result_is_its_roll_plus_its_modifiers():
+    # docs: "option `simple_experience` = {group: bonus}": h's 2 + 2 = 4 against g's 3
+    s = simple(fighter("a", "A", group="g"), fighter("b", "B", group="h"), simple_experience={"h": 2})
+    events = forced(s, "exchange", (1, 2, 1, 1))
+    ranked = of(events, GroupsRanked)[0]
+    assert ranked.results == {"g": 3, "h": 4} and ranked.losses == {"g": 1, "h": 0}
+
+
+def test_experience_may_name_a_combatants_group_within_a_pc_side():
+    # a side with a PC is one group ("party"); an experience bonus named by the NPCs' own group
+    # is still a group of this fight, and an unknown name is refused
+    party = [fighter("p", "party", "pc"), fighter("m", "party", group="marines")]
+    s = simple(*party, fighter("x", "raiders"), simple_experience={"marines": 1})
+    forced(s, "exchange", (5, 5, 1, 1))
+    s = simple(*party, fighter("x", "raiders"), simple_experience={"pirates": 1})
+    with pytest.raises(Refused, match="option simple_experience: pirates: no such group"):
+        forced(s, "exchange", (5, 5, 1, 1))
+
+
+def test_a_pc_takes_one_hit_for_each_hostile_group_that_rolled_higher():
+    # docs: "the low throw ... takes one hit per hostile group that rolled higher": raiders 10 beat
+    # the party's 4, pirates 3 don't
+    s = simple(
+        fighter("p", "party", "pc"),
+        fighter("x", "raiders", group="raiders"),
+        fighter("y", "pirates", group="pirates"),
+    )
+    events = forced(s, "exchange", (2, 2, 5, 5, 1, 2))
+    assert of(events, HitsTaken) == [HitsTaken(combatant="p", hits=1)]
+
+
+def test_a_pc_is_incapacitated_at_its_third_hit_by_default():
+    # docs: "A PC is incapacitated after `hits` hits (option `simple_hits`, default 3)"
+    s = simple(fighter("p", "party", "pc"), fighter("q", "party", "pc"), fighter("x", "raiders"))
+    for round_ in range(3):
+        events = forced(s, "exchange", (1, 1, 5, 5, 1, 2))  # p throws low: one hit each exchange
+        assert bool([e for e in of(events, CombatantDefeated) if e.combatant == "p"]) is (round_ == 2)
+
+
+def test_a_choice_is_due_before_the_next_exchange_and_only_from_a_group_that_rolled_18():
+    s = simple(
+        fighter("a", "A", group="g"),
+        *[fighter(f"b{i}", "B", group="h") for i in range(10)],
+        simple_goals=True,
+    )
+    with pytest.raises(Refused, match="no choice is due for that group; a choice comes after a group rolls 18"):
+        forced(s, "goal", params={"group": "g", "choice": "bonus"})
+    forced(s, "exchange", (9, 9, 4, 5, 1, 1))  # g: 18, then 9, not more than 10
+    with pytest.raises(Refused, match=r"g rolled 18 and must choose first; goal group=g choice=secondary\|bonus"):
+        forced(s, "exchange", (1, 1, 1, 1))
+    with pytest.raises(Refused, match="no choice is due for that group; due: g"):
+        forced(s, "goal", params={"group": "h", "choice": "bonus"})
+
+
+def test_with_two_choices_due_the_refusal_names_the_first_group_twice_over():
+    # both groups roll 18, and neither goal roll beats the other side's number: two choices due
+    s = simple(fighter("a", "A", group="g"), *[fighter(f"b{i}", "B", group="h") for i in range(2)], simple_goals=True)
+    forced(s, "exchange", (9, 9, 9, 9, 0, 1, 0, 0))  # g 18 (goal 1, not above 2); h 18 (goal 0)
+    with pytest.raises(Refused, match=r"^.*g rolled 18 and must choose first; goal group=g choice=secondary\|bonus$"):
+        forced(s, "exchange", (1, 1, 1, 1))
+
+
+def test_a_goal_roll_equal_to_the_opposing_combatants_is_not_more_a_choice_is_due():
+    # "more than the opposing combatants left reaches the primary goal": 2 against 2 isn't
+    s = simple(fighter("a", "A", group="g"), *[fighter(f"b{i}", "B", group="h") for i in range(2)], simple_goals=True)
+    events = forced(s, "exchange", (9, 9, 8, 9, 1, 1))  # g 18, h 17 (loses 1); the goal roll 2
+    assert [e.what for e in of(events, GoalEvent)] == ["choice due"]
+    forced(s, "goal", params={"group": "g", "choice": "bonus"})
+    assert not s.rules.waiting(s.state)  # the choice made, the fight goes on
+    events = forced(s, "exchange", (1, 1, 1, 1))
+    assert of(events, GroupsRanked)[0].results == {"g": 3, "h": 2}
+
+
+def test_a_group_rolls_by_its_first_member():
+    s = simple(
+        fighter("a", "A", group="g"), fighter("a2", "A", group="g"), fighter("b", "B", group="h"), simple_goals=True
+    )
+    events = forced(s, "exchange", (0, 0, 5, 5, 3, 3))  # g rolls 0, then again
+    assert [(d.purpose, d.by) for d in of(events, DiceRolled)][:3] == [
+        ("simple combat: g", "a"),
+        ("simple combat: h", "b"),
+        ("g rolled 0: roll again", "a"),
+    ]
+
+
+def test_a_loss_of_exactly_the_groups_npcs_spares_its_pcs():
+    # docs: "A group with PCs loses its NPCs first; then each PC rolls 1d10": a loss of 1 takes
+    # the one ally, and no PC takes a hit
+    s = simple(fighter("p", "party", "pc"), fighter("ally", "party"), fighter("x", "raiders"))
+    events = forced(s, "exchange", (2, 2, 2, 3))  # party 4, raiders 5
+    assert [e.combatant for e in of(events, CombatantDefeated)] == ["ally"] and not of(events, HitsTaken)
+
+
+def test_a_hostile_group_that_rolled_the_same_gives_no_hit():
+    s = simple(
+        fighter("p", "party", "pc"),
+        fighter("x", "raiders", group="raiders"),
+        fighter("y", "pirates", group="pirates"),
+    )
+    events = forced(s, "exchange", (2, 2, 5, 5, 2, 2))  # party 4, raiders 10, pirates 4
+    assert of(events, HitsTaken) == [HitsTaken(combatant="p", hits=1)]
+
+
+def test_an_exchange_that_leaves_one_side_standing_ends_the_fight_by_the_csi():
+    s = simple(fighter("a", "A"), fighter("b", "B"))
+    events = forced(s, "exchange", (9, 9, 1, 1))  # 18 against 2: B loses 16
+    ended = [e for e in events if type(e).__name__ == "EncounterEnded"]
+    assert len(ended) == 1 and ended[0].winner == "A" and ended[0].outcome != "A"
+    assert ended[0].outcome == s.state.outcome
