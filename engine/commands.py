@@ -853,30 +853,10 @@ AnyCommand = Union[  # noqa: UP007  # the one union of them all, as `Event` is f
     SystemCommand,
 ]
 
-# every core kind by the word that names it, in the order help lists them
+# every core kind by the word that names it, in the order help lists them (the union's, but
+# a rule system's own)
 KINDS: dict[str, type[TypedCommand]] = {
-    str(cls.__struct_config__.tag): cls
-    for cls in (
-        Create,
-        Add,
-        Remove,
-        Surprise,
-        Begin,
-        Act,
-        EndTurn,
-        Ruling,
-        Override,
-        Note,
-        View,
-        Seat,
-        Seating,
-        End,
-        Contribute,
-        Reveal,
-        Fork,
-        Undo,
-        Redo,
-    )
+    str(cls.__struct_config__.tag): cls for cls in get_args(AnyCommand) if cls is not SystemCommand
 }
 
 
