@@ -1,0 +1,302 @@
+"""Infinite Realms' rules one sentence at a time (Infinite Realms Players Book, chapter four,
+"Combat", `shared/rules/002_30acb8a20f7a0058.txt`; readings in `docs/rules/infinite-realms.md`).
+
+Each test quotes the sentence (or the reading where the text leaves a number to a chapter we
+don't have) and works a number through it with the dice forced. The fighters are those of
+`tests/test_infinite_realms.py`: 200 hp, 10 AP, offense 100, defense 0, a sword (3 AP, 20
+damage, critical 10, reach 4 ft).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from combatlog.engine import Refused, ScriptedDice, get_rules
+from combatlog.events import Command
+from tests.test_infinite_realms import SWORD, act, duel, fighter, ir, outcome, run
+
+
+def ap(s, cid: str) -> int:
+    return s.state.combatants[cid].resources["ap"]
+
+
+def refused(s, kind: str, actor: str | None = None, **params) -> str:
+    with pytest.raises(Refused) as exc:
+        run(s, kind, actor=actor, params=params)
+    return str(exc.value)
+
+
+def next_round(s, faces=(1, 1, 1, 1)) -> None:
+    """End the turns of everyone left in this round; the next one's tie-breaks are `faces`."""
+    r = s.state.round
+    for _ in range(20):
+        if s.state.round != r or s.state.phase == "end":
+            return
+        s.execute(Command(kind="end_turn", actor=s.state.acting[0]), dice=ScriptedDice(list(faces)))
+    raise AssertionError(f"round {r} didn't end")
+
+
+# --- the encounter file: weapons --------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("weapons", "message"),
+    [
+        ([SWORD, SWORD], r"combatant a: \$\.weapons\[1\]: the name 'sword' is taken"),
+        ([{**SWORD, "name": "punch"}], r"combatant a: \$\.weapons\[0\]: the name 'punch' is taken"),
+        ([{**SWORD, "name": "kick"}], r"combatant a: \$\.weapons\[0\]: the name 'kick' is taken"),
+        ([{**SWORD, "damage": "2d"}], r"combatant a: \$\.weapons\[0\]\.damage: can't read dice expression '2d'"),
+        (
+            [{**SWORD, "kind": "thrown", "short": 5}],
+            r"combatant a: \$\.weapons\[0\]: a thrown or missile weapon needs short <= medium <= long, in yards",
+        ),
+    ],
+)
+def test_a_weapon_is_named_once_punch_and_kick_are_the_bare_hands_and_ranges_come_in_order(weapons, message):
+    # "Punch ... Kick": the bare hands' attacks have their own names; "Thrown weapons have three
+    # ranges, short, medium and long, given in yards"
+    with pytest.raises(Refused, match=message):
+        ir(fighter("a", "A", weapons=weapons))
+
+
+def test_three_ranges_may_be_equal():
+    # short <= medium <= long: a dart whose short and medium range are both 5, long 5
+    dart = {**SWORD, "name": "dart", "kind": "thrown", "short": 5, "medium": 5, "long": 5}
+    s = ir(fighter("a", "A", weapons=[dart]), fighter("b", "B", ap=5))
+    assert s.state.combatants["a"].stats["weapons"][0]["long"] == 5
+
+
+# --- the game master's commands ---------------------------------------------------------------
+
+
+def test_a_distance_names_two_combatants_and_whole_yards_0_or_more():
+    s = duel()
+    assert refused(s, "distance", a="a", b="zz", yards=3) == "distance 'zz': no such combatant; ids: a, b"
+    assert refused(s, "distance", a="a", b="a", yards=3) == "distance: name two different combatants"
+    for yards in (-1, -3, "x", True):
+        assert refused(s, "distance", a="a", b="b", yards=yards).endswith(": a whole number of yards, 0 or more")
+
+
+def test_a_distance_of_0_during_the_fight_engages_with_the_reach_bonus_at_once():
+    # "1 AP is added to their total for every 2 feet of reach their weapon has over the reach of
+    # the shortest weapon in that engagement": a pike (10 ft) against a sword (4 ft): +3 AP
+    pike = {**SWORD, "name": "pike", "reach": 10}
+    s = ir(fighter("a", "A", weapons=[pike]), fighter("b", "B", ap=5))
+    run(s, "begin", [1, 1])
+    run(s, "distance", params={"a": "a", "b": "b", "yards": 0})
+    assert s.state.extra.engaged["a"] == ("b",) and ap(s, "a") == 13
+
+
+def test_a_distance_of_0_before_the_fight_engages_for_round_1():
+    pike = {**SWORD, "name": "pike", "reach": 10}
+    s = ir(fighter("a", "A", weapons=[pike]), fighter("b", "B", ap=5))
+    run(s, "distance", params={"a": "a", "b": "b", "yards": 0})
+    run(s, "begin", [1, 1])
+    assert s.state.extra.engaged["a"] == ("b",) and ap(s, "a") == 13
+
+
+def test_a_distance_given_between_two_engaged_combatants_parts_them():
+    s = duel()
+    run(s, "distance", params={"a": "a", "b": "b", "yards": 5})
+    assert "b" not in s.state.extra.engaged.get("a", ())
+    with pytest.raises(Refused, match="B is 5 yards away; melee needs engaging first"):
+        act(s, "a", "attack", "b", [50])
+
+
+def test_engaging_names_two_or_more_combatants_of_the_fight():
+    s = duel()
+    for params in ({"combatants": ["a"]}, {"combatants": ["a", "zz"]}, {}, {"combatants": "ab"}):
+        assert refused(s, "engage", **params) == "engage: name two or more combatants; ids: a, b"
+
+
+def test_engaging_during_the_fight_adds_the_reach_bonus_at_once():
+    # "This is only for the round in which they are engaging": a pike (10 ft) against a sword
+    # (4 ft) engages in round 1: a's 10 AP become 13, and round 2 starts at 10
+    pike = {**SWORD, "name": "pike", "reach": 10}
+    s = ir(fighter("a", "A", weapons=[pike]), fighter("b", "B", ap=5))
+    run(s, "begin", [1, 1])
+    run(s, "engage", params={"combatants": ["a", "b"]})
+    assert ap(s, "a") == 13 and ap(s, "b") == 5
+    next_round(s)
+    assert ap(s, "a") == 10
+
+
+def test_defense_bought_by_command_names_a_combatant_in_the_fight_and_what_it_has():
+    # "For 1 AP a character can decrease his defensive % by 2": no more than he has
+    s = duel()
+    assert refused(s, "defend", actor="zz", ap=1) == "defend 'zz': no such combatant in the fight; ids: a, b"
+    assert refused(s, "defend", actor="a", ap=11) == "defend a: A has 10 AP"
+    run(s, "defend", actor="b", params={"ap": 5})  # all of b's 5 AP
+    assert ap(s, "b") == 0 and s.state.extra.defense_ap == {"b": 5}
+
+
+def test_defense_bought_by_command_costs_1_ap_unless_told():
+    s = duel()
+    run(s, "defend", actor="a")
+    assert ap(s, "a") == 9 and s.state.extra.defense_ap == {"a": 1}
+
+
+# --- what actions cost ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("params", "spent"), [({}, 1), ({"ap": 3}, 3)])
+def test_defending_costs_1_ap_for_each_2_defense(params, spent):
+    # "Subtract 2 from Defense % – 1 AP (Unlimited)"
+    s = duel()
+    events = act(s, "a", "defend", **params)
+    assert outcome(events) == f"defends: -{2 * spent} defense % this round"
+    assert ap(s, "a") == 10 - spent
+
+
+def test_getting_up_costs_5_ap():
+    # critical miss 1 - 20: "Attack goes wild and attacker falls down 5 AP to get up"
+    s = duel({"offense": 0, "ap": 20}, {"defense": 0})
+    act(s, "a", "attack", "b", [97, 10])  # missed by 10: down
+    assert s.state.combatants["a"].has("down") and ap(s, "a") == 17
+    act(s, "a", "stand")
+    assert ap(s, "a") == 12 and not s.state.combatants["a"].has("down")
+
+
+def test_getting_up_costs_a_whole_round_for_one_with_fewer_than_5_ap():
+    # the reading: one whose round holds fewer than 5 AP gets up with all of them
+    s = duel({"offense": 0, "ap": 4}, {"defense": 0, "ap": 3})
+    act(s, "a", "attack", "b", [97, 10])  # 4 - 3 = 1 AP left; down
+    next_round(s)
+    assert ap(s, "a") == 4
+    act(s, "a", "stand")
+    assert ap(s, "a") == 0
+
+
+def test_pursuing_costs_1_ap_and_2_with_a_crippled_leg():
+    # "Run 10 yards – 1 AP"; a crippled leg: "Movement costs twice as many AP"
+    for crippled, spent in ((False, 1), (True, 2)):
+        s = duel({"running": 40, "defense": 100}, {"running": 60, "ap": 9}, faces=(9, 1))
+        if crippled:
+            run(s, "override", params={"reason": "t", "condition": {"target": "b", "name": "crippled left leg"}})
+        act(s, "a", "run", faces=[95], away_from="b")
+        run(s, "end_turn", actor="a")
+        act(s, "b", "pursue", "a", [70])
+        assert ap(s, "b") == 9 - spent
+
+
+def test_first_aid_costs_5_ap_by_default():
+    s = ir(fighter("a", "A"), fighter("b", "B", ap=1), fighter("m", "B", ap=6, first_aid=80))
+    run(s, "engage", params={"combatants": ["a", "b"]})
+    run(s, "begin", [1, 1, 1])
+    act(s, "a", "attack", "b", [5, 52])  # made by 48: internal bleeding
+    run(s, "end_turn", actor="a")
+    act(s, "m", "first_aid", "b", [50])
+    assert ap(s, "m") == 1
+
+
+# --- stunned, half AP, wounds, bleeding -------------------------------------------------------
+
+
+def test_a_stunned_character_has_0_ap_in_the_next_round_too():
+    # "While a character is stunned he cannot do anything, he has 0 AP": made by 43, two rounds
+    s = duel()
+    act(s, "a", "attack", "b", [5, 57])
+    next_round(s)
+    b = s.state.combatants["b"]
+    assert b.has("stunned") and ap(s, "b") == 0 and s.rules.budget(s.state, b) == {"ap": 0}
+
+
+def test_losing_50_percent_ap_for_a_round_halves_the_next_rounds_ap():
+    # made by 21 - 30: "Victim receives an extra 50% hit and losses 50% AP for a round": b's 9
+    # AP are 4 in the next round (halved, rounded down)
+    s = duel(b={"ap": 9})
+    act(s, "a", "attack", "b", [5, 75])  # made by 25
+    next_round(s)
+    assert s.state.combatants["b"].has("half AP") and ap(s, "b") == 4
+
+
+def test_one_hit_point_left_is_not_passed_out():
+    # "If a character's current hit points drop to 0, he will pass out": 1 left, he fights on
+    s = ir(fighter("a", "A"), fighter("b", "B", hp=20, ap=5), fighter("c", "B"))
+    run(s, "begin", [1, 1, 1])
+    run(s, "override", params={"reason": "t", "damage": {"target": "b", "amount": 19}})
+    assert s.state.combatants["b"].defeated is None and s.state.combatants["b"].has("wounded (25%)")
+
+
+def test_bleeding_goes_on_for_one_and_stops_for_another_given_first_aid():
+    # "he loses 1 hit point every 4 rounds (1 minute) until successfully bound by first aid":
+    # b1's bleeding is bound, b2's goes on: at round 4's end b2 has lost 1 HP, b1 none
+    s = ir(
+        fighter("a", "A", ap=12),
+        fighter("b1", "B", ap=1),
+        fighter("b2", "B", ap=1),
+        fighter("m", "B", ap=6, first_aid=80),
+    )
+    run(s, "engage", params={"combatants": ["a", "b1", "b2"]})
+    run(s, "begin", [1, 1, 1, 1])
+    act(s, "a", "attack", "b1", [5, 52])  # made by 48: internal bleeding
+    act(s, "a", "attack", "b2", [5, 52])
+    while s.state.acting != ("m",):
+        run(s, "end_turn", actor=s.state.acting[0])
+    act(s, "m", "first_aid", "b1", [50])
+    base = {c: s.state.combatants[c].damage for c in ("b1", "b2")}
+    while s.state.round < 5:
+        next_round(s)
+    assert {c: s.state.combatants[c].damage - base[c] for c in ("b1", "b2")} == {"b1": 0, "b2": 1}
+
+
+def test_the_dead_bleed_no_more():
+    # bleeding costs hit points of the living: a dead bleeder's damage stays as it was
+    s = ir(fighter("a", "A", ap=12), fighter("b", "B", ap=1, hp=20), fighter("c", "B", ap=1))
+    run(s, "engage", params={"combatants": ["a", "b", "c"]})
+    run(s, "begin", [1, 1, 1])
+    act(s, "a", "attack", "b", [5, 52])  # 20 damage and bleeding: passed out
+    run(s, "override", params={"reason": "t", "damage": {"target": "b", "amount": 21}})  # -21: dead
+    assert s.state.combatants["b"].defeated == "dead"
+    damage = s.state.combatants["b"].damage
+    while s.state.round < 5:
+        next_round(s)
+    assert s.state.combatants["b"].damage == damage
+
+
+# --- parameters -------------------------------------------------------------------------------
+
+
+def test_an_unknown_parameter_is_refused_from_version_3_naming_those_taken():
+    s = duel()
+    with pytest.raises(Refused, match=r"A: attack takes no parameter 'bogus'; it takes: weapon, rapid"):
+        act(s, "a", "attack", "b", [50], bogus=1)
+
+
+def test_a_version_2_fight_lets_an_unknown_parameter_by(monkeypatch):
+    # a log recorded under version 2 took what it was given: it re-decides the same
+    monkeypatch.setattr(type(get_rules("infinite-realms")), "version", "2")
+    s = duel()
+    assert outcome(act(s, "a", "attack", "b", [50], bogus=1)).startswith("d% 50 against 100: a hit by 50")
+
+
+def test_bleeding_begun_in_the_surprise_round_costs_1_hp_at_the_end_of_round_3():
+    # "he loses 1 hit point every 4 rounds (1 minute)": the surprise round (0) is the first of
+    # the four, so the first hit point goes as round 3 ends
+    s = ir(fighter("a", "A"), fighter("b", "B", ap=1, defense=20))  # need 100 with surprised +20
+    run(s, "engage", params={"combatants": ["a", "b"]})
+    run(s, "surprise", params={"sides": ["B"]})
+    run(s, "begin", [1, 1])
+    act(s, "a", "attack", "b", [5, 52])  # made by 48: internal bleeding, in round 0
+    base = s.state.combatants["b"].damage
+    lost = {}
+    while s.state.round < 5:
+        r = s.state.round
+        next_round(s)
+        lost[r] = s.state.combatants["b"].damage - base
+    assert lost == {0: 0, 1: 0, 2: 0, 3: 1, 4: 1}
+
+
+def test_bleeding_stopped_some_other_way_costs_no_more():
+    # "until successfully bound by first aid or the bleeding is stopped in some other way": the
+    # game master takes the condition off in round 2; at round 4's end nothing more is lost
+    s = ir(fighter("a", "A"), fighter("b", "B", ap=1))
+    run(s, "engage", params={"combatants": ["a", "b"]})
+    run(s, "begin", [1, 1])
+    act(s, "a", "attack", "b", [5, 52])
+    next_round(s)
+    run(s, "override", params={"reason": "a healer", "remove_condition": {"target": "b", "name": "internal bleeding"}})
+    base = s.state.combatants["b"].damage
+    while s.state.round < 6:
+        next_round(s)
+    assert s.state.combatants["b"].damage == base
