@@ -300,3 +300,145 @@ def test_bleeding_stopped_some_other_way_costs_no_more():
     while s.state.round < 6:
         next_round(s)
     assert s.state.combatants["b"].damage == base
+
+
+# --- aiming, defending, standing, first aid ---------------------------------------------------
+
+BOW = {"name": "bow", "kind": "missile", "ap": 5, "damage": 4, "critical": 0, "short": 5, "medium": 50, "long": 100}
+KNIFE = {"name": "knife", "kind": "thrown", "ap": 2, "damage": 4, "critical": 0, "short": 5, "medium": 10, "long": 20}
+
+
+def test_aiming_costs_1_ap_a_point_for_plus_5():
+    # "Add 5 to Offensive % (Aiming) – 1 AP (Max 2)"
+    s = duel()
+    assert outcome(act(s, "a", "aim")) == "aims (+5)"
+    assert outcome(act(s, "a", "aim")) == "aims (+10)"
+    assert ap(s, "a") == 8
+
+
+@pytest.mark.parametrize(("weapon", "most"), [(KNIFE, 3), (BOW, 5)])
+def test_a_thrown_weapon_aims_up_to_3_and_a_missile_weapon_up_to_5(weapon, most):
+    # thrown: "Add 5 to Offensive % (Aiming) – 1 AP (Max 3)"; missile: "(Max 5)"
+    s = ir(fighter("a", "A", weapons=[weapon]), fighter("b", "B", ap=5))
+    run(s, "begin", [1, 1])
+    for _ in range(most):
+        act(s, "a", "aim")
+    with pytest.raises(Refused, match=f"aiming is at most {most} AP with a {weapon['kind']} weapon"):
+        act(s, "a", "aim")
+
+
+def test_defense_can_be_bought_after_a_combatant_joins_mid_round():
+    # "Defensive AP are taken out of his AP total at the beginning of the round": one who joins
+    # with no AP yet doesn't close that window for the others
+    s = duel()
+    s.do("add", **fighter("c", "A"))
+    assert outcome(act(s, "a", "defend", ap=1)) == "defends: -2 defense % this round"
+
+
+def test_defense_is_at_least_1_ap():
+    s = duel()
+    with pytest.raises(Refused, match=r"A: defend: ap=0: spend a whole number of AP, at least 1"):
+        act(s, "a", "defend", ap=0)
+
+
+@pytest.mark.parametrize("given", [True, "x"])
+def test_a_version_2_defense_is_a_whole_number_of_ap(given, monkeypatch):
+    # before version 3 checked parameters by kind, the action's own check refused them
+    monkeypatch.setattr(type(get_rules("infinite-realms")), "version", "2")
+    s = duel()
+    with pytest.raises(Refused, match=f"A: defend: ap={given!r}: spend a whole number of AP, at least 1"):
+        act(s, "a", "defend", ap=given)
+
+
+def test_standing_is_for_one_who_is_down():
+    s = duel()
+    with pytest.raises(Refused, match=r"A: stand: A isn't down"):
+        act(s, "a", "stand")
+
+
+def test_first_aid_stops_bleeding_on_a_roll_at_or_under_the_skill():
+    s = ir(fighter("a", "A"), fighter("b", "B", ap=1), fighter("m", "B", ap=6, first_aid=80))
+    run(s, "engage", params={"combatants": ["a", "b"]})
+    run(s, "begin", [1, 1, 1])
+    act(s, "a", "attack", "b", [5, 52])  # made by 48: internal bleeding
+    run(s, "end_turn", actor="a")
+    assert outcome(act(s, "m", "first_aid", "b", [80])) == "d% 80 against 80: the bleeding stops"
+    assert not s.state.combatants["b"].has("internal bleeding")
+    for _ in range(5):
+        if s.state.acting == ("m",):
+            break
+        s.execute(Command(kind="end_turn", actor=s.state.acting[0]), dice=ScriptedDice([1, 1, 1]))
+    with pytest.raises(Refused, match=r"M: first_aid: B isn't bleeding"):
+        act(s, "m", "first_aid", "b", [80])
+
+
+# --- attacks: weapons, ranges, rapid fire, bare hands ----------------------------------------
+
+
+def test_an_unknown_weapon_is_refused_naming_those_usable():
+    s = duel({"weapons": [SWORD, BOW]})
+    with pytest.raises(Refused, match=r"no usable weapon 'axe' \(weapons: sword, bow; broken ones can't be used\)"):
+        act(s, "a", "attack", "b", [50], weapon="axe")
+
+
+def test_a_missile_weapon_reaches_its_long_range_and_no_further():
+    # "Missile weapons can't be used beyond long range": 100 yards is in, 101 isn't
+    s = ir(fighter("a", "A", weapons=[BOW]), fighter("b", "B", ap=5))
+    run(s, "distance", params={"a": "a", "b": "b", "yards": 101})
+    run(s, "begin", [1, 1])
+    with pytest.raises(Refused, match=r"B is 101 yards away, beyond the bow's long range 100"):
+        act(s, "a", "attack", "b", [95])
+    run(s, "distance", params={"a": "a", "b": "b", "yards": 100})
+    assert outcome(act(s, "a", "attack", "b", [95])) == "d% 95 against 80 (long range -20): a miss by 15"
+
+
+def test_rapid_fire_is_against_one_rushing_you_this_round():
+    # "Rapid fire is used when a character using a missile weapon is being rushed"
+    s = ir(fighter("a", "A", ap=12, weapons=[BOW]), fighter("b", "B", ap=14, offense=0), fighter("c", "A", ap=1))
+    run(s, "distance", params={"a": "a", "b": "b", "yards": 40})
+    run(s, "begin", [1, 1, 1])
+    act(s, "b", "run", toward="c")  # rushing c, not a
+    run(s, "end_turn", actor="b")
+    with pytest.raises(Refused, match="rapid fire is against a combatant rushing you; B isn't"):
+        act(s, "a", "attack", "b", rapid=True)
+    s = ir(fighter("a", "A", ap=12, weapons=[BOW]), fighter("b", "B", ap=14, offense=0))
+    run(s, "distance", params={"a": "a", "b": "b", "yards": 40})
+    run(s, "begin", [1, 1])
+    act(s, "b", "run", toward="a")  # rushing a in round 1
+    next_round(s)
+    run(s, "end_turn", actor="b")
+    with pytest.raises(Refused, match="rapid fire is against a combatant rushing you; B isn't"):
+        act(s, "a", "attack", "b", rapid=True)
+
+
+def test_a_punch_needs_one_arm_and_a_target_within_reach():
+    # a crippled arm: "the character can't do anything with the limb"; the other arm punches
+    hands = {"ps": 60, "adjusted_pd": 50, "punch_ap": 2, "kick_ap": 4}
+    for arms in (["crippled right arm"], ["crippled left arm"]):
+        s = duel(hands, {"defense": 20})
+        for arm in arms:
+            run(s, "override", params={"reason": "t", "condition": {"target": "a", "name": arm}})
+        assert outcome(act(s, "a", "punch", "b", [30])).startswith("d% 30 against ")  # at half offense
+    s = duel(hands, {"defense": 20})
+    for arm in ("crippled right arm", "crippled left arm"):
+        run(s, "override", params={"reason": "t", "condition": {"target": "a", "name": arm}})
+    with pytest.raises(Refused, match="A can't punch with both arms crippled"):
+        act(s, "a", "punch", "b", [30])
+    s = ir(fighter("a", "A", **hands), fighter("b", "B", ap=5))
+    run(s, "begin", [1, 1])
+    with pytest.raises(Refused, match="B isn't within reach; engage first"):
+        act(s, "a", "punch", "b", [30])
+
+
+def test_a_kick_needs_both_legs():
+    s = duel({"ps": 60, "adjusted_pd": 50, "punch_ap": 2, "kick_ap": 4})
+    run(s, "override", params={"reason": "t", "condition": {"target": "a", "name": "crippled left leg"}})
+    with pytest.raises(Refused, match="A can't kick with a crippled leg"):
+        act(s, "a", "kick", "b", [30])
+
+
+def test_a_move_offers_the_others_in_the_fight():
+    from combatlog.engine.rules.infinite_realms.actions import MOVE_PARAMS
+
+    s = duel()
+    assert [p.offered(s.state, s.state.combatants["a"]) for p in MOVE_PARAMS] == [("b",), ("b",)]
