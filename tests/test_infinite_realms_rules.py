@@ -442,3 +442,89 @@ def test_a_move_offers_the_others_in_the_fight():
 
     s = duel()
     assert [p.offered(s.state, s.state.combatants["a"]) for p in MOVE_PARAMS] == [("b",), ("b",)]
+
+
+# --- the attack roll --------------------------------------------------------------------------
+
+
+def test_a_roll_at_the_weapons_critical_rating_may_be_a_critical_and_a_re_roll_at_the_need_is_one():
+    # "If the attack is made by the weapon's critical percentage or less, there is a chance for a
+    # critical hit"; "reroll the dice and if a hit is again rolled, a critical hit has occurred":
+    # need 100, roll 10 (the sword's critical 10), re-roll 100: made by 0, "an extra 25% hit"
+    s = duel()
+    text = outcome(act(s, "a", "attack", "b", [10, 100]))
+    assert text == "d% 10 against 100: a hit by 90, 100% of 20 = 20; critical hit by 0: an extra 25% hit (5)"
+    assert s.state.combatants["b"].damage == 25
+
+
+def test_the_full_damage_is_the_weapons_damage_to_the_point():
+    # made by 31 or more: "100%" of a 60-point weapon is 60
+    s = duel({"weapons": [{**SWORD, "damage": 60, "critical": 0}]})
+    assert outcome(act(s, "a", "attack", "b", [50])) == "d% 50 against 100: a hit by 50, 100% of 60 = 60"
+
+
+def test_a_critical_miss_is_missed_by_the_re_roll_over_the_need():
+    # "The main factor ... is how much the critical is missed by": need 30, roll 97, re-roll 60:
+    # missed by 30, "Attacker whacks himself and is stunned for a round"; a re-roll of 30 is no miss
+    s = duel({"offense": 30})
+    assert outcome(act(s, "a", "attack", "b", [97, 60])).startswith(
+        "d% 97 against 30: a miss by 67; critical miss by 30"
+    )
+    assert s.state.combatants["a"].has("stunned")
+    s = duel({"offense": 30})
+    assert outcome(act(s, "a", "attack", "b", [97, 30])) == "d% 97 against 30: a miss by 67; no critical miss (30)"
+
+
+def test_a_crippled_arm_halves_offense():
+    # "If it is an arm, all his physical attributes ... his offense, defense, damage and AP drop to 50%"
+    s = duel()
+    run(s, "override", params={"reason": "t", "condition": {"target": "a", "name": "crippled right arm"}})
+    assert outcome(act(s, "a", "attack", "b", [95])) == "d% 95 against 50: a miss by 45"
+
+
+def test_a_dodging_run_without_a_dodge_rating_is_against_the_lowest_defense():
+    # the free attack "against the fleeing character's dodge rating": without one, his defense
+    # (the lowest of those given by the kind of attack)
+    s = duel({"defense": {"melee": 30, "missile": 50}}, {"offense": 70})
+    assert outcome(act(s, "a", "dodge_run", faces=[95], away_from="b")).startswith(
+        "B's free attack: d% 95 against 40 (against dodge): a miss"
+    )
+
+
+def test_a_bow_unawares_is_plus_10_defense():
+    # defensive chart: "A bow unawares + 10"; "A bow or sling + 4"
+    bow = {**BOW, "bow": True}
+    s = ir(fighter("a", "A", offense=80, weapons=[bow]), fighter("b", "B", ap=5, defense=20))
+    run(s, "distance", params={"a": "a", "b": "b", "yards": 30})
+    run(s, "begin", [1, 1])
+    run(s, "override", params={"reason": "t", "condition": {"target": "b", "name": "unaware"}})
+    assert outcome(act(s, "a", "attack", "b", [95])) == "d% 95 against 50 (unaware of the bow): a miss by 45"
+
+
+def test_a_puncher_defends_at_his_base_defense():
+    # "Punching characters use their base defense. Kicking characters' defense is ¾ base defense."
+    s = duel({"punch_ap": 2, "adjusted_pd": 0, "defense": 40, "ps": 10}, {"offense": 100})
+    act(s, "a", "punch", "b", [95])
+    run(s, "end_turn", actor="a")
+    assert "against 60" in outcome(act(s, "b", "attack", "a", [95]))
+
+
+@pytest.mark.parametrize(
+    ("option", "weapon", "roll", "rerolls"),
+    [
+        ("attacks", {"flail": True}, 80, False),
+        ("chapter", {"flail": True}, 90, False),
+    ],
+)
+def test_the_critical_miss_threshold_edges(option, weapon, roll, rerolls):
+    # chapter: "96 or more (91 or more for a flail)"; the attack sections: "81 or more for a flail"
+    s = duel({"offense": 0, "weapons": [{**SWORD, **weapon}]}, critical_miss=option)
+    assert ("critical miss" in outcome(act(s, "a", "attack", "b", [roll, 50] if rerolls else [roll]))) is rerolls
+
+
+@pytest.mark.parametrize(("roll", "rerolls"), [(95, False), (96, True)])
+def test_a_hand_to_hand_critical_miss_is_96_or_more_under_either_reading(roll, rerolls):
+    # hand to hand: "If the attack is missed by a 96 or more refer to the critical misses section"
+    s = duel({"punch_ap": 2, "adjusted_pd": 0, "ps": 10}, critical_miss="attacks")
+    text = outcome(act(s, "a", "punch", "b", [roll, 50] if rerolls else [roll]))
+    assert ("critical miss" in text) is rerolls
