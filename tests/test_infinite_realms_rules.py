@@ -492,13 +492,13 @@ def test_a_dodging_run_without_a_dodge_rating_is_against_the_lowest_defense():
 
 
 def test_a_bow_unawares_is_plus_10_defense():
-    # defensive chart: "A bow unawares + 10"; "A bow or sling + 4"
+    # defensive chart: "A bow unawares + 10" (not "A bow or sling + 4"): 80 - 20 + 10
     bow = {**BOW, "bow": True}
     s = ir(fighter("a", "A", offense=80, weapons=[bow]), fighter("b", "B", ap=5, defense=20))
     run(s, "distance", params={"a": "a", "b": "b", "yards": 30})
     run(s, "begin", [1, 1])
     run(s, "override", params={"reason": "t", "condition": {"target": "b", "name": "unaware"}})
-    assert outcome(act(s, "a", "attack", "b", [95])) == "d% 95 against 50 (unaware of the bow): a miss by 45"
+    assert outcome(act(s, "a", "attack", "b", [95])) == "d% 95 against 70 (unaware of the bow): a miss by 25"
 
 
 def test_a_puncher_defends_at_his_base_defense():
