@@ -528,3 +528,207 @@ def test_a_hand_to_hand_critical_miss_is_96_or_more_under_either_reading(roll, r
     s = duel({"punch_ap": 2, "adjusted_pd": 0, "ps": 10}, critical_miss="attacks")
     text = outcome(act(s, "a", "punch", "b", [roll, 50] if rerolls else [roll]))
     assert ("critical miss" in text) is rerolls
+
+
+# --- the critical charts with a 100-point weapon ----------------------------------------------
+
+BIG = {**SWORD, "name": "maul", "damage": 100, "critical": 10}
+
+
+@pytest.mark.parametrize(
+    ("made_by", "extra", "stunned"),
+    [
+        (10, 25, None),
+        (20, 50, None),
+        (30, 50, None),
+        (35, 75, 2),
+        (36, 100, 2),
+        (40, 100, 2),
+        (41, 100, 3),
+        (45, 100, 3),
+    ],
+)
+def test_a_critical_hits_extra_damage_and_stun_by_band(made_by, extra, stunned):
+    # "0 –10 Victim receives an extra 25% hit" ... "41 – 45 ... an extra 100% hit and is
+    # stunned for two rounds": a 100-point maul, need 100, so the extra is the chart's percent
+    s = duel({"weapons": [BIG]}, {"hp": 1000})
+    act(s, "a", "attack", "b", [5, 100 - made_by])
+    b = s.state.combatants["b"]
+    assert b.damage == 100 + extra
+    assert [c.remaining for c in b.conditions if c.name == "stunned"] == ([stunned] if stunned else [])
+
+
+@pytest.mark.parametrize("made_by", [46, 50, 51, 55, 56, 65])
+def test_bleeding_passing_out_and_crippling_add_no_damage(made_by):
+    s = duel({"weapons": [BIG]}, {"hp": 1000})
+    act(s, "a", "attack", "b", [5, 100 - made_by] + ([1] if made_by > 55 else []))
+    assert s.state.combatants["b"].damage == 100
+
+
+@pytest.mark.parametrize(
+    ("missed_by", "wound", "stunned"),
+    [(31, 25, None), (40, 25, None), (46, 50, 2), (50, 50, 2), (51, 100, 3), (60, 100, 3)],
+)
+def test_a_critical_miss_wounds_by_band(missed_by, wound, stunned):
+    # "31 – 40 Attacker inflicts 25% wound on self"; "46 – 50 ... 50% wound on self and is stunned
+    # for a round"; "51 – 60 ... 100% wound on self and in stunned for 2 rounds"
+    s = duel({"offense": 0, "hp": 1000, "weapons": [BIG]})
+    act(s, "a", "attack", "b", [97, missed_by])
+    a = s.state.combatants["a"]
+    assert a.damage == wound
+    assert [c.remaining for c in a.conditions if c.name == "stunned"] == ([stunned] if stunned else [])
+
+
+def test_a_critical_miss_by_66_or_more_rolls_a_critical_hit_on_oneself():
+    # "66+ Attacker inflicts 100% wound and rolls for a critical hit on himself": need 10, miss
+    # by 70 (re-roll 80); the critical roll 10 is made by 0: a further 25%
+    s = duel({"offense": 10, "hp": 1000, "weapons": [BIG]})
+    text = outcome(act(s, "a", "attack", "b", [97, 80, 10]))
+    assert text.endswith("critical hit by 0: an extra 25% hit (25)")
+    assert s.state.combatants["a"].damage == 125
+    s = duel({"offense": 10, "hp": 1000, "weapons": [BIG]})
+    act(s, "a", "attack", "b", [97, 80, 11])  # 11: no hit on himself
+    assert s.state.combatants["a"].damage == 100
+
+
+def test_half_ap_lasts_the_next_round_only():
+    # made by 21 - 30: "losses 50% AP for a round"
+    s = duel(b={"ap": 9})
+    act(s, "a", "attack", "b", [5, 75])
+    assert [c.remaining for c in s.state.combatants["b"].conditions if c.name == "half AP"] == [2]
+
+
+@pytest.mark.parametrize(("version", "extra"), [("1", 5), ("2", 4)])
+def test_before_version_2_a_wounded_attackers_critical_is_not_scaled(version, extra, monkeypatch):
+    # version 2 applied a wounded attacker's damage factor (75% at half HP) to a critical's
+    # extra damage: 25% of 20 = 5, at 75% 3.75 -> 4 ... a log of version 1 keeps 5
+    monkeypatch.setattr(type(get_rules("infinite-realms")), "version", version)
+    s = duel({"hp": 40})
+    run(s, "override", params={"reason": "t", "damage": {"target": "a", "amount": 20}})  # a at 50%
+    act(s, "a", "attack", "b", [5, 90])  # need 90 (offense -10 at half HP): made by 0
+    assert s.state.combatants["b"].damage == 15 + extra  # 20 at 75% = 15, then the critical
+
+
+@pytest.mark.parametrize(("version", "wound"), [("1", 5), ("2", 4)])
+def test_before_version_2_a_wounded_attackers_wound_on_himself_is_not_scaled(version, wound, monkeypatch):
+    monkeypatch.setattr(type(get_rules("infinite-realms")), "version", version)
+    s = duel({"hp": 40, "offense": 0})
+    run(s, "override", params={"reason": "t", "damage": {"target": "a", "amount": 20}})
+    act(s, "a", "attack", "b", [97, 25])  # need -10 at half HP: missed by 35, a 25% wound of 20
+    assert s.state.combatants["a"].damage == 20 + wound
+
+
+@pytest.mark.parametrize(("version", "turn"), [("1", "a"), ("2", "b"), ("3", "b")])
+def test_from_version_2_points_changed_by_the_game_master_rank_the_order_again(version, turn, monkeypatch):
+    monkeypatch.setattr(type(get_rules("infinite-realms")), "version", version)
+    s = duel()  # a 10 AP, b 5: a acts
+    run(s, "defend", actor="a", params={"ap": 6})  # a keeps 4
+    assert s.state.acting == (turn,)
+
+
+# --- the tables -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("cover", "need"), [("cover 50", 70), ("cover 75", 65), ("cover 90", 55)])
+def test_cover_against_thrown_and_missile_weapons(cover, need):
+    # "when 50% covered - 10", "when 75% covered - 15", "when 90% covered - 25": offense 80
+    s = ir(fighter("a", "A", offense=80, weapons=[BOW]), fighter("b", "B", ap=5))
+    run(s, "distance", params={"a": "a", "b": "b", "yards": 30})
+    run(s, "begin", [1, 1])
+    run(s, "override", params={"reason": "t", "condition": {"target": "b", "name": cover}})
+    assert f"against {need} ({cover})" in outcome(act(s, "a", "attack", "b", [95]))
+
+
+@pytest.mark.parametrize(("light", "need"), [("overcast", 75), ("night", 55), ("fog", 55), ("pitch black", 30)])
+def test_light_and_weather_against_thrown_and_missile_weapons(light, need):
+    # "at night or in fog - 25", "during pitch black - 50", "when heavily overcast - 5"
+    s = ir(fighter("a", "A", offense=80, weapons=[BOW]), fighter("b", "B", ap=5), light=light)
+    run(s, "distance", params={"a": "a", "b": "b", "yards": 30})
+    run(s, "begin", [1, 1])
+    assert f"against {need} ({light})" in outcome(act(s, "a", "attack", "b", [95]))
+
+
+def test_enemies_start_20_yards_apart_and_a_dodging_run_covers_6():
+    # "Run and dodge 6 yards – 1 AP"; "Walk 3 yards"; moving away adds the yards
+    s = ir(fighter("a", "A"), fighter("b", "B", ap=5))
+    run(s, "begin", [1, 1])
+    assert outcome(act(s, "a", "dodge_run", toward="b")) == "moves 6 yards toward B (14 left)"
+    assert outcome(act(s, "a", "walk", away_from="b")) == "moves 3 yards away from B"
+    assert s.state.extra.distance == {"a|b": 17}
+
+
+def test_a_weapon_given_no_critical_rating_or_damage_has_0():
+    plain = {"name": "club", "ap": 3}
+    s = duel({"weapons": [plain]})
+    assert outcome(act(s, "a", "attack", "b", [1])) == "d% 1 against 100: a hit by 99, 100% of 0 = 0"
+
+
+@pytest.mark.parametrize(("action", "rating"), [("punch", 3), ("kick", 5)])
+def test_a_punch_has_a_3_percent_critical_rating_and_a_kick_5(action, rating):
+    # "The critical hit rating is 3%"; a kick "has a 5% critical hit rating"
+    s = duel({"ps": 60, "adjusted_pd": 100, "punch_ap": 2, "kick_ap": 2}, {"hp": 1000})
+    assert "critical" in outcome(act(s, "a", action, "b", [rating, 99]))
+    s = duel({"ps": 60, "adjusted_pd": 100, "punch_ap": 2, "kick_ap": 2}, {"hp": 1000})
+    assert "critical" not in outcome(act(s, "a", action, "b", [rating + 1]))
+
+
+def test_a_weapon_given_no_reach_has_0_feet():
+    # "The character with the shortest weapon reach gains no extra AP": a club (no reach given)
+    # against the sword's 4 feet: the sword +2
+    s = ir(fighter("a", "A", weapons=[{"name": "club", "ap": 3}]), fighter("b", "B", ap=5))
+    run(s, "engage", params={"combatants": ["a", "b"]})
+    assert s.state.extra.reach_bonus == {"b": 2}
+
+
+def test_reach_under_2_feet_longer_gives_nothing():
+    s = ir(fighter("a", "A", weapons=[{**SWORD, "reach": 5}]), fighter("b", "B", ap=5))
+    run(s, "engage", params={"combatants": ["a", "b"]})
+    assert s.state.extra.reach_bonus == {}
+
+
+def test_engaging_a_second_time_in_a_round_tops_the_bonus_up_to_the_largest():
+    # the reach bonus once a round, the largest one: a pike against a dagger (+4), then against
+    # bare hands (+5): one more
+    pike = {**SWORD, "name": "pike", "reach": 10}
+    s = ir(
+        fighter("a", "A", ap=14, weapons=[pike]),
+        fighter("b", "B", ap=3, weapons=[{**SWORD, "name": "dagger", "reach": 1}]),
+        fighter("c", "B", ap=3, weapons=[]),
+    )
+    run(s, "begin", [1, 1, 1])
+    run(s, "engage", params={"combatants": ["a", "b"]})
+    assert ap(s, "a") == 18
+    run(s, "engage", params={"combatants": ["a", "c"]})
+    assert ap(s, "a") == 19
+
+
+def test_no_reach_bonus_for_one_stunned():
+    pike = {**SWORD, "name": "pike", "reach": 10}
+    s = ir(fighter("a", "A", weapons=[pike]), fighter("b", "B", ap=5))
+    run(s, "begin", [1, 1])
+    run(s, "override", params={"reason": "t", "condition": {"target": "a", "name": "stunned"}})
+    run(s, "engage", params={"combatants": ["a", "b"]})
+    assert ap(s, "a") == 10
+
+
+def test_the_free_attack_on_one_leaving_is_never_a_critical_miss():
+    s = duel({"defense": 30}, {"offense": 0})
+    assert outcome(act(s, "a", "walk", faces=[97], away_from="b")) == (
+        "B's free attack: d% 97 against -30: a miss by 127; moves 3 yards away from B"
+    )
+
+
+def test_a_move_names_another_combatant():
+    s = duel()
+    for other in ("zz", "a"):
+        with pytest.raises(Refused, match=f"no other combatant '{other}'; ids: a, b"):
+            act(s, "a", "walk", toward=other)
+
+
+def test_moving_up_to_a_fallen_foe_closes_to_0_yards():
+    s = ir(fighter("a", "A"), fighter("b", "B", ap=5), fighter("c", "B", ap=5))
+    run(s, "distance", params={"a": "a", "b": "b", "yards": 2})
+    run(s, "begin", [1, 1, 1])
+    run(s, "override", params={"reason": "t", "defeat": {"target": "b", "how": "felled"}})
+    assert outcome(act(s, "a", "walk", toward="b")) == "reaches B"
+    assert s.state.extra.distance["a|b"] == 0
