@@ -1,0 +1,182 @@
+"""Swords of Infinity's rules one sentence at a time (the combat chapter,
+`shared/rules/000_08caf533923f88a4.txt`; readings in `docs/rules/swords-of-infinity.md`).
+
+Each test quotes the sentence (or the reading where the text leaves it open) and works a number
+through it with the dice forced. The fighters are those of `tests/test_swords_of_infinity.py`:
+vitality 30, dexterity 40, awareness 30, an axe (skill 10, power 70); `duel` begins a fight in
+which a acts first.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from combatlog.engine import Refused, get_rules
+from tests.test_swords_of_infinity import act, attack, duel, fighter, run, soi
+
+
+def refused(s, kind: str, actor: str | None = None, faces=(), **params) -> str:
+    with pytest.raises(Refused) as exc:
+        run(s, kind, faces, actor=actor, params=params)
+    return str(exc.value)
+
+
+def hurt(s, who: str, where: str, n: int, faces=()) -> None:
+    run(s, "override", faces, params={"reason": "t", "damage": {"target": who, "amount": n, "location": where}})
+
+
+# --- initiative, actions ----------------------------------------------------------------------
+
+
+def test_initiative_is_a_power_roll_on_dexterity_plus_awareness_a_roll_at_the_tn_succeeds():
+    # "a Power roll with a target number equal to their Dexterity plus their Awareness ... the
+    # highest number going first": TN 70; a rolls 70 (a success, 70), b 60: a first
+    s = soi(fighter("a", "A"), fighter("b", "B"))
+    run(s, "begin", [70, 60])
+    assert s.state.order == (("a",), ("b",))
+    assert [s.state.combatants[c].initiative for c in "ab"] == [70, 60]
+
+
+def test_one_left_with_only_a_minor_action_has_no_turn():
+    # "she loses one action per turn for each Damage Target that is Disabled": with two, b's turn
+    # ends as it starts (a minor action alone doesn't hold a turn open); a is next again
+    s = soi(fighter("a", "A"), fighter("b", "B"), fighter("c", "B"))
+    run(s, "begin", [20, 10, 90])  # a 20, b 10, c a failure
+    hurt(s, "b", "left arm", 61)
+    hurt(s, "b", "right arm", 61)
+    run(s, "end_turn", actor="a")
+    assert s.state.acting == ("c",)
+    run(s, "end_turn", actor="c")
+    assert s.state.round == 2 and s.state.acting == ("a",)
+
+
+def test_enough_disabled_damage_targets_leave_no_action():
+    # "she loses one action per turn for each Damage Target that is Disabled ... Enough Disabled
+    # Damage Targets can leave a combatant completely unable to act": two or three, 0 actions
+    s = soi(fighter("a", "A"), fighter("b", "B"), fighter("c", "B"))
+    run(s, "begin", [10, 80, 90])
+    for n, where in enumerate(("left arm", "right arm", "left leg"), start=1):
+        hurt(s, "b", where, 61)
+        assert s.rules.budget(s.state, s.state.combatants["b"]) == {"actions": max(0, 2 - n), "minor": 1}
+
+
+def test_the_surprised_side_acts_once_the_surprise_round_is_over():
+    s = soi(fighter("a", "A"), fighter("b", "B"))
+    run(s, "surprise", params={"sides": ["B"]})
+    run(s, "begin", [10, 20])
+    assert s.state.surprise_round and s.state.acting == ("a",)
+    run(s, "end_turn", actor="a")
+    assert not s.state.surprise_round and s.state.acting == ("b",)
+
+
+def test_an_unknown_action_is_refused_naming_those_known():
+    s = duel()
+    with pytest.raises(Refused, match="swords-of-infinity has no such action"):
+        act(s, "a", "fly")
+
+
+def test_an_unknown_parameter_is_refused_from_version_3():
+    s = duel()
+    with pytest.raises(Refused, match=r"A: attack takes no parameter 'bogus'"):
+        attack(s, "a", "b", [99], bogus=1)
+
+
+def test_a_version_2_fight_lets_an_unknown_parameter_by(monkeypatch):
+    monkeypatch.setattr(type(get_rules("swords-of-infinity")), "version", "2")
+    s = duel()
+    assert attack(s, "a", "b", [99], bogus=1).startswith("hit roll 99 against 50")
+
+
+# --- the composition --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("part", [[0, 5], [5, 4], [3, 11], [1, 0]])
+def test_a_composition_is_ranges_of_the_d10_within_1_to_10(part):
+    # "two legs (1-2), the torso (3-6), two arms (7-8), and the head (9-10)"
+    with pytest.raises(
+        Refused, match=r"combatant b: \$\.composition: give \{damage target: \[low, high\]\} within 1-10"
+    ):
+        soi(fighter("a", "A"), fighter("b", "B", composition={"body": part}))
+
+
+def test_a_composition_may_be_one_part_at_each_end():
+    s = soi(fighter("a", "A"), fighter("b", "B", composition={"tail": [1, 1], "body": [2, 9], "head": [10, 10]}))
+    assert s.state.combatants["b"].stats["composition"]["head"] == [10, 10]
+
+
+def test_an_empty_composition_is_refused():
+    with pytest.raises(Refused, match=r"\$\.composition"):
+        soi(fighter("a", "A"), fighter("b", "B", composition={}))
+
+
+# --- resisting impairment ---------------------------------------------------------------------
+
+
+def test_damage_that_wounds_by_one_point_calls_for_resist_impairment():
+    # "If a combatant's damage exceeds his Vitality Score he is wounded"; "Whenever a combatant
+    # would take damage that Wounds or Disables them, they can attempt to ignore the penalties":
+    # 30 is not above vitality 30, 31 is: the check (TN 40) is rolled then
+    s = soi(fighter("a", "A"), fighter("b", "B", skills={"resist_impairment": 40}), fighter("c", "B"))
+    run(s, "begin", [10, 80, 90])
+    hurt(s, "b", "torso", 30)
+    hurt(s, "b", "torso", 1, [20])  # 20 against 40: ignored
+    assert s.state.extra.impairment["b"]["torso"] == {"ignored": 1}
+
+
+def test_more_damage_within_the_same_level_calls_for_no_new_check():
+    s = soi(fighter("a", "A"), fighter("b", "B", skills={"resist_impairment": 40}), fighter("c", "B"))
+    run(s, "begin", [10, 80, 90])
+    hurt(s, "b", "torso", 31, [90])  # wounded; 90: not ignored
+    hurt(s, "b", "torso", 1)  # 32: still wounded, no check
+    assert s.state.combatants["b"].has("torso wounded")
+
+
+def test_a_resist_impairment_of_1_is_rolled_and_of_0_is_not():
+    # a check that can't succeed isn't rolled: TN 0 means no die. Skill 11, less the new wound's
+    # -10 ("These penalties combine"): TN 1
+    s = soi(fighter("a", "A"), fighter("b", "B", skills={"resist_impairment": 11}), fighter("c", "B"))
+    run(s, "begin", [10, 80, 90])
+    hurt(s, "b", "torso", 31, [1])
+    assert s.state.extra.impairment["b"]["torso"] == {"ignored": 1}
+    s = soi(fighter("a", "A"), fighter("b", "B", skills={"resist_impairment": 10}), fighter("c", "B"))
+    run(s, "begin", [10, 80, 90])
+    hurt(s, "b", "torso", 31)  # TN 10 - 10: no die
+    assert s.state.combatants["b"].has("torso wounded")
+
+
+# --- recovery ---------------------------------------------------------------------------------
+
+
+def test_recovery_heals_the_tens_place_of_a_power_check_on_physical_resistance():
+    # "roll a Power Check based on the combatant's Physical Resistance score, the 10's place of the
+    # roll is how many points of damage she heals": 95 against 100 heals 9, 100 heals 10's place 0
+    s = soi(fighter("a", "A"), fighter("b", "B", physical_resistance=100), fighter("c", "B"))
+    run(s, "begin", [10, 80, 90])
+    hurt(s, "b", "torso", 20)
+    hurt(s, "b", "left arm", 1)
+    run(s, "recover", [95], actor="b", params={"target": "torso"})
+    assert s.state.combatants["b"].wounds == {"torso": 11, "left arm": 1}
+    run(s, "recover", [100], actor="b", params={"rested": True})
+    assert s.state.combatants["b"].wounds == {"torso": 11, "left arm": 1}
+    run(s, "recover", [10], actor="b", params={"rested": True})  # rested: every injured target
+    assert s.state.combatants["b"].wounds == {"torso": 10}
+
+
+def test_recovery_names_a_living_combatant_with_damage():
+    s = soi(fighter("a", "A"), fighter("b", "B"), fighter("c", "B"))
+    run(s, "begin", [10, 80, 90])
+    assert refused(s, "recover", actor="zz") == "recover 'zz': no such combatant; ids: a, b, c"
+    assert refused(s, "recover", actor="b", rested=True) == "recover b: nothing to heal"
+    hurt(s, "b", "torso", 1)
+    assert refused(s, "recover", actor="b").startswith("recover b: without a day of rest one damage target heals")
+    run(s, "override", params={"reason": "t", "defeat": {"target": "b", "how": "dead"}})
+    assert refused(s, "recover", actor="b", rested=True) == "recover b: the dead don't recover"
+
+
+def test_a_target_healed_to_0_is_not_injured():
+    s = soi(fighter("a", "A"), fighter("b", "B", physical_resistance=100), fighter("c", "B"))
+    run(s, "begin", [10, 80, 90])
+    hurt(s, "b", "torso", 1)
+    run(s, "recover", [10], actor="b", params={"rested": True})
+    assert s.state.combatants["b"].wounds == {}
+    assert refused(s, "recover", actor="b", rested=True) == "recover b: nothing to heal"
