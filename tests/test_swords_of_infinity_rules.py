@@ -12,6 +12,7 @@ from __future__ import annotations
 import pytest
 
 from combatlog.engine import Refused, get_rules
+from combatlog.events import ActionResolved
 from tests.test_swords_of_infinity import act, attack, duel, fighter, run, soi
 
 
@@ -180,3 +181,64 @@ def test_a_target_healed_to_0_is_not_injured():
     run(s, "recover", [10], actor="b", params={"rested": True})
     assert s.state.combatants["b"].wounds == {}
     assert refused(s, "recover", actor="b", rested=True) == "recover b: nothing to heal"
+
+
+# --- awareness, stealth, first aid, casting, dropping -----------------------------------------
+
+
+def told(events: list) -> str:
+    return [e for e in events if isinstance(e, ActionResolved)][-1].outcome
+
+
+@pytest.mark.parametrize(
+    ("size", "roll", "said"), [(0, 30, "notices"), (0, 31, "notices nothing"), (-2, 50, "notices")]
+)
+def test_noticing_is_an_awareness_check_plus_10_a_size_smaller(size, roll, said):
+    # "+10 bonus on Awareness skill Success chance for every size category smaller": awareness 30,
+    # a size -2 creature's TN is 50; a roll at the TN notices
+    s = duel({"size": size})
+    tn = 30 + 10 * max(0, -size)
+    assert told(act(s, "a", "notice", [roll])) == f"awareness {roll} against {tn}: {said}"
+
+
+def test_a_wounded_combatant_notices_at_10_less():
+    # "a penalty of -10 to all Power and Success checks": awareness 30, wounded: TN 20
+    s = duel()
+    hurt(s, "a", "torso", 31)
+    assert told(act(s, "a", "notice", [25])) == "awareness 25 against 20: notices nothing"
+
+
+@pytest.mark.parametrize(
+    ("rolls", "unaware"),
+    [((40, 50), True), ((40, 40), True), ((41, 99), False), ((25, 25), True), ((40, 30), False)],
+)
+def test_stealth_against_spot_the_lower_successful_roll_wins(rolls, unaware):
+    # stealth 40 against spot 30 (size -1: +10 on the target's Awareness-based spot): the stealthy
+    # one must succeed and the spotter fail or roll higher
+    s = duel({"skills": {"stealth": 40}}, {"skills": {"spot": 20}, "size": -1})
+    text = told(act(s, "a", "stealth", list(rolls), target="b"))
+    assert text.startswith(f"stealth {rolls[0]} against 40, spot {rolls[1]} against 30")
+    assert s.state.combatants["b"].has("unaware of a") is unaware
+
+
+def test_a_wounded_spotter_spots_at_10_less():
+    s = duel({"skills": {"stealth": 40}}, {"skills": {"spot": 40}})
+    hurt(s, "b", "torso", 31)
+    assert told(act(s, "a", "stealth", [35, 31], target="b")).startswith("stealth 35 against 40, spot 31 against 30")
+
+
+def test_first_aid_treats_a_damage_target_one_level_better_on_a_roll_at_the_tn():
+    # "A successful Intelligence based Success Check, adding any Skill Specialization in First
+    # Aid ... allow[s] the injured combatant to treat a Wounded Damage target as unwounded":
+    # intelligence 20 + first aid 10 = 30
+    s = soi(fighter("a", "A"), fighter("b", "B"), fighter("m", "B", intelligence=20, skills={"first_aid": 10}))
+    run(s, "begin", [99, 98, 10])  # m first
+    hurt(s, "b", "torso", 31)
+
+    def aid(where: str, faces=()):
+        return run(s, "act", faces, actor="m", action="first_aid", targets=("b",), params={"target": where})
+
+    with pytest.raises(Refused, match=r"name a wounded or disabled damage target: target=\.\.\. \(torso\)"):
+        aid("left arm")
+    assert told(aid("torso", [30])) == "30 against 30: the torso is treated one level better"
+    assert s.state.extra.impairment["b"]["torso"] == {"aided": 1}
