@@ -360,3 +360,161 @@ def test_a_dropped_weapon_is_picked_up_again():
     assert s.state.extra.dropped.get("a", ()) == ()
     s = duel({"weapons": []})
     assert told(act(s, "a", "drop")) == "has nothing to drop"
+
+
+# --- where a knockback throws and a Retreat steps ---------------------------------------------
+
+
+def place(s, **where) -> None:
+    for cid, (x, y) in where.items():
+        s.do("override", reason="placing", move={"target": cid, "to": f"{x},{y}"})
+
+
+@pytest.mark.parametrize(
+    ("b", "to"),
+    [((1, 0), "7,0"), ((-1, 0), "-7,0"), ((0, 1), "0,7"), ((0, -1), "0,-7"), ((1, -1), "7,-7"), ((-1, 1), "-7,7")],
+)
+def test_a_knockback_throws_the_target_straight_away_from_the_attacker(b, to):
+    # Knockback: the target is thrown the attack's power in feet (30 ft: 6 squares of 5 ft)
+    # directly away from the attacker, in any of the eight directions
+    s = duel({"weapons": [], "strength": 60}, {"physical_resistance": 20})
+    place(s, a=(0, 0), b=b)
+    said = attack(s, "a", "b", [10, 30, 50], technique="knockback")
+    assert said.endswith("knockback: not resisted (50 against 20): thrown 30 ft")
+    assert s.state.combatants["b"].position == to
+
+
+@pytest.mark.parametrize(("b", "to"), [((-1, 0), "-2,0"), ((0, 1), "0,2"), ((0, -1), "0,-2"), ((-1, -1), "-2,-2")])
+def test_retreat_steps_5_feet_straight_away_from_the_first_attacker(b, to):
+    # Retreat: "a 5-ft step away from the first attack of the round"
+    s = soi(fighter("a", "A", dexterity=0), fighter("b", "B", dexterity=40))
+    place(s, a=(0, 0), b=b)
+    run(s, "begin", [99, 10])  # b first
+    act(s, "b", "retreat")
+    run(s, "end_turn", actor="b")
+    assert attack(s, "a", "b", []) == "B retreats a step; out of reach"
+    assert s.state.combatants["b"].position == to
+
+
+# --- the attack's numbers ---------------------------------------------------------------------
+
+
+def test_the_hit_tn_is_dexterity_plus_skill_plus_weight_and_a_roll_at_it_hits():
+    # dexterity 40 + the weapon's skill 10 + its weight 5: TN 55; a roll of 55 hits
+    s = duel({"weapons": [{"name": "maul", "skill": 10, "weight": 5, "power": 70}]})
+    assert attack(s, "a", "b", [55, 30]).startswith("hit roll 55 against 55: a hit")
+
+
+@pytest.mark.parametrize(("size", "tn"), [(1, 60), (-1, 50)])
+def test_a_larger_target_is_easier_to_hit(size, tn):
+    # "+10 Hit Target Number for every size category smaller" (the attacker smaller than its target)
+    s = duel({}, {"size": size})
+    assert attack(s, "a", "b", [99]) == f"hit roll 99 against {tn}: a miss"
+
+
+def test_a_wounded_attacker_hits_and_hurts_at_10_less():
+    # "a penalty of -10 to all Power and Success checks": TN 50 - 10, power 70 - 10
+    s = duel()
+    hurt(s, "a", "torso", 31)
+    assert attack(s, "a", "b", [40, 30]) == "hit roll 40 against 40: a hit; power 30 against 60; 30 damage to the head"
+
+
+def test_a_larger_attacker_hits_harder():
+    # "+10 to Damage Target Number for every size category larger": power TN 70 + 10
+    s = duel({"size": 1})
+    assert attack(s, "a", "b", [50, 75]).startswith("hit roll 50 against 50: a hit; power 75 against 80")
+
+
+def test_one_point_of_damage_lands():
+    s = duel()
+    assert attack(s, "a", "b", [50, 1]).endswith("1 damage to the head")
+    assert s.state.combatants["b"].wounds == {"head": 1}
+
+
+@pytest.mark.parametrize(("size", "wounded", "tn"), [(0, False, 50), (-1, False, 60), (0, True, 40)])
+def test_block_tn_is_awareness_plus_block_10_more_a_size_smaller_10_less_wounded(size, wounded, tn):
+    # "+10 bonus to Success chance on block and dodge for every size category smaller"
+    s = duel({}, {"block": 20, "size": size})
+    if wounded:
+        hurt(s, "b", "left arm", 31)
+    assert f"block 99 against {tn}: " in attack(s, "a", "b", [50, 99, 30], defense="block", block_target="torso")
+
+
+@pytest.mark.parametrize(("size", "wounded", "tn"), [(-1, False, 70), (0, True, 50)])
+def test_dodge_tn_is_10_more_a_size_smaller_10_less_wounded(size, wounded, tn):
+    s = duel({}, {"dodge": 20, "size": size})
+    if wounded:
+        hurt(s, "b", "left arm", 31)
+    assert f"dodge 99 against {tn} and 50" in attack(s, "a", "b", [50, 99, 30], defense="dodge")
+
+
+def test_a_technique_is_resisted_when_the_resistance_power_beats_it_and_not_on_a_tie():
+    # "the defender must win a power contest using their Physical Resistance against the Power"
+    s = duel(b={"physical_resistance": 60})
+    assert attack(s, "a", "b", [30, 50, 50], technique="disrupt").endswith(
+        "disrupt: not resisted (50 against 60): no spells for a full round"
+    )
+    assert [c.remaining for c in s.state.combatants["b"].conditions if c.name == "disrupted"] == [2]
+    s = duel(b={"physical_resistance": 60})
+    assert attack(s, "a", "b", [30, 50, 51], technique="disrupt").endswith("disrupt: resisted (51 against 60)")
+
+
+def test_a_technique_with_no_power_is_resisted():
+    s = duel(b={"physical_resistance": 0})
+    assert attack(s, "a", "b", [30, 90, 50], technique="disrupt").endswith("disrupt: resisted (50 against 0)")
+
+
+@pytest.mark.parametrize(("size", "wounded", "prt"), [(1, False, 50), (0, True, 30)])
+def test_physical_resistance_is_10_more_a_size_larger_and_10_less_wounded(size, wounded, prt):
+    # "+10 to Physical Resistance Target Number against the attacks and abilities of smaller
+    # creatures for every size category larger"
+    s = duel(b={"physical_resistance": 40, "size": size})
+    if wounded:
+        hurt(s, "b", "left arm", 31)
+    assert f"(99 against {prt})" in attack(s, "a", "b", [30, 60, 99], technique="disrupt")
+
+
+def test_a_disarm_lets_the_weapon_fall_where_the_game_master_says():
+    s = duel({}, {"physical_resistance": 40})
+    events = run(
+        s,
+        "act",
+        [33, 60, 50],
+        actor="a",
+        action="attack",
+        targets=("b",),
+        params={"technique": "disarm", "ability": True},
+    )
+    assert "disarm: not resisted (50 against 40): the axe drops;" in told(events)
+    assert [e.decision for e in events if type(e).__name__ == "GmRuling"] == ["where it falls"]
+    s = duel({"weapons": [], "strength": 60}, {"physical_resistance": 40, "weapons": []})
+    assert "disarm: not resisted (50 against 40): nothing to disarm;" in attack(
+        s, "a", "b", [10, 30, 50], technique="disarm", ability=True
+    )
+
+
+def test_a_knockback_forces_one_out_of_fortify():
+    s = duel({"weapons": [], "strength": 60}, {"physical_resistance": 20, "shield": {"name": "tower", "size_class": 2}})
+    place(s, a=(0, 0), b=(1, 0))
+    run(s, "end_turn", actor="a")
+    act(s, "b", "fortify")
+    run(s, "end_turn", actor="b")
+    attack(s, "a", "b", [10, 30, 50], technique="knockback")
+    b = s.state.combatants["b"]
+    assert not b.has("fortify") and b.has("vulnerable (forced out of fortify)")
+
+
+def test_a_knockback_into_a_wall_a_foot_short_of_its_reach_deals_1():
+    s = duel({"weapons": [], "strength": 60}, {"physical_resistance": 20})
+    place(s, a=(0, 0), b=(1, 0))
+    said = attack(s, "a", "b", [10, 30, 50], technique="knockback", wall_ft=29)
+    assert said.endswith("into an obstacle at 29 ft: 1 damage to the torso")
+
+
+def test_a_retreat_within_the_weapons_reach_is_still_attacked():
+    s = soi(fighter("a", "A", dexterity=0, weapons=[{**SWORD, "reach": 10}]), fighter("b", "B", dexterity=40))
+    place(s, a=(0, 0), b=(1, 0))
+    run(s, "begin", [99, 10])
+    act(s, "b", "retreat")
+    run(s, "end_turn", actor="b")
+    assert attack(s, "a", "b", [99]).startswith("B retreats a step; hit roll 99")
