@@ -732,3 +732,84 @@ def test_moving_up_to_a_fallen_foe_closes_to_0_yards():
     run(s, "override", params={"reason": "t", "defeat": {"target": "b", "how": "felled"}})
     assert outcome(act(s, "a", "walk", toward="b")) == "reaches B"
     assert s.state.extra.distance["a|b"] == 0
+
+
+# --- after the second run ---------------------------------------------------------------------
+
+
+def test_one_who_joined_mid_round_has_no_ap_to_buy_defense_with():
+    # his AP come "at the start of each round": until then he has none
+    s = duel()
+    s.do("add", **fighter("c", "A"))
+    assert refused(s, "defend", actor="c", ap=1) == "defend c: C has 0 AP"
+
+
+def test_a_wound_on_oneself_is_reduced_by_ones_own_protection():
+    # "The amount of damage is reduced by the defender's protection rating": 25% of 100 = 25, less 5
+    s = duel({"offense": 0, "hp": 1000, "protection": 5, "weapons": [BIG]})
+    text = outcome(act(s, "a", "attack", "b", [97, 35]))
+    assert text.endswith("critical miss by 35: a 25% wound on himself")
+    assert s.state.combatants["a"].damage == 20
+    s = duel({"offense": 0, "hp": 1000, "protection": 50, "weapons": [BIG]})
+    act(s, "a", "attack", "b", [97, 35])
+    assert s.state.combatants["a"].damage == 0
+
+
+def test_whacking_oneself_stuns_for_a_round():
+    # "21 – 30 Attacker whacks himself and is stunned for a round (0 AP)"
+    s = duel({"offense": 0})
+    act(s, "a", "attack", "b", [97, 25])
+    assert [c.remaining for c in s.state.combatants["a"].conditions if c.name == "stunned"] == [2]
+
+
+def test_half_ap_after_a_longer_stun_lasts_its_own_round():
+    s = duel(b={"hp": 1000})
+    act(s, "a", "attack", "b", [5, 57])  # made by 43: stunned two rounds
+    act(s, "a", "attack", "b", [5, 90])  # need 115 (stunned +15): made by 25, half AP for a round
+    conditions = {c.name: c.remaining for c in s.state.combatants["b"].conditions}
+    assert conditions["stunned"] == 3 and conditions["half AP"] == 2
+
+
+@pytest.mark.parametrize(
+    ("where", "message"),
+    [
+        ({"stats": {"mana": 3}}, r"mana"),
+        ({"weapon": {"edge": 3}}, r"edge"),
+    ],
+)
+def test_an_unknown_stat_or_weapon_field_is_refused(where, message):
+    stats = where.get("stats", {})
+    weapons = [{**SWORD, **where["weapon"]}] if "weapon" in where else [SWORD]
+    with pytest.raises(Refused, match=message):
+        ir(fighter("a", "A", weapons=weapons, **stats))
+
+
+def test_an_unknown_option_is_refused():
+    with pytest.raises(Refused, match="weather"):
+        ir(fighter("a", "A"), weather="rain")
+
+
+def test_a_weapon_given_no_reach_has_0_feet_against_a_5_foot_one():
+    s = ir(
+        fighter("a", "A", weapons=[{"name": "club", "ap": 3}]), fighter("b", "B", ap=5, weapons=[{**SWORD, "reach": 5}])
+    )
+    run(s, "engage", params={"combatants": ["a", "b"]})
+    assert s.state.extra.reach_bonus == {"b": 2}
+
+
+def test_stats_not_given_are_0_offense_ps_and_running():
+    from tests import builders
+
+    bare = builders.fighter("a", "A", hp=50, ap=10, init=0, defense=0, punch_ap=2, weapons=[SWORD])
+    s = ir(bare, fighter("b", "B", ap=5, running=0, defense=-50))
+    run(s, "engage", params={"combatants": ["a", "b"]})
+    run(s, "begin", [1, 1])
+    assert outcome(act(s, "a", "attack", "b", [95])) == "d% 95 against 50: a miss by 45"
+    # a punch's "offense rating equal to the character's adjusted PD": none given, his offense 0;
+    # "Damage for punch is 5% of the character's PS": 0
+    assert outcome(act(s, "a", "punch", "b", [10])) == "d% 10 against 50: a hit by 40, 100% of 0 = 0"
+    act(s, "a", "run", faces=[95], away_from="b")  # b's free attack misses; a 4 AP, b 5: b's turn
+    assert (
+        "(need 50 or less)"
+        in [e for e in act(s, "b", "pursue", "a", [50]) if type(e).__name__ == "DiceRolled"][0].purpose
+    )
