@@ -381,3 +381,50 @@ def test_an_exchange_that_leaves_one_side_standing_ends_the_fight_by_the_csi():
     ended = [e for e in events if type(e).__name__ == "EncounterEnded"]
     assert len(ended) == 1 and ended[0].winner == "A" and ended[0].outcome != "A"
     assert ended[0].outcome == s.state.outcome
+
+
+# --- after the mutation run of 27 November ----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("weapons", "message"),
+    [
+        (
+            [{"name": "blaster", "damage": "2d6", "range": 12}, {"name": "blaster", "damage": "1d4", "melee": True}],
+            r"\$\.weapons\[1\]: two weapons named 'blaster'",
+        ),
+        ([{"name": "blaster", "damage": "2d", "range": 12}], r"weapons\[0\]\.damage"),
+        (
+            [{"name": "rock", "damage": "1d4"}],
+            r"\$\.weapons\[0\]: a weapon needs range >= 1 \(shooting\) or melee = true",
+        ),
+    ],
+)
+def test_a_weapon_is_named_once_rolls_dice_and_shoots_or_strikes(weapons, message):
+    with pytest.raises(Refused, match=message):
+        sf(fighter("a", "party", "pc", weapons=weapons))
+
+
+def test_one_without_a_ranged_weapon_cannot_shoot_and_one_without_heal_dice_cannot_heal():
+    # (each action a combatant's stats give: shooting needs a ranged weapon, healing the heal dice)
+    from tests.test_starflight import KNIFE
+
+    s = placed(
+        fighter("a", "party", "pc", init=5, weapons=[KNIFE]), fighter("x", "patrol"), at={"a": (0, 0), "x": (1, 0)}
+    )
+    with pytest.raises(Refused, match="starflight has no such action"):
+        act(s, "a", "shoot", "x")
+    with pytest.raises(Refused, match="starflight has no such action"):
+        act(s, "a", "heal", "a")
+
+
+def test_no_shields_no_regeneration():
+    # shields regenerate up to the combatant's shields: one with none regenerates none
+    s = placed(
+        fighter("a", "party", "pc", init=5, shield_regen=2), fighter("x", "patrol"), at={"a": (0, 0), "x": (9, 9)}
+    )
+    from combatlog.engine.rules.starflight.reading import shields
+
+    forced(s, "end_turn", actor="a")
+    forced(s, "end_turn", actor="x")
+    assert s.state.round == 2 and shields(s.state, s.state.combatants["a"]) == 0
