@@ -428,3 +428,37 @@ def test_no_shields_no_regeneration():
     forced(s, "end_turn", actor="a")
     forced(s, "end_turn", actor="x")
     assert s.state.round == 2 and shields(s.state, s.state.combatants["a"]) == 0
+
+
+def test_movement_points_are_initiative_plus_1_and_never_below_0():
+    # docs: "movement points: Initiative + 1": Initiative -2 gives none, not -1
+    s = placed(
+        fighter("a", "party", "pc", init=-2), fighter("x", "patrol"), at={"a": (0, 0), "x": (9, 9)}, faces=(9, 9, 9, 9)
+    )
+    assert s.rules.budget(s.state, s.state.combatants["a"]) == {"actions": 2, "mp": 0}
+
+
+def test_a_turn_with_no_action_left_ends_by_itself_though_heal_dice_and_movement_remain():
+    # "two standard actions or one full-round action": spent, the turn is over
+    s = placed(
+        fighter("a", "party", "pc", init=5, heal="1d4"), fighter("x", "patrol", hp=40), at={"a": (0, 0), "x": (3, 0)}
+    )
+    act(s, "a", "shoot", "x", faces=(9, 9, 1, 1))
+    assert s.state.acting == ("a",)
+    act(s, "a", "shoot", "x", faces=(9, 9, 1, 1))
+    assert s.state.acting == ("x",)
+
+
+def test_shields_regenerate_by_1_a_round():
+    from combatlog.engine.rules.starflight.reading import shields
+
+    s = placed(
+        fighter("a", "party", "pc", init=5, shields=5, shield_regen=1),
+        fighter("x", "patrol"),
+        at={"a": (0, 0), "x": (3, 0)},
+    )
+    forced(s, "end_turn", actor="a")
+    act(s, "x", "shoot", "a", faces=(9, 9, 1, 1))
+    assert shields(s.state, s.state.combatants["a"]) == 3  # 2d6 = 2 absorbed
+    forced(s, "end_turn", actor="x")
+    assert s.state.round == 2 and shields(s.state, s.state.combatants["a"]) == 4
