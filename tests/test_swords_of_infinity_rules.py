@@ -518,3 +518,51 @@ def test_a_retreat_within_the_weapons_reach_is_still_attacked():
     act(s, "b", "retreat")
     run(s, "end_turn", actor="b")
     assert attack(s, "a", "b", [99]).startswith("B retreats a step; hit roll 99")
+
+
+# --- pins, and a wound ignored until hurt again -----------------------------------------------
+
+
+@pytest.mark.parametrize(("spirit", "ok"), [(1, True), (0, False)])
+def test_escaping_a_pin_takes_a_point_of_spirit(spirit, ok):
+    s = duel(b={"physical_resistance": 40, "spirit": spirit})
+    attack(s, "a", "b", [30, 60, 50], technique="pin")
+    run(s, "end_turn", actor="a")
+    if ok:
+        act(s, "b", "escape")
+        assert "b" not in s.state.extra.pins
+    else:
+        with pytest.raises(Refused, match="escaping takes a point of spirit, and none is left"):
+            act(s, "b", "escape")
+
+
+def test_only_the_pinner_keeps_a_pin():
+    s = soi(fighter("a", "A"), fighter("b", "B", physical_resistance=40), fighter("c", "A"))
+    run(s, "begin", [20, 99, 10])  # a, c, then b
+    attack(s, "a", "b", [30, 60, 50], technique="pin")
+    run(s, "end_turn", actor="a")
+    with pytest.raises(Refused, match="C isn't pinning B"):
+        act(s, "c", "maintain_pin", target="b")
+
+
+def test_a_pin_lapses_when_the_pinner_falls():
+    s = soi(fighter("a", "A"), fighter("b", "B", physical_resistance=40), fighter("c", "A"))
+    run(s, "begin", [10, 99, 98])
+    attack(s, "a", "b", [30, 60, 50], technique="pin")
+    act(s, "a", "maintain_pin", target="b")
+    run(s, "override", params={"reason": "t", "defeat": {"target": "a", "how": "felled"}})
+    for _ in range(4):
+        if s.state.round == 1:
+            run(s, "end_turn", actor=s.state.acting[0])
+    assert s.state.round == 2 and "b" not in s.state.extra.pins
+
+
+def test_from_version_2_damage_to_an_ignored_target_calls_for_a_new_check():
+    # "they ignore the negative effects of the wound or disability until that Damage Target takes
+    # damage again": the torso's wound, ignored, is hit for 1 more: a new check (TN 40 - 0)
+    s = soi(fighter("a", "A"), fighter("b", "B", skills={"resist_impairment": 50}), fighter("c", "B"))
+    run(s, "begin", [10, 80, 90])
+    hurt(s, "b", "torso", 31, [20])  # TN 50 - 10: 20 ignores it
+    assert s.state.extra.impairment["b"]["torso"] == {"ignored": 1}
+    hurt(s, "b", "torso", 1, [99])  # a new check (TN 40): 99 fails, the wound counts again
+    assert s.state.combatants["b"].has("torso wounded") and s.state.extra.impairment["b"]["torso"] == {}
