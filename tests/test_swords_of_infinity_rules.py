@@ -566,3 +566,35 @@ def test_from_version_2_damage_to_an_ignored_target_calls_for_a_new_check():
     assert s.state.extra.impairment["b"]["torso"] == {"ignored": 1}
     hurt(s, "b", "torso", 1, [99])  # a new check (TN 40): 99 fails, the wound counts again
     assert s.state.combatants["b"].has("torso wounded") and s.state.extra.impairment["b"]["torso"] == {}
+
+
+# --- the numbers of the worked examples -------------------------------------------------------
+
+
+def test_the_numbers_at_their_edges():
+    from combatlog.engine.rules.swords_of_infinity.model import HUMAN
+    from combatlog.engine.rules.swords_of_infinity.numbers import (
+        block_damage,
+        critical,
+        dodged,
+        knockback_damage,
+        location,
+        moved_squares,
+        power_of,
+    )
+
+    # a Power check's power is the roll at or under the TN, else 0
+    assert (power_of(50, 50), power_of(51, 50)) == (50, 0)
+    # our reading of a critical success: a tenth of the TN or less (TN 55: 5)
+    assert (critical(5, 55), critical(6, 55)) == (True, False)
+    # Bjoric's block: power less 10 per class of armour and shield, never below 0
+    assert (block_damage(60, 3, 3), block_damage(61, 3, 3)) == (0, 1)
+    # Parthenia's dodge: at or under both the hit roll and one's TN
+    assert (dodged(27, 27, 55), dodged(55, 60, 55), dodged(56, 60, 55)) == (True, True, False)
+    # knockback into an obstacle: the feet not travelled, never below 0
+    assert (knockback_damage(30, 30), knockback_damage(30, 31), knockback_damage(31, 30)) == (0, 0, 1)
+    # the ones digit on the composition, 0 counting as 10; a digit no part takes falls on the first
+    assert (location(10, HUMAN), location(1, HUMAN), location(3, {"body": [5, 9]})) == ("head", "left leg", "body")
+    # a sprint covers a square a point of power, halved on rough ground, never less than a walk
+    assert (moved_squares("sprint", 20, 7, False), moved_squares("sprint", 20, 7, True)) == (20, 10)
+    assert (moved_squares("sprint", 10, 7, True), moved_squares("jump", 40, 7, True)) == (7, 4)
