@@ -462,3 +462,15 @@ def test_shields_regenerate_by_1_a_round():
     assert shields(s.state, s.state.combatants["a"]) == 3  # 2d6 = 2 absorbed
     forced(s, "end_turn", actor="x")
     assert s.state.round == 2 and shields(s.state, s.state.combatants["a"]) == 4
+
+
+def test_damage_below_0_leaves_shields_as_they_were():
+    from combatlog.engine.rules.starflight.reading import shields
+
+    s = placed(
+        fighter("a", "party", "pc", init=9, weapons=[{"name": "sparker", "damage": "1d4-3", "range": 12}]),
+        fighter("x", "patrol", shields=5),
+        at={"a": (0, 0), "x": (3, 0)},
+    )
+    act(s, "a", "shoot", "x", faces=(9, 9, 1))  # 1 - 3: nothing
+    assert shields(s.state, s.state.combatants["x"]) == 5
