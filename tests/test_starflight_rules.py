@@ -474,3 +474,43 @@ def test_damage_below_0_leaves_shields_as_they_were():
     )
     act(s, "a", "shoot", "x", faces=(9, 9, 1))  # 1 - 3: nothing
     assert shields(s.state, s.state.combatants["x"]) == 5
+
+
+# --- the game master's commands ---------------------------------------------------------------
+
+
+def _gm_refusal(s, kind: str, actor: str | None = None, **params) -> str:
+    with pytest.raises(Refused) as exc:
+        forced(s, kind, actor=actor, params=params)
+    return str(exc.value)
+
+
+def test_a_range_is_given_to_a_combatant_in_whole_increments_0_or_more():
+    # "initial ranges (given or rolled)": 0 is a given range, -1, -3, 'far' and true are not
+    s = sf(fighter("a", "party", "pc"), fighter("x", "patrol"), ranges="given")
+    assert _gm_refusal(s, "range", "zz", range=3) == "range 'zz': no such combatant; ids: a, x"
+    for bad in (-1, -3, "far", True):
+        assert _gm_refusal(s, "range", "a", range=bad) == (
+            f"range a: {bad!r}: a range is a whole number of increments, 0 or more"
+        )
+    forced(s, "range", actor="a", params={"range": 0})
+    assert s.state.extra.ranges["a"] == 0
+
+
+@pytest.mark.parametrize(("x", "y"), [(1.5, 2), (1, 2.5)])
+def test_a_physical_grids_square_is_two_whole_numbers(x, y):
+    s = sf(fighter("a", "party", "pc"), fighter("x", "patrol"), ranges="given", grid="physical")
+    assert _gm_refusal(s, "place", "a", x=x, y=y) == "place a: on a physical grid a square is whole numbers x, y"
+
+
+@pytest.mark.parametrize("where", [{"x": 1}, {"x": None, "y": 1}, {"x": "far", "y": 1}])
+def test_a_place_says_where(where):
+    s = sf(fighter("a", "party", "pc"), fighter("x", "patrol"), ranges="given", grid="physical")
+    assert _gm_refusal(s, "place", "a", **where) == "place a: say where: params x=<increments> y=<increments>"
+
+
+def test_continuing_a_fight_that_waits_for_no_ruling_is_refused():
+    s = placed(fighter("a", "party", "pc", init=5), fighter("x", "patrol"), at={"a": (0, 0), "x": (9, 9)})
+    assert _gm_refusal(s, "conclude", decision="continue") == (
+        "conclude continue: the fight isn't waiting for a ruling; it goes on by itself"
+    )
