@@ -416,6 +416,9 @@ def test_one_without_a_ranged_weapon_cannot_shoot_and_one_without_heal_dice_cann
         act(s, "a", "shoot", "x")
     with pytest.raises(Refused, match="starflight has no such action"):
         act(s, "a", "heal", "a")
+    s = placed(fighter("a", "party", "pc", init=5), fighter("x", "patrol"), at={"a": (0, 0), "x": (1, 0)})
+    with pytest.raises(Refused, match="starflight has no such action"):
+        act(s, "a", "heal", "a")  # a blaster and a knife, no heal dice
 
 
 def test_no_shields_no_regeneration():
