@@ -517,3 +517,78 @@ def test_continuing_a_fight_that_waits_for_no_ruling_is_refused():
     assert _gm_refusal(s, "conclude", decision="continue") == (
         "conclude continue: the fight isn't waiting for a ruling; it goes on by itself"
     )
+
+
+# --- placement by die, and the stats and options not given -----------------------------------
+
+_PLACED = {
+    1: ("0,4", "0,4"),
+    2: ("4,4", "2.83,2.83"),
+    3: ("4,0", "4,0"),
+    4: ("4,-4", "2.83,-2.83"),
+    5: ("0,-4", "0,-4"),
+    6: ("-4,-4", "-2.83,-2.83"),
+    7: ("-4,0", "-4,0"),
+    8: ("-4,4", "-2.83,2.83"),
+}
+
+
+@pytest.mark.parametrize("direction", sorted(_PLACED))
+@pytest.mark.parametrize("grid", ["physical", "abstract"])
+def test_the_first_foe_is_placed_by_2d10_a_direction_and_a_range(direction, grid):
+    # "roll 2d10; one die will indicate direction, and the other range ... 1 is a result of
+    # straight ahead, rotating clockwise 45 degrees for each increasing number": 4 increments
+    # away (on an abstract grid a diagonal step is 0.71 of an increment), facing the leader
+    s = sf(fighter("a", "party", "pc", init=5), fighter("x", "patrol"), grid=grid)
+    forced(s, "begin", (9, 9, 0, 0, direction, 4))
+    assert s.state.combatants["x"].position == _PLACED[direction][grid == "abstract"]
+    assert s.state.extra.facing["x"] == (direction + 3) % 8 + 1
+
+
+def test_one_with_no_speed_has_no_movement_points_by_speed():
+    # "movement points: ... or speed (kph x 5/3 m) over the increment's metres": no speed, none
+    s = sf(fighter("a", "party", "pc"), fighter("x", "patrol"), grid="physical", movement="speed", increment_m=1)
+    assert s.rules.movement_points(s.state, s.state.combatants["a"]) == 0
+    s = sf(fighter("a", "party", "pc", speed=60), fighter("x", "patrol"), grid="physical", movement="speed")
+    assert s.rules.movement_points(s.state, s.state.combatants["a"]) == 10  # 100 m over 10 m increments
+
+
+def test_a_one_action_blow_leaves_a_second():
+    # "two standard actions": a knife blow is one; a full-round blow takes both
+    from tests.test_starflight import KNIFE
+
+    s = placed(
+        fighter("a", "party", "pc", init=5, weapons=[KNIFE]),
+        fighter("x", "patrol", hp=40),
+        at={"a": (0, 0), "x": (0, 0)},
+    )
+    act(s, "a", "melee", "x", faces=(0, 0))
+    assert s.state.acting == ("a",)
+    s = placed(
+        fighter("a", "party", "pc", init=5, weapons=[{**KNIFE, "name": "maul", "full_round": True}]),
+        fighter("x", "patrol", hp=40),
+        at={"a": (0, 0), "x": (0, 0)},
+    )
+    assert s.state.acting == ("a",)
+    act(s, "a", "melee", "x", faces=(0, 0))
+    assert s.state.acting == ("x",)
+
+
+def test_like_npcs_roll_initiative_each_unless_grouped():
+    # "one roll for a group of like NPCs" is the option group_initiative, off by default
+    s = sf(
+        fighter("a", "party", "pc"),
+        fighter("x", "patrol", group="g"),
+        fighter("y", "patrol", group="g"),
+        ranges="given",
+    )
+    forced(s, "begin", (1, 1, 2, 2, 3, 3))
+    assert s.state.order == (("y",), ("x",), ("a",))
+
+
+@pytest.mark.parametrize(
+    "where", [{"mana": 3}, {"weapons": [{"name": "blaster", "damage": "2d6", "range": 12, "edge": 1}]}]
+)
+def test_an_unknown_stat_or_weapon_field_is_refused(where):
+    with pytest.raises(Refused, match=r"mana|edge"):
+        sf(fighter("a", "party", "pc", **where))
