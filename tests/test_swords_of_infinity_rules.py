@@ -598,3 +598,56 @@ def test_the_numbers_at_their_edges():
     # a sprint covers a square a point of power, halved on rough ground, never less than a walk
     assert (moved_squares("sprint", 20, 7, False), moved_squares("sprint", 20, 7, True)) == (20, 10)
     assert (moved_squares("sprint", 10, 7, True), moved_squares("jump", 40, 7, True)) == (7, 4)
+
+
+# --- thresholds, the cap, spirit, armour ------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("vitality", "damage", "level"),
+    [
+        (30, 60, "wounded"),
+        (30, 61, "disabled"),
+        (50, 99, "wounded"),
+        (50, 100, "disabled"),
+        (60, 120, "wounded"),
+        (60, 121, "disabled"),
+    ],
+)
+def test_disabled_above_twice_vitality_or_at_the_cap_of_100(vitality, damage, level):
+    # "If a combatant's damage exceeds twice his Vitality score he is disabled"; a target's count
+    # stops at 100 (or twice Vitality if more), where it is destroyed: vitality 50 is disabled at 100
+    s = soi(fighter("a", "A"), fighter("b", "B", vitality=vitality), fighter("c", "B"))
+    run(s, "begin", [10, 80, 90])
+    hurt(s, "b", "left arm", damage)
+    assert s.state.combatants["b"].has(f"left arm {level}")
+
+
+def test_spirit_to_spend_is_the_lower_of_spirit_and_its_limit():
+    from combatlog.engine.rules.swords_of_infinity.reading import spirit_left
+
+    s = soi(
+        fighter("a", "A", spirit=3, spirit_limit=1),
+        fighter("b", "B", spirit=2),
+        fighter("c", "B", spirit=2, spirit_limit=5),
+    )
+    assert [spirit_left(s.state, s.state.combatants[c]) for c in "abc"] == [1, 2, 2]
+
+
+def test_the_human_composition():
+    # "two legs (1-2), the torso (3-6), two arms (7-8), and the head (9-10)"
+    from combatlog.engine.rules.swords_of_infinity.model import HUMAN
+    from combatlog.engine.rules.swords_of_infinity.numbers import location
+
+    assert [location(d, HUMAN) for d in range(1, 11)] == [
+        "left leg",
+        "right leg",
+        "torso",
+        "torso",
+        "torso",
+        "torso",
+        "left arm",
+        "right arm",
+        "head",
+        "head",
+    ]
