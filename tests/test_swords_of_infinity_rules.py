@@ -610,8 +610,8 @@ def test_the_numbers_at_their_edges():
         (30, 61, "disabled"),
         (50, 99, "wounded"),
         (50, 100, "disabled"),
-        (60, 120, "wounded"),
-        (60, 121, "disabled"),
+        (60, 119, "wounded"),
+        (60, 120, "disabled"),
     ],
 )
 def test_disabled_above_twice_vitality_or_at_the_cap_of_100(vitality, damage, level):
