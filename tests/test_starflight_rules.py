@@ -592,3 +592,19 @@ def test_like_npcs_roll_initiative_each_unless_grouped():
 def test_an_unknown_stat_or_weapon_field_is_refused(where):
     with pytest.raises(Refused, match=r"mana|edge"):
         sf(fighter("a", "party", "pc", **where))
+
+
+def test_a_full_round_weapon_is_not_offered_with_one_action_left():
+    # "two standard actions or one full-round action": after a move that spends every movement
+    # point, a full-round gun can't fire with the one action left, and the turn ends; a
+    # one-action gun still can
+    from tests.test_starflight import BLASTER
+
+    for full_round, acting in ((True, "x"), (False, "a")):
+        s = placed(
+            fighter("a", "party", "pc", init=5, weapons=[{**BLASTER, "full_round": full_round}]),
+            fighter("x", "patrol", hp=40),
+            at={"a": (0, 0), "x": (9, 9)},
+        )
+        act(s, "a", "move", x=0, y=6)  # 6 movement points, all of them
+        assert s.state.acting == (acting,)
