@@ -608,3 +608,19 @@ def test_a_full_round_weapon_is_not_offered_with_one_action_left():
         )
         act(s, "a", "move", x=0, y=6)  # 6 movement points, all of them
         assert s.state.acting == (acting,)
+
+
+def test_a_9_is_a_random_direction_and_a_0_rolls_again_for_foes_and_allies_alike():
+    # "On a roll of 9, pick a random direction. On zero, just roll the dice again. Do this for
+    # each of the combatant groups ... using the individual combatant with the highest Initiative
+    # Check value for that group as the "origin point" and making rolls of 1d5 for the range"
+    s = sf(
+        fighter("a", "party", "pc", init=9),
+        fighter("b", "party", "pc", init=5),
+        fighter("x", "patrol"),
+        grid="physical",
+    )
+    # initiative; x: 2d10 0 (again), 9 (1d8: 2) and 3; b: 1d10 0 (again), 9 (1d8: 1), 1d5 4
+    forced(s, "begin", (9, 9, 5, 5, 0, 0, 0, 8, 9, 3, 2, 0, 9, 1, 4))
+    where = {c: (s.state.combatants[c].position, s.state.extra.facing.get(c)) for c in "abx"}
+    assert where == {"a": ("0,0", 1), "b": ("0,4", 1), "x": ("3,3", 6)}
