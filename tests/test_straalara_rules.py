@@ -539,3 +539,25 @@ def test_an_offense_declared_in_an_earlier_turn_gives_no_second_action_now():
     assert "dazed" in d.conditions("b")
     step = d.act("a", "defend", stance="offense", defense="parry")
     assert step.of(OrderSet)[-1] == OrderSet(tiers=(("a",),), reason="second actions")
+
+
+# --- after the mutation run of 27 November ----------------------------------------------------
+
+
+def test_an_unknown_action_is_refused_naming_those_known():
+    d = duel()
+    with pytest.raises(Refused, match="straalara has no such action"):
+        d.act("a", "fly")
+
+
+def test_an_unknown_parameter_is_refused_from_version_3():
+    d = duel()
+    with pytest.raises(Refused, match=r"takes no parameter 'bogus'"):
+        d.act("a", "defend", stance="partial", bogus=1)
+
+
+def test_a_version_2_fight_lets_an_unknown_parameter_by(monkeypatch):
+    monkeypatch.setattr(type(get_rules("straalara")), "version", "2")
+    d = duel()
+    step = d.act("a", "defend", stance="partial", defense="none", bogus=1, dice=NEXT_TURN)
+    assert [e.params for e in step.of(ActionDeclared)] == [{"stance": "partial", "defense": "none", "bogus": 1}]
