@@ -1038,3 +1038,35 @@ def test_a_dry_move_cut_short_by_a_rise_is_not_blamed_on_water():
     s = tri(m, ent("x", "p", "a", dash, kind="pc"), ent("y", "q", "c"))
     with pytest.raises(Refused, match="^.*c is beyond a Move 2 from a$"):
         act(s, "x", "play", card="Dash", to="c")
+
+
+# --- after the mutation run of 27 November ----------------------------------------------------
+
+
+def test_two_cards_dealt_and_one_drawn_leave_the_rest_of_a_deck_of_four_in_the_pile():
+    # docs: "starting_hand = 2"; the first turn draws one more: of A, B, C, D one stays in the pile
+    s = encounter(
+        "triptycho", holder("x", "p", "a", "A", "B", "C", "D", kind="pc"), ent("y", "q", "c"), map=HALL, order="listed"
+    )
+    forced(s, "begin", (1, 1, 1))
+    assert s.state.extra.hands["x"] == ("A", "B", "C") and s.state.extra.piles["x"] == ("D",)
+
+
+@pytest.mark.parametrize(
+    ("die", "levels", "moved"),
+    [("d6", -1, "d4"), ("d4", -1, "d4"), ("d4", -2, "d4"), ("d12", 1, "d12"), ("d10", 2, "d12"), ("d20", 1, "d20")],
+)
+def test_a_die_moves_along_the_ladder_and_never_past_either_end(die, levels, moved):
+    # "dice levels reduced by 1": d6 to d4; the ladder d4, d6, d8, d10, d12 has no step below d4
+    # or above d12; a die not on it (d20) stays as it is
+    from combatlog.engine.rules.triptycho.model import LADDER, step_die
+
+    assert step_die(LADDER, die, levels) == moved
+
+
+@pytest.mark.parametrize("where", [{"edge": 1}, None])
+def test_an_unknown_card_field_or_stat_is_refused(where):
+    card = {"name": "Knife", "hit": "d6", "damage": "d4", **(where or {})}
+    stats = {} if where else {"mana": 3}
+    with pytest.raises(Refused, match=r"edge|mana"):
+        encounter("triptycho", fighter("x", "p", kind="pc", hp=10, section="a", deck=[card], **stats), map=HALL)
