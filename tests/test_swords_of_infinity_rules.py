@@ -101,8 +101,11 @@ def test_a_composition_is_ranges_of_the_d10_within_1_to_10(part):
 
 
 def test_a_composition_may_be_one_part_at_each_end():
+    # the ones digit 1 falls on the tail, 0 (10) on the head
     s = soi(fighter("a", "A"), fighter("b", "B", composition={"tail": [1, 1], "body": [2, 9], "head": [10, 10]}))
-    assert s.state.combatants["b"].stats["composition"]["head"] == [10, 10]
+    run(s, "begin", [10, 99])
+    assert attack(s, "a", "b", [21, 30]).endswith("30 damage to the tail")
+    assert attack(s, "a", "b", [40, 30]).endswith("30 damage to the head")
 
 
 def test_an_empty_composition_is_refused():
