@@ -654,3 +654,50 @@ def test_the_human_composition():
         "head",
         "head",
     ]
+
+
+def test_the_size_table_as_the_text_gives_it():
+    # "Creature Size Active Space Occupied Space": -5 1/32 1/128 ... 5 25 16
+    from combatlog.engine.rules.swords_of_infinity.model import SIZE_SPACE
+
+    text = """-5 1/32 1/128
+    -4 1/16 1/64
+    -3 1/4 1/16
+    -2 1/2 1/8
+    -1 1 1/6
+    0 1 1/4
+    1 1 1/2
+    2 4 1
+    3 9 4
+    4 16 8
+    5 25 16"""
+    rows = [line.split() for line in text.splitlines()]
+    assert {int(size): (active, occupied) for size, active, occupied in rows} == SIZE_SPACE
+
+
+def test_stats_not_given_are_0():
+    # block (its TN is Awareness 30 + 0), strength (an unarmed blow's power TN), a weapon's
+    # power, and physical resistance (a technique's contest against TN 0), when the file leaves
+    # them out
+    s = soi(fighter("a", "A", weapons=[]), fighter("b", "B"))
+    run(s, "begin", [10, 99])
+    assert attack(s, "a", "b", [40, 99, 50], defense="block", block_target="torso") == (
+        "hit roll 40 against 40: a hit; block 99 against 30: fails; power 50 against 0: no power; 0 damage to the head"
+    )
+    s = soi(fighter("a", "A", weapons=[{"name": "stick", "skill": 10}]), fighter("b", "B"))
+    run(s, "begin", [10, 99])
+    assert (
+        attack(s, "a", "b", [40, 50])
+        == "hit roll 40 against 50: a hit; power 50 against 0: no power; 0 damage to the head"
+    )
+    s = duel()
+    assert attack(s, "a", "b", [30, 60, 1], technique="disrupt").endswith(
+        "disrupt: not resisted (1 against 0): no spells for a full round"
+    )
+
+
+def test_resisted_moves_cost_their_points_of_power_a_square():
+    # a jump 10 points of power a square, a climb 50, a swim 5
+    from combatlog.engine.rules.swords_of_infinity.numbers import moved_squares
+
+    assert [moved_squares(k, p, 7, False) for k, p in (("jump", 19), ("climb", 99), ("swim", 9))] == [1, 1, 1]
