@@ -813,3 +813,10 @@ def test_stats_not_given_are_0_offense_ps_and_running():
         "(need 50 or less)"
         in [e for e in act(s, "b", "pursue", "a", [50]) if type(e).__name__ == "DiceRolled"][0].purpose
     )
+
+
+def test_an_attack_naming_no_weapon_is_made_with_the_first():
+    # "The AP cost for an attack is listed on the character sheet under AP Used": the sword's 3
+    s = duel({"weapons": [SWORD, {**SWORD, "name": "pike", "ap": 5}]})
+    act(s, "a", "attack", "b", [95])
+    assert ap(s, "a") == 7

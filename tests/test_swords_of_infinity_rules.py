@@ -701,3 +701,10 @@ def test_resisted_moves_cost_their_points_of_power_a_square():
     from combatlog.engine.rules.swords_of_infinity.numbers import moved_squares
 
     assert [moved_squares(k, p, 7, False) for k, p in (("jump", 19), ("climb", 99), ("swim", 9))] == [1, 1, 1]
+
+
+def test_an_attack_naming_no_weapon_is_made_with_the_first_in_hand():
+    s = duel({"weapons": [SWORD, DAGGER]})
+    assert attack(s, "a", "b", [99]) == "hit roll 99 against 50: a miss"  # the sword: 40 + 10
+    s = duel({"weapons": [{**DAGGER, "skill": 20}, SWORD]})
+    assert attack(s, "a", "b", [99]) == "hit roll 99 against 60: a miss"  # the dagger: 40 + 20
