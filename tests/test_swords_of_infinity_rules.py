@@ -708,3 +708,42 @@ def test_an_attack_naming_no_weapon_is_made_with_the_first_in_hand():
     assert attack(s, "a", "b", [99]) == "hit roll 99 against 50: a miss"  # the sword: 40 + 10
     s = duel({"weapons": [{**DAGGER, "skill": 20}, SWORD]})
     assert attack(s, "a", "b", [99]) == "hit roll 99 against 60: a miss"  # the dagger: 40 + 20
+
+
+# --- resisted moves ---------------------------------------------------------------------------
+
+
+def test_a_wounded_sprinter_sprints_and_endures_at_10_less():
+    # "a penalty of -10 to all Power and Success checks": sprint 50 - 10, endurance 20 - 10; a roll
+    # at the TN succeeds; the last point of spirit pays for a failed endurance
+    s = duel({"skills": {"sprint": 50, "endurance": 20}, "spirit": 1})
+    place(s, a=(0, 0), b=(30, 30))
+    hurt(s, "a", "torso", 31)
+    said = told(act(s, "a", "sprint", [40], x=0, y=29))
+    assert said.startswith("sprint 40 against 40: power 40, 40 squares, to 0,29")
+    said = told(act(s, "a", "sprint", [10, 5], x=0, y=0))
+    assert said.startswith("endurance 10 against 10; sprint 5 against 40")
+    s = duel({"skills": {"sprint": 50, "endurance": 20}, "spirit": 1})
+    place(s, a=(0, 0), b=(30, 30))
+    act(s, "a", "sprint", [40], x=0, y=29)
+    assert told(act(s, "a", "sprint", [90, 5], x=0, y=0)).startswith("endurance 90 against 20 fails: 1 spirit")
+    assert s.state.extra.spirit_spent["a"] == 1
+
+
+def test_a_swimmer_without_a_swim_speed_is_vulnerable_and_one_with_it_is_not():
+    for speed, vulnerable in ((None, True), (5, False)):
+        extra = {} if speed is None else {"swim_speed": speed}
+        s = duel({"skills": {"swim": 60}, **extra})
+        place(s, a=(0, 0), b=(30, 30))
+        act(s, "a", "swim", [55], x=0, y=1)
+        assert s.state.combatants["a"].has("vulnerable (swimming)") is vulnerable
+
+
+def test_a_sprint_stops_short_along_its_line():
+    # a sprint of power 10 (10 squares) toward 20,10 from 0,0 ends halfway: 10,5
+    s = duel({"skills": {"sprint": 50}})
+    place(s, a=(0, 0), b=(30, 30))
+    assert told(act(s, "a", "sprint", [10], x=20, y=10)).startswith(
+        "sprint 10 against 50: power 10, 10 squares, to 10,5"
+    )
+    assert s.state.combatants["a"].position == "10,5"
