@@ -747,3 +747,12 @@ def test_a_sprint_stops_short_along_its_line():
         "sprint 10 against 50: power 10, 10 squares, to 10,5"
     )
     assert s.state.combatants["a"].position == "10,5"
+
+
+def test_a_destroyed_damage_target_does_not_recover():
+    # (our reading) "If this damage is beyond 100 points and more than twice his Vitality Score,
+    # the Damage Target is destroyed (i.e. limbs are cut off, etc.)": no recovery grows it back
+    s = soi(fighter("a", "A"), fighter("b", "B", physical_resistance=100), fighter("c", "B"))
+    run(s, "begin", [10, 80, 90])
+    hurt(s, "b", "left arm", 100)
+    assert refused(s, "recover", actor="b", rested=True) == "recover b: nothing to heal"
