@@ -590,8 +590,12 @@ def test_the_numbers_at_their_edges():
     assert (power_of(50, 50), power_of(51, 50)) == (50, 0)
     # our reading of a critical success: a tenth of the TN or less (TN 55: 5)
     assert (critical(5, 55), critical(6, 55)) == (True, False)
+    # Exploit: 1 per size below 0, none for a larger attacker
+    from combatlog.engine.rules.swords_of_infinity.numbers import exploit_stacks
+
+    assert (exploit_stacks(0, 1, True), exploit_stacks(0, -2, True)) == (1, 3)
     # Bjoric's block: power less 10 per class of armour and shield, never below 0
-    assert (block_damage(60, 3, 3), block_damage(61, 3, 3)) == (0, 1)
+    assert (block_damage(50, 3, 3), block_damage(60, 3, 3), block_damage(61, 3, 3)) == (0, 0, 1)
     # Parthenia's dodge: at or under both the hit roll and one's TN
     assert (dodged(27, 27, 55), dodged(55, 60, 55), dodged(56, 60, 55)) == (True, True, False)
     # knockback into an obstacle: the feet not travelled, never below 0
