@@ -220,14 +220,14 @@ def test_stealth_against_spot_the_lower_successful_roll_wins(rolls, unaware):
     # one must succeed and the spotter fail or roll higher
     s = duel({"skills": {"stealth": 40}}, {"skills": {"spot": 20}, "size": -1})
     text = told(act(s, "a", "stealth", list(rolls), target="b"))
-    assert text.startswith(f"stealth {rolls[0]} against 40, spot {rolls[1]} against 30")
+    assert text.startswith(f"stealth {rolls[0]} against 40, spot {rolls[1]} against 30: ")
     assert s.state.combatants["b"].has("unaware of a") is unaware
 
 
 def test_a_wounded_spotter_spots_at_10_less():
     s = duel({"skills": {"stealth": 40}}, {"skills": {"spot": 40}})
     hurt(s, "b", "torso", 31)
-    assert told(act(s, "a", "stealth", [35, 31], target="b")).startswith("stealth 35 against 40, spot 31 against 30")
+    assert told(act(s, "a", "stealth", [35, 31], target="b")).startswith("stealth 35 against 40, spot 31 against 30: ")
 
 
 def test_first_aid_treats_a_damage_target_one_level_better_on_a_roll_at_the_tn():
@@ -760,3 +760,48 @@ def test_a_destroyed_damage_target_does_not_recover():
     run(s, "begin", [10, 80, 90])
     hurt(s, "b", "left arm", 100)
     assert refused(s, "recover", actor="b", rested=True) == "recover b: nothing to heal"
+
+
+def test_a_larger_spotter_has_no_awareness_bonus():
+    s = duel({"skills": {"stealth": 40}}, {"skills": {"spot": 20}, "size": 1})
+    assert told(act(s, "a", "stealth", [35, 99], target="b")).startswith("stealth 35 against 40, spot 99 against 20: ")
+
+
+def test_shooting_makes_the_shooter_vulnerable_and_a_blow_does_not():
+    s = duel({"weapons": [BOW]})
+    attack(s, "a", "b", [99])
+    assert s.state.combatants["a"].has("vulnerable (ranged attack)")
+    s = duel()
+    attack(s, "a", "b", [99])
+    assert not s.state.combatants["a"].has("vulnerable (ranged attack)")
+
+
+def test_a_dual_attacks_second_blow_at_one_the_first_felled_is_lost():
+    # version 3: "a target gone (a dual attack's second blow at one the first felled) says so in
+    # the core's words"
+    s = soi(fighter("a", "A", weapons=[SWORD, DAGGER]), fighter("b", "B", vitality=1), fighter("c", "B"))
+    run(s, "begin", [10, 99, 98])
+    events = run(s, "act", [10, 40], actor="a", action="dual_attack", targets=("b",))
+    assert told(events).endswith(
+        "40 damage to the head; dagger (off hand): lost: B is already out of the fight (unconscious)"
+    )
+
+
+def test_a_retaliate_holds_an_attack_for_an_enemy_coming_within_reach():
+    assert told(act(duel(), "a", "retaliate")) == "holds an attack for an enemy coming within reach"
+
+
+def test_a_kept_spell_is_recorded_as_kept_and_a_cast_one_is_not():
+    s = duel()
+    act(s, "a", "cast", spell="light")
+    assert not s.state.extra.maintained.get("a")
+    act(s, "a", "cast", spell="shield", maintain=True)
+    assert s.state.extra.maintained["a"] == ("shield",)
+
+
+def test_dual_wielding_offers_the_one_handed_weapons_in_hand():
+    from combatlog.engine.rules.swords_of_infinity.actions import ACTIONS
+
+    s = duel({"weapons": [SWORD, {**DAGGER, "two_handed": False}, {"name": "pike", "two_handed": True}]})
+    dual = next(a for a in ACTIONS if a.name == "dual_attack")
+    assert dual.params[0].offered(s.state, s.state.combatants["a"]) == ("sword", "dagger")
