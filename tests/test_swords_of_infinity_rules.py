@@ -320,8 +320,8 @@ def test_dual_wielding_needs_two_weapons_in_hand():
 
 
 def test_dual_wielding_strikes_with_the_main_hand_named_first_and_may_strike_two_targets():
-    s = soi(fighter("a", "A", weapons=[SWORD, DAGGER]), fighter("b", "B"), fighter("c", "B"))
-    run(s, "begin", [10, 99, 98])
+    s = soi(fighter("a", "A", weapons=[SWORD, DAGGER]), fighter("b", "B"), fighter("c", "B"), fighter("d", "B"))
+    run(s, "begin", [10, 99, 98, 97])
     events = run(
         s,
         "act",
@@ -335,8 +335,8 @@ def test_dual_wielding_strikes_with_the_main_hand_named_first_and_may_strike_two
     assert text.startswith("dagger: hit roll 99 against") and "sword (off hand): hit roll 99" in text
     rolls = [e.purpose for e in events if type(e).__name__ == "DiceRolled"]
     assert "at b" in rolls[0] and "at c" in rolls[1]
-    with pytest.raises(Refused):
-        run(s, "act", [99, 99], actor="a", action="dual_attack", targets=("b", "c", "a"))
+    with pytest.raises(Refused, match="1-2"):
+        run(s, "act", [99, 99], actor="a", action="dual_attack", targets=("b", "c", "d"))
 
 
 def test_standing_is_for_the_prone():
