@@ -805,3 +805,41 @@ def test_dual_wielding_offers_the_one_handed_weapons_in_hand():
     s = duel({"weapons": [SWORD, {**DAGGER, "two_handed": False}, {"name": "pike", "two_handed": True}]})
     dual = next(a for a in ACTIONS if a.name == "dual_attack")
     assert dual.params[0].offered(s.state, s.state.combatants["a"]) == ("sword", "dagger")
+
+
+# the attacker away from the origin, so that its x and y differ
+@pytest.mark.parametrize(
+    ("b", "to"),
+    [((3, 5), "8,5"), ((1, 5), "-4,5"), ((2, 6), "2,11"), ((2, 4), "2,-1"), ((3, 4), "8,-1"), ((2, 5), "7,5")],
+)
+def test_a_knockback_from_2_5_throws_straight_away_and_from_the_same_square_to_the_east(b, to):
+    # power 25: 5 squares; a target on the attacker's own square is thrown along x
+    s = duel({"weapons": [], "strength": 60}, {"physical_resistance": 20})
+    place(s, a=(2, 5), b=b)
+    attack(s, "a", "b", [10, 25, 50], technique="knockback")
+    assert s.state.combatants["b"].position == to
+
+
+@pytest.mark.parametrize(
+    ("b", "to", "faces"),
+    [((3, 5), "4,5", []), ((1, 5), "0,5", []), ((2, 6), "2,7", []), ((2, 4), "2,3", []), ((2, 5), "3,5", [99])],
+)
+def test_retreat_from_2_5_steps_straight_away_and_from_the_same_square_to_the_east(b, to, faces):
+    # (a sword reaches 5 ft: out of reach after a step away, still in reach from the same square)
+    s = soi(fighter("a", "A", dexterity=0, weapons=[SWORD]), fighter("b", "B", dexterity=40))
+    place(s, a=(2, 5), b=b)
+    run(s, "begin", [99, 10])
+    act(s, "b", "retreat")
+    run(s, "end_turn", actor="b")
+    events = run(s, "act", faces, actor="a", action="attack", targets=("b",))
+    assert [(e.to, e.distance) for e in events if type(e).__name__ == "Moved"] == [(to, 5)]
+
+
+def test_retreat_from_an_attacker_with_no_square_steps_to_the_east():
+    s = soi(fighter("a", "A", dexterity=0), fighter("b", "B", dexterity=40))
+    place(s, b=(2, 5))
+    run(s, "begin", [99, 10])
+    act(s, "b", "retreat")
+    run(s, "end_turn", actor="b")
+    attack(s, "a", "b", [99])
+    assert s.state.combatants["b"].position == "3,5"
