@@ -843,3 +843,33 @@ def test_retreat_from_an_attacker_with_no_square_steps_to_the_east():
     run(s, "end_turn", actor="b")
     attack(s, "a", "b", [99])
     assert s.state.combatants["b"].position == "3,5"
+
+
+def test_a_damage_target_is_destroyed_at_100_not_99():
+    # "If this damage is beyond 100 points and more than twice his Vitality Score, the Damage
+    # Target is destroyed": the count stops at 100 for vitality 30; at 99 it still heals
+    s = soi(fighter("a", "A"), fighter("b", "B", physical_resistance=100), fighter("c", "B"))
+    run(s, "begin", [10, 80, 90])
+    hurt(s, "b", "left arm", 99)
+    run(s, "recover", [10], actor="b", params={"rested": True})
+    assert s.state.combatants["b"].wounds == {"left arm": 98}
+
+
+def test_intelligence_and_spirit_not_given_are_0():
+    s = soi(fighter("a", "A"), fighter("b", "B"), fighter("m", "B", skills={"first_aid": 10}))
+    run(s, "begin", [99, 98, 10])
+    hurt(s, "b", "torso", 31)
+    events = run(s, "act", [10], actor="m", action="first_aid", targets=("b",), params={"target": "torso"})
+    assert told(events) == "10 against 10: the torso is treated one level better"  # 0 + first aid 10
+    s = duel(b={"physical_resistance": 40})
+    attack(s, "a", "b", [30, 60, 50], technique="pin")
+    run(s, "end_turn", actor="a")
+    with pytest.raises(Refused, match="escaping takes a point of spirit, and none is left"):
+        act(s, "b", "escape")
+
+
+@pytest.mark.parametrize("weapons", [[{**SWORD, "edge": 1}], None])
+def test_an_unknown_weapon_or_shield_field_is_refused(weapons):
+    extra = {"weapons": weapons} if weapons else {"shield": {"name": "tower", "size_class": 2, "spikes": 1}}
+    with pytest.raises(Refused, match="edge|spikes"):
+        soi(fighter("a", "A", **extra))
