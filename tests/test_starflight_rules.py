@@ -624,3 +624,57 @@ def test_a_9_is_a_random_direction_and_a_0_rolls_again_for_foes_and_allies_alike
     forced(s, "begin", (9, 9, 5, 5, 0, 0, 0, 8, 9, 3, 2, 0, 9, 1, 4))
     where = {c: (s.state.combatants[c].position, s.state.extra.facing.get(c)) for c in "abx"}
     assert where == {"a": ("0,0", 1), "b": ("0,4", 1), "x": ("3,3", 6)}
+
+
+def test_an_unknown_parameter_is_refused_from_version_2():
+    s = _shooting()
+    with pytest.raises(Refused, match="takes no parameter 'bogus'"):
+        act(s, "a", "shoot", "x", faces=(0, 0), bogus=1)
+
+
+def test_one_without_a_melee_weapon_cannot_strike_and_a_healer_has_no_other_actions():
+    from tests.test_starflight import BLASTER
+
+    s = placed(
+        fighter("a", "party", "pc", init=5, weapons=[BLASTER], heal="1d4"),
+        fighter("x", "patrol"),
+        at={"a": (0, 0), "x": (0, 0)},
+    )
+    for action in ("melee", "fly"):
+        with pytest.raises(Refused, match="starflight has no such action"):
+            act(s, "a", action, "x")
+
+
+def test_a_second_blow_is_offered_with_no_movement_left():
+    # "two standard actions": one with no movement points strikes twice in its turn
+    from tests.test_starflight import KNIFE
+
+    s = placed(
+        fighter("a", "party", "pc", init=-1, weapons=[KNIFE]),
+        fighter("x", "patrol", init=-5, hp=40),
+        at={"a": (0, 0), "x": (0, 0)},
+    )
+    assert s.state.acting == ("a",) and s.state.combatants["a"].resources == {"actions": 2, "mp": 0}
+    act(s, "a", "melee", "x", faces=(0, 0))
+    assert s.state.acting == ("a",)
+
+
+def test_one_unarmed_with_a_movement_point_has_a_turn():
+    s = placed(
+        fighter("a", "party", "pc", init=0, weapons=[]), fighter("x", "patrol", init=-5), at={"a": (0, 0), "x": (5, 5)}
+    )
+    assert s.state.acting == ("a",)
+
+
+def test_no_regeneration_at_full_shields_or_without_a_rate():
+    from combatlog.engine.rules.starflight.events import ShieldsSet
+
+    s = placed(
+        fighter("a", "party", "pc", init=5, shields=5, shield_regen=2),
+        fighter("x", "patrol", shields=5),
+        at={"a": (0, 0), "x": (3, 0)},
+    )
+    act(s, "a", "shoot", "x", faces=(9, 9, 1, 1))  # 2 absorbed by x's shields; x has no rate
+    forced(s, "end_turn", actor="a")
+    events = forced(s, "end_turn", actor="x")
+    assert s.state.round == 2 and not [e for e in events if isinstance(e, ShieldsSet)]
