@@ -678,3 +678,10 @@ def test_no_regeneration_at_full_shields_or_without_a_rate():
     forced(s, "end_turn", actor="a")
     events = forced(s, "end_turn", actor="x")
     assert s.state.round == 2 and not [e for e in events if isinstance(e, ShieldsSet)]
+
+
+def test_one_unarmed_without_a_grid_has_no_turn():
+    # without a grid there is no move: one with no weapon and no heal dice can do nothing
+    s = sf(fighter("a", "party", "pc", init=5, weapons=[]), fighter("x", "patrol"), ranges="given")
+    forced(s, "begin", (9, 9, 0, 0))
+    assert s.state.acting == ("x",)
