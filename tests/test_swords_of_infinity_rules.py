@@ -873,3 +873,38 @@ def test_an_unknown_weapon_or_shield_field_is_refused(weapons):
     extra = {"weapons": weapons} if weapons else {"shield": {"name": "tower", "size_class": 2, "spikes": 1}}
     with pytest.raises(Refused, match="edge|spikes"):
         soi(fighter("a", "A", **extra))
+
+
+def test_a_sprint_from_2_5_goes_along_its_line():
+    # power 10 toward 22,15 (20 squares away): halfway, 12,10
+    s = duel({"skills": {"sprint": 50}})
+    place(s, a=(2, 5), b=(40, 40))
+    events = act(s, "a", "sprint", [10], x=22, y=15)
+    assert told(events).startswith("sprint 10 against 50: power 10, 10 squares, to 12,10")
+
+
+@pytest.mark.parametrize("version", ["2", "3"])
+def test_a_version_2_sprint_moves_at_once_and_version_3_walks(version, monkeypatch):
+    # version 2 put a resisted move's mover straight there; version 3 walks it there square by
+    # square (where a Retaliate may strike): 10 squares, 50 ft, either way
+    monkeypatch.setattr(type(get_rules("swords-of-infinity")), "version", version)
+    s = duel({"skills": {"sprint": 50}})
+    place(s, a=(2, 5), b=(40, 40))
+    events = act(s, "a", "sprint", [10], x=22, y=15)
+    assert [(e.to, e.distance) for e in events if type(e).__name__ == "Moved"][-1] == ("12,10", 50)
+
+
+def test_a_failed_endurance_with_no_spirit_left_costs_nothing():
+    s = duel({"skills": {"sprint": 50, "endurance": 20}})
+    place(s, a=(0, 0), b=(30, 30))
+    act(s, "a", "sprint", [40], x=0, y=29)
+    assert told(act(s, "a", "sprint", [90, 5], x=0, y=0)).startswith("endurance 90 against 20 fails (no spirit left)")
+    assert not s.state.extra.spirit_spent.get("a")
+
+
+def test_a_resisted_move_leaves_fortify():
+    s = duel({"skills": {"sprint": 50}, "shield": {"name": "tower", "size_class": 2}})
+    place(s, a=(0, 0), b=(30, 30))
+    act(s, "a", "fortify")
+    act(s, "a", "sprint", [5], x=0, y=5)
+    assert not s.state.combatants["a"].has("fortify")
