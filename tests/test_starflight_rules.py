@@ -685,3 +685,27 @@ def test_one_unarmed_without_a_grid_has_no_turn():
     s = sf(fighter("a", "party", "pc", init=5, weapons=[]), fighter("x", "patrol"), ranges="given")
     forced(s, "begin", (9, 9, 0, 0))
     assert s.state.acting == ("x",)
+
+
+def test_placement_by_die_starts_from_a_leader_the_game_master_placed():
+    # the leader placed at 2,5 with no facing (facing ahead, 1): the foe 4 increments ahead of it,
+    # facing back; the ally 2 to its right (direction 3), facing as the leader does
+    s = sf(
+        fighter("a", "party", "pc", init=9),
+        fighter("b", "party", "pc", init=5),
+        fighter("x", "patrol"),
+        grid="physical",
+    )
+    forced(s, "place", actor="a", params={"x": 2, "y": 5})
+    forced(s, "begin", (9, 9, 5, 5, 0, 0, 1, 4, 3, 2))
+    where = {c: (s.state.combatants[c].position, s.state.extra.facing.get(c)) for c in "bx"}
+    assert where == {"b": ("4,5", 1), "x": ("2,9", 5)}
+
+
+def test_near_death_at_0_hit_points_left_by_default():
+    # docs: "Near death: remaining hp at or below `near_death` (default 0)"
+    s = _shooting()
+    forced(s, "override", params={"reason": "t", "damage": {"target": "x", "amount": 9}})
+    assert not s.state.combatants["x"].has("near death")
+    forced(s, "override", params={"reason": "t", "damage": {"target": "x", "amount": 1}})
+    assert s.state.combatants["x"].has("near death")
