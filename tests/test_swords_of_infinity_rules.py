@@ -908,3 +908,33 @@ def test_a_resisted_move_leaves_fortify():
     act(s, "a", "fortify")
     act(s, "a", "sprint", [5], x=0, y=5)
     assert not s.state.combatants["a"].has("fortify")
+
+
+# --- an untargeted attack's Physical Resistance, a hit for 0, a wall's damage -----------------
+
+
+@pytest.mark.parametrize(
+    ("b", "wounded", "faces", "said"),
+    [
+        ({}, False, [30, 50, 50], "physical resistance 50 against 60: fails; 50 damage to the left leg"),
+        ({"size": 1}, False, [30, 50, 55], "physical resistance 55 against 70: no damage"),
+        ({}, True, [30, 50, 55], "physical resistance 55 against 50: fails; 50 damage to the left leg"),
+    ],
+)
+def test_an_untargeted_attack_is_resisted_whole_by_a_higher_power(b, wounded, faces, said):
+    # "the defender must win a power contest using their Physical Resistance against the Power":
+    # a tie (50 against 50) doesn't win; a larger target resists at +10, a wounded one at -10
+    s = duel({}, {"physical_resistance": 60, **b})
+    if wounded:
+        hurt(s, "b", "torso", 31)
+    assert attack(s, "a", "b", faces, area=True, block_target="left leg").endswith(said)
+
+
+def test_a_hit_for_0_leaves_no_wound_and_a_wall_1_foot_short_deals_1():
+    s = duel({"weapons": [{"name": "stick", "skill": 10}]})
+    attack(s, "a", "b", [40, 50])
+    assert s.state.combatants["b"].wounds == {}
+    s = duel({"weapons": [], "strength": 60}, {"physical_resistance": 20})
+    place(s, a=(0, 0), b=(1, 0))
+    attack(s, "a", "b", [10, 30, 50], technique="knockback", wall_ft=29)
+    assert s.state.combatants["b"].wounds == {"torso": 1}
