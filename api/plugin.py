@@ -23,7 +23,7 @@ from combatlog.engine.order import ActionPointOrder, RankedOrder, ReverseDeclare
 from combatlog.engine.protocol import ActionParam, ActionSpec, Draft, OptionSpec, Order, RollMods, RuleSystem
 from combatlog.engine.registry import API, PluginError, check, register
 from combatlog.engine.timing import Timing, make_timing
-from combatlog.engine.typed import DiceExpr, PerMapping, put_row
+from combatlog.engine.typed import DiceExpr, put_row
 from combatlog.events import (
     CombatantDefeated,
     Command,
@@ -75,7 +75,6 @@ __all__ = [
     "OptionSpec",
     "Order",
     "OrderSet",
-    "PerMapping",
     "Pending",
     "PluginError",
     "RankedOrder",

@@ -62,7 +62,7 @@ def level_of(left: int, most: int) -> str:
 def weapon_names(state: Encounter, actor: Combatant) -> tuple[str, ...]:
     """The names of `actor`'s weapons as its stats give them (`weapons`, each with a `name`):
     what a form offers for a `weapon` parameter."""
-    weapons = actor.stats.get("weapons")
+    weapons = actor.given_stats.get("weapons")
     if not isinstance(weapons, list):
         return ()
     return tuple(str(w["name"]) for w in weapons if isinstance(w, dict) and isinstance(w.get("name"), str))
@@ -382,8 +382,9 @@ class RuleSystem:
             out[key] = value
         return out
 
-    def variant(self, options: dict[str, Any]) -> RuleSystem:
-        """The instance that plays an encounter created with `options` (filled in by `options`):
+    def variant(self, options: Any) -> RuleSystem:
+        """The instance that plays an encounter created with `options` (the encounter's
+        `state.options`: the system's `options_type`, or as given for a system without one):
         this one, or a variant of these rules that the options choose, written as a subclass that
         overrides only what differs (Starflight's Simple Combat). `rules_of(state)` asks it, so the
         choice follows from what the log recorded at the encounter's creation: the log names the
@@ -454,33 +455,16 @@ class RuleSystem:
         since = self.tiers_since
         return since is not None and self.since(state, since)
 
-    def stats(self, combatant: Combatant) -> Any:
-        """`combatant`'s stats as this system's `stats_type` (converted once per stats mapping)."""
-        cache = self.__dict__.get("_stats_cache")
-        if cache is None:
-            if self.stats_type is None:
-                raise TypeError(f"{self.name} declares no stats_type")
-            cache = self.__dict__["_stats_cache"] = typed.PerMapping(self.stats_type)
-        return cache.get(combatant.stats)
-
-    def settings(self, state: Encounter) -> Any:
-        """The encounter's options as this system's `options_type` (converted once per options mapping)."""
-        cache = self.__dict__.get("_options_cache")
-        if cache is None:
-            if self.options_type is None:
-                raise TypeError(f"{self.name} declares no options_type")
-            cache = self.__dict__["_options_cache"] = typed.PerMapping(self.options_type, limit=64)
-        return cache.get(state.options)
-
     # --- order and timing -------------------------------------------------------------
 
-    def order(self, options: dict[str, Any]) -> Order | None:
-        """The order strategy for these options; None (the default): a ranked initiative order,
-        highest first (`make_order("ranked")`, which the draft makes)."""
+    def order(self, options: Any) -> Order | None:
+        """The order strategy for these options (`state.options`, as `variant`); None (the
+        default): a ranked initiative order, highest first (`make_order("ranked")`, which the
+        draft makes)."""
         return None
 
-    def timing(self, options: dict[str, Any]) -> Timing:
-        """The timing strategy for these options."""
+    def timing(self, options: Any) -> Timing:
+        """The timing strategy for these options (`state.options`, as `variant`)."""
         return make_timing("turn")
 
     def initiative(self, draft: Draft, combatant: Combatant, ids: tuple[str, ...]) -> int:
@@ -647,7 +631,7 @@ class RuleSystem:
     def health(self, state: Encounter, c: Combatant) -> tuple[int, int] | None:
         """(what is left, the maximum) of `c`'s main track, for views (bars, bots); None when the
         system has none to show as one number (default: `hp` less damage)."""
-        hp = c.stats.get("hp")
+        hp = c.given_stats.get("hp")
         if isinstance(hp, int) and not isinstance(hp, bool):
             return (max(hp - c.damage, 0), hp)
         return None

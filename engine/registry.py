@@ -13,9 +13,10 @@ from importlib.util import find_spec
 
 from combatlog.engine.plugin_api import API, hook_problem
 from combatlog.engine.protocol import RuleSystem
+from combatlog.engine.typed import lenient
 from combatlog.events import Event, register_event
 from combatlog.events import catalogue as _catalogue
-from combatlog.projections.fold import register_rules_state, set_rules_loader
+from combatlog.projections.fold import register_rules_models, register_rules_state, set_rules_loader
 
 _systems: dict[str, RuleSystem] = {}
 
@@ -124,6 +125,10 @@ def register(system: RuleSystem) -> RuleSystem:
         register_event(cls)
     if system.state_type is not None:
         register_rules_state(system.name, system.state_type)
+    stats, options = system.stats_type, system.options_type
+    register_rules_models(
+        system.name, None if stats is None else lenient(stats), None if options is None else lenient(options)
+    )
     _systems[system.name] = system
     return system
 

@@ -143,7 +143,7 @@ def _tell(
                 yield from deferred  # what the action did, after the line that says it
                 deferred.clear()
             elif t is ev.EncounterCreated:
-                rules = get_rules(e.rules).variant(e.options)
+                rules = get_rules(e.rules).variant(whole.options)
                 line = f"{e.title or 'An encounter'} under {e.rules} {e.rules_version}" + (
                     f", seed {e.seed}."
                     if e.seed is not None
@@ -284,7 +284,7 @@ def _released(e: Any, t: type, targets: set[str]) -> bool:
 _NOT_AFTER_DAMAGE = {ev.DiceRolled, ev.Moved, ev.ActionResolved, ev.ResolutionStarted}
 
 
-def _held_until(rules: Any, options: dict[str, Any]) -> str:
+def _held_until(rules: Any, options: Any) -> str:
     """How a held hit's line ends: held until its tier has acted, or to the round's end."""
     timing = rules.timing(options) if rules is not None else None
     if timing is not None and (timing.hold_until == "tier" or timing.all_immediate):

@@ -540,7 +540,7 @@ def seen(state: Encounter, viewer: Viewer, seq: int) -> Seen:
                 health=health,
                 damage=c.damage if own or shown == "exact" else None,
                 resources=dict(sorted(c.resources.items())) if own else None,
-                stats=dict(c.stats) if own else None,
+                stats=dict(c.given_stats) if own else None,
                 own=viewer.controls(cid, side_of),
                 hidden=viewer.gm and cid in players.hidden,
             )

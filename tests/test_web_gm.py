@@ -172,7 +172,7 @@ def test_a_starflight_combatant_with_a_weapon_from_the_forms_rows(tmp_path):
         response = client.post(f"/gm/{table.gm_token}/command", data={**form, "seq": str(table.seq)})
         assert response.status_code == 200, html.unescape(response.text)[:300]
         added = table.session.state.combatants["t9"]
-        assert added.stats["weapons"][0]["name"] == weapon["name"]
+        assert added.given_stats["weapons"][0]["name"] == weapon["name"]
         assert "t9" in table.session.state.players.hidden
 
 

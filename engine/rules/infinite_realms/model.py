@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from functools import cached_property
 from typing import Annotated, Literal
 
 import msgspec
 from msgspec import Meta
 
-from combatlog.engine.typed import PerMapping
-from combatlog.projections import Combatant, Encounter
+from combatlog.projections import Encounter
 
 replace = msgspec.structs.replace
 
@@ -134,11 +132,6 @@ class Stats(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tru
 PUNCH = Weapon(name="punch", ap=0, damage_ps=5, critical=3, type="crushing", hand=True)
 KICK = Weapon(name="kick", ap=0, damage_ps=10, critical=5, type="crushing", hand=True)
 
-_STATS = PerMapping(Stats)
-
-
-stats_of: Callable[[Combatant], Stats] = _STATS.reader("stats")
-"""`c`'s stats as the typed model (converted once per stats mapping; checked when added)."""
 
 
 class Rush(msgspec.Struct, frozen=True, array_like=True, gc=False):

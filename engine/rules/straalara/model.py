@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from functools import cached_property
 from typing import TYPE_CHECKING, Annotated, Literal
 
 import msgspec
 from msgspec import Meta
 
-from combatlog.engine.typed import PerMapping
-
 if TYPE_CHECKING:
-    from combatlog.projections import Combatant, Encounter
+    pass
 
 Rating = Annotated[int, Meta(ge=0, le=20)]
 Kind = Literal["brawl", "melee", "bow", "thrown", "spell"]
@@ -224,11 +221,3 @@ class State(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, gc=Fa
     effects: tuple[Effect, ...] = ()  # extended and delayed effects still to land
 
 
-_STATS = PerMapping(Stats)
-_OPTIONS = PerMapping(Options, limit=64)
-
-stats_of: Callable[[Combatant], Stats] = _STATS.reader("stats")
-"""`c`'s stats as the typed model (converted once per stats mapping; checked when added)."""
-
-options_of: Callable[[Encounter], Options] = _OPTIONS.reader("options")
-"""The encounter's options as the typed model (converted once per options mapping)."""

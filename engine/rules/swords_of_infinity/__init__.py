@@ -22,7 +22,7 @@ from combatlog.engine.rules.swords_of_infinity.events import (
     Recovered,
     TurnMark,
 )
-from combatlog.engine.rules.swords_of_infinity.model import UNTIL_NEXT_TURN, VITAL, State, own, stats_of
+from combatlog.engine.rules.swords_of_infinity.model import UNTIL_NEXT_TURN, VITAL, State, own
 from combatlog.engine.rules.swords_of_infinity.model import Options as SoIOptions
 from combatlog.engine.rules.swords_of_infinity.model import Stats as SoIStats
 from combatlog.engine.rules.swords_of_infinity.movement import answer, offer_live
@@ -92,9 +92,9 @@ class SwordsOfInfinity(RuleSystem):
         return _TURN
 
     def initiative(self, draft: Draft, combatant: Combatant, ids: tuple[str, ...]) -> int:
-        tn = stats_of(combatant).dexterity + stats_of(combatant).awareness + penalty(draft.state, combatant)
+        tn = combatant.stats.dexterity + combatant.stats.awareness + penalty(draft.state, combatant)
         roll = draft.roll("d%", f"initiative (Power, TN {tn})", by=combatant.id).total
-        if roll <= tn or draft.state.options.get("failed_initiative") == "roll":
+        if roll <= tn or draft.state.options.failed_initiative == "roll":
             return roll
         return -roll  # after every success; among failures the lowest roll first
 
@@ -203,7 +203,7 @@ class SwordsOfInfinity(RuleSystem):
                 draft.emit(Impairment(combatant=target, target=where, what="cleared"))
         for where in changed:
             if destroyed(c, where):
-                if where in VITAL and state.options.get("vital_destroyed") == "dies":
+                if where in VITAL and state.options.vital_destroyed == "dies":
                     draft.emit(CombatantDefeated(combatant=target, how=f"dead (the {where} destroyed)"))
                     return
                 continue
@@ -294,7 +294,7 @@ class SwordsOfInfinity(RuleSystem):
                 "without a day of rest one damage target heals: name it",
                 f"target=... ({', '.join(hurt)})",
             )
-        tn = stats_of(c).physical_resistance
+        tn = c.stats.physical_resistance
         roll = draft.roll("d%", f"recovery (Power on Physical Resistance, TN {tn})", by=c.id).total
         points = power_of(roll, tn) // 10 % 10
         draft.emit(Recovered(combatant=c.id, healed={str(t): points for t in (hurt if rested else [where])}))
