@@ -521,7 +521,7 @@ def show_data(view: Any) -> dict[str, Any]:
                 "position": c.position,
                 "conditions": [x.name for x in c.conditions],
                 "resources": c.resources,
-                "stats": c.given_stats,
+                "stats": c.stats,
                 "health": _health_json(c.health),
                 **({"hidden": True} if c.hidden else {}),
             }

@@ -455,6 +455,16 @@ class RuleSystem:
         since = self.tiers_since
         return since is not None and self.since(state, since)
 
+    def stats(self, combatant: Combatant) -> Any:
+        """`combatant.stats`, the typed model the fold made when it was added: kept for plugins
+        written before plugin API 5, which read it through here."""
+        return combatant.stats
+
+    def settings(self, state: Encounter) -> Any:
+        """`state.options`, the typed model the fold made when the encounter was created: kept
+        for plugins written before plugin API 5, which read it through here."""
+        return state.options
+
     # --- order and timing -------------------------------------------------------------
 
     def order(self, options: Any) -> Order | None:
