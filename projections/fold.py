@@ -123,9 +123,7 @@ _RULES_MODELS: dict[str, tuple[Callable[[Any], Any] | None, Callable[[Any], Any]
 _NO_MODELS: tuple[None, None] = (None, None)
 
 
-def register_rules_models(
-    rules: str, stats: Callable[[Any], Any] | None, options: Callable[[Any], Any] | None
-) -> None:
+def register_rules_models(rules: str, stats: Callable[[Any], Any] | None, options: Callable[[Any], Any] | None) -> None:
     """Keep `stats` and `options` as the typed models of what a log under `rules` records."""
     _RULES_MODELS[rules] = (stats, options)
 

@@ -133,7 +133,6 @@ PUNCH = Weapon(name="punch", ap=0, damage_ps=5, critical=3, type="crushing", han
 KICK = Weapon(name="kick", ap=0, damage_ps=10, critical=5, type="crushing", hand=True)
 
 
-
 class Rush(msgspec.Struct, frozen=True, array_like=True, gc=False):
     """A rush under way: at whom, begun in which round (kept as `[target, round]`)."""
 

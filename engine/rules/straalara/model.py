@@ -219,5 +219,3 @@ class State(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, gc=Fa
     dazing: dict[str, str] = {}  # target -> attacker of a dazing blow whose damage hasn't counted yet
     botch: str | None = None  # an attack botched: the game master rules its adverse effect first
     effects: tuple[Effect, ...] = ()  # extended and delayed effects still to land
-
-
