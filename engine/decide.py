@@ -208,8 +208,9 @@ def _add(draft: Draft, command: Add) -> None:
             f"{number} is past {_MOST_A_STAT:,}, the most a number in a roll can be",
             "give a smaller number",
         )
+    given = dict(raw)  # what the log records; the checks read the typed model
     try:
-        stats = draft.rules.check_combatant(dict(raw), cid)
+        stats = draft.rules.check_combatant(given, cid)
     except Refused as exc:
         if exc.what.startswith(f"combatant {cid}"):
             raise
@@ -218,7 +219,7 @@ def _add(draft: Draft, command: Add) -> None:
         raise Refused(what, exc.why, exc.allowed) from None
     draft.rules.check_added(draft.state, stats, cid)
     name = command.name if command.name is not None else cid
-    draft.emit(CombatantAdded(id=cid, name=name, side=side, kind=command.kind, group=command.group, stats=stats))
+    draft.emit(CombatantAdded(id=cid, name=name, side=side, kind=command.kind, group=command.group, stats=given))
     if command.hidden:  # in the same step: no viewer is ever told it joined
         draft.emit(ViewSet(combatant=cid, hidden=True, reveal=command.reveal))
 

@@ -391,10 +391,10 @@ class RuleSystem:
         system and its options, never the variant."""
         return self
 
-    def check_combatant(self, stats: dict[str, Any], who: str = "") -> dict[str, Any]:
-        """The combatant's stats, validated; raises Refused naming who and the missing or bad stat.
-
-        The stats are returned as given (the log keeps what the encounter file said).
+    def check_combatant(self, stats: dict[str, Any], who: str = "") -> Any:
+        """The combatant's stats as given, validated; raises Refused naming who and the missing
+        or bad stat. Returns them as the system's `stats_type` (as given, for a system without
+        one), for an override's own checks and for `check_added`; the log records them as given.
         """
         what = f"combatant {who}" if who else "combatant"
         missing = [s for s in self.required_stats if s not in stats]
@@ -403,7 +403,7 @@ class RuleSystem:
                 what, f"missing stat(s) {', '.join(missing)}", f"{self.name} needs {', '.join(self.required_stats)}"
             )
         if self.stats_type is not None:
-            typed.convert(stats, self.stats_type, what)
+            return typed.convert(stats, self.stats_type, what)
         return stats
 
     def roll_mods(self, state: Encounter, roller: Combatant, target: Combatant | None) -> RollMods:
@@ -425,9 +425,10 @@ class RuleSystem:
         system reads no positions); `grid_problem` for a system on an x,y grid."""
         return None
 
-    def check_added(self, state: Encounter, stats: dict[str, Any], who: str) -> None:
+    def check_added(self, state: Encounter, stats: Any, who: str) -> None:
         """Refuse (naming `combatant WHO`) stats that can't be in this encounter: checks that need
-        its options (a section on its map, a die on its ladder). Default: none."""
+        its options (a section on its map, a die on its ladder). `stats`: what `check_combatant`
+        returned (the `stats_type`). Default: none."""
 
     @staticmethod
     def since(state: Encounter, version: int) -> bool:

@@ -11,8 +11,6 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import msgspec
-
 from combatlog.engine.dice import DiceError
 from combatlog.engine.dice import parse as parse_dice
 from combatlog.engine.errors import Refused
@@ -85,13 +83,13 @@ class InfiniteRealms(RuleSystem):
     }
     command_words = {"distance": ("a", "b", "yards"), "engage": ("*combatants",), "defend": ("actor", "ap")}
 
-    def check_combatant(self, stats: dict[str, Any], who: str = "") -> dict[str, Any]:
-        stats = super().check_combatant(stats, who)
+    def check_combatant(self, stats: dict[str, Any], who: str = "") -> IRStats:
+        typed: IRStats = super().check_combatant(stats, who)
         for key in ("defense", "protection"):
-            if stats.get(key) == {}:
+            if getattr(typed, key) == {}:
                 raise Refused(f"combatant {who}" if who else "combatant", f"$.{key}: give at least one entry")
         names = set()
-        for i, w in enumerate(msgspec.convert(stats, IRStats).weapons):  # as checked by the base
+        for i, w in enumerate(typed.weapons):
             if w.name in names or w.name in ("punch", "kick"):
                 raise Refused(f"$.weapons[{i}]", f"the name {w.name!r} is taken")
             names.add(w.name)
@@ -104,12 +102,12 @@ class InfiniteRealms(RuleSystem):
                 w.short is not None and w.medium is not None and w.long is not None and w.short <= w.medium <= w.long
             ):
                 raise Refused(f"$.weapons[{i}]", "a thrown or missile weapon needs short <= medium <= long, in yards")
-        return stats
+        return typed
 
-    def order(self, options: dict[str, Any]) -> ActionPointOrder:
+    def order(self, options: IROptions) -> ActionPointOrder:
         return _AP_ORDER
 
-    def timing(self, options: dict[str, Any]) -> Timing:
+    def timing(self, options: IROptions) -> Timing:
         return _TURN
 
     def initiative(self, draft: Draft, combatant: Combatant, ids: tuple[str, ...]) -> int:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 
 from combatlog.engine.protocol import Draft
-from combatlog.engine.rules.infinite_realms.model import WOUNDED_25, WOUNDED_50, Weapon, own
+from combatlog.engine.rules.infinite_realms.model import WOUNDED_25, WOUNDED_50, Stats, Weapon, own
 from combatlog.projections import Combatant, Encounter
 
 
@@ -26,14 +26,16 @@ def engaged_with(state: Encounter, a: str) -> list[str]:
 
 def weapons(c: Combatant) -> tuple[Weapon, ...]:
     """The combatant's weapons as given in its stats."""
-    return c.stats.weapons
+    stats: Stats = c.stats
+    return stats.weapons
 
 
 def weapon(state: Encounter, c: Combatant, name: str | None) -> Weapon | None:
     """The weapon `name` of `c` (its first unbroken one if None), or None."""
     broken = own(state).broken.get(c.id, ())
     if not broken and (name is None or type(name) is str):
-        return c.stats.in_hand.get(name)  # nothing broken (most of the time): one look-up
+        stats: Stats = c.stats
+        return stats.in_hand.get(name)  # nothing broken (most of the time): one look-up
     for w in weapons(c):
         if w.name in broken:
             continue
@@ -120,7 +122,8 @@ def damage_percent(made_by: int) -> int:
 
 
 def protection(c: Combatant, kind: str | None) -> int:
-    p = c.stats.protection
+    stats: Stats = c.stats
+    p = stats.protection
     if isinstance(p, dict):
         return p.get(kind or "", p.get("default", 0))
     return p

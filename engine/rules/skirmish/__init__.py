@@ -42,7 +42,7 @@ class Skirmish(RuleSystem):
     stats_type = Stats
     options_type = Options
 
-    def order(self, options: dict[str, Any]) -> Order:
+    def order(self, options: Options) -> Order:
         kind = options.order
         key: tuple[Any, bool, bool, bool] = (
             kind,
@@ -65,7 +65,7 @@ class Skirmish(RuleSystem):
         _ORDERS[key] = order
         return order
 
-    def timing(self, options: dict[str, Any]) -> Timing:
+    def timing(self, options: Options) -> Timing:
         kind = options.timing
         timing = _TIMINGS.get(kind)
         if timing is None:

@@ -103,31 +103,31 @@ class Starflight(RuleSystem):
             )
         return out
 
-    def check_combatant(self, stats: dict[str, Any], who: str = "") -> dict[str, Any]:
-        stats = super().check_combatant(stats, who)
-        if "heal" in stats:
-            check_dice(stats["heal"], "stat heal")
+    def check_combatant(self, stats: dict[str, Any], who: str = "") -> SFStats:
+        typed: SFStats = super().check_combatant(stats, who)
+        if typed.heal is not None:
+            check_dice(typed.heal, "stat heal")
         names = set()
-        for i, w in enumerate(stats.get("weapons", [])):
-            if w["name"] in names:
-                raise Refused(f"$.weapons[{i}]", f"two weapons named {w['name']!r}")
-            names.add(w["name"])
-            check_dice(w["damage"], f"weapons[{i}].damage")
-            if not w.get("melee") and int(w.get("range", 0)) < 1:
+        for i, w in enumerate(typed.weapons):
+            if w.name in names:
+                raise Refused(f"$.weapons[{i}]", f"two weapons named {w.name!r}")
+            names.add(w.name)
+            check_dice(w.damage, f"weapons[{i}].damage")
+            if not w.melee and w.range < 1:
                 raise Refused(f"$.weapons[{i}]", "a weapon needs range >= 1 (shooting) or melee = true")
-        return stats
+        return typed
 
     # --- order and timing ---
 
-    def variant(self, options: dict[str, Any]) -> RuleSystem:
+    def variant(self, options: SFOptions) -> RuleSystem:
         return STARFLIGHT_SIMPLE if options.method == "simple" else self
 
-    def order(self, options: dict[str, Any]) -> RankedOrder:
+    def order(self, options: SFOptions) -> RankedOrder:
         # orders are configuration, never changed: one of each kind, asked for a few times a step
         return _ORDERS[options.group_initiative]
 
-    def timing(self, options: dict[str, Any]) -> Timing:
-        return options.timing_of  # type: ignore[no-any-return]
+    def timing(self, options: SFOptions) -> Timing:
+        return options.timing_of
 
     def initiative(self, draft: Draft, combatant: Combatant, ids: tuple[str, ...]) -> int:
         init = combatant.stats.initiative
@@ -143,10 +143,11 @@ class Starflight(RuleSystem):
 
     def movement_points(self, state: Encounter, c: Combatant) -> int:
         """Movement points a round: Initiative + 1, or speed (kph x 5/3 m) over the increment's metres."""
+        stats: SFStats = c.stats
         if state.options.movement == "speed":
-            metres = float(c.stats.speed) * 5 / 3
+            metres = float(stats.speed) * 5 / 3
             return int(metres // state.options.increment_m)
-        return max(0, c.stats.initiative + 1)
+        return max(0, stats.initiative + 1)
 
     def place_problem(self, state: Encounter, to: str) -> str | None:
         return grid_problem(to)  # positions are squares of an x,y grid
@@ -182,7 +183,7 @@ class Starflight(RuleSystem):
         if melee is not None:
             out.append(MELEE)
         out.append(MOVE)  # refused with a reason when there is no grid
-        if "heal" in actor.given_stats:
+        if actor.stats.heal is not None:
             out.append(HEAL)
         return out
 
@@ -194,7 +195,7 @@ class Starflight(RuleSystem):
         if spec is SHOOT or spec is MELEE:
             if actor.stats.cheapest[spec is MELEE] is not None:
                 return spec
-        elif spec is HEAL and "heal" in actor.given_stats:
+        elif spec is HEAL and actor.stats.heal is not None:
             return HEAL
         return super().action(state, actor, name)  # refused, listing the known ones
 
@@ -221,7 +222,7 @@ class Starflight(RuleSystem):
             out.append(MELEE)
         if actor.resources.get("mp", 0) >= 1:
             out.append(MOVE)
-        if "heal" in actor.given_stats:
+        if actor.stats.heal is not None:
             out.append(HEAL)
         return out
 
@@ -348,7 +349,7 @@ class StarflightSimple(Starflight):
     every group rolls once an exchange (`exchange`, in `simple_combat.py`), for everyone at once,
     and the losses fall by the differences. What isn't here is Starflight's."""
 
-    def order(self, options: dict[str, Any]) -> RankedOrder:
+    def order(self, options: SFOptions) -> RankedOrder:
         return _SIMPLE  # everyone in one tier: an exchange is one command
 
     def surprise(self, state: Encounter, sides: tuple[str, ...]) -> tuple[str, ...]:

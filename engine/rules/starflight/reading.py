@@ -9,7 +9,7 @@ from typing import Any
 from combatlog.engine.dice import DiceError
 from combatlog.engine.dice import parse as parse_dice
 from combatlog.engine.errors import Refused
-from combatlog.engine.rules.starflight.model import NEAR_DEATH, Weapon, own
+from combatlog.engine.rules.starflight.model import NEAR_DEATH, Stats, Weapon, own
 from combatlog.projections import Combatant, Encounter
 
 
@@ -83,17 +83,20 @@ def planned_position(state: Encounter, c: Combatant) -> tuple[float, float] | No
 
 def weapons(c: Combatant) -> tuple[Weapon, ...]:
     """The combatant's weapons (its typed stats')."""
-    return c.stats.weapons
+    stats: Stats = c.stats
+    return stats.weapons
 
 
 def cheapest(c: Combatant) -> tuple[int | None, int | None]:
     """The fewest actions a shot and a melee attack cost `c` (None: it has no such weapon)."""
-    return c.stats.cheapest
+    stats: Stats = c.stats
+    return stats.cheapest
 
 
 def weapon(c: Combatant, name: str | None, melee: bool) -> Weapon | None:
     """The weapon `name` (or the first fit for melee/shooting) of `c`, or None."""
-    for w in c.stats.weapons:
+    stats: Stats = c.stats
+    for w in stats.weapons:
         fit = bool(w.melee) if melee else w.range >= 1
         if fit and (name is None or w.name == name):
             return w
@@ -104,7 +107,7 @@ def near_death(c: Combatant) -> bool:
     """True when the combatant may take one standard action only."""
     if c.has(NEAR_DEATH):
         return True
-    stats = c.stats
+    stats: Stats = c.stats
     return stats.hp - c.damage <= stats.near_death
 
 

@@ -10,7 +10,6 @@ health levels, wound penalties, Dazed, and effects landing at the end of the tur
 from __future__ import annotations
 
 from functools import cached_property
-from typing import Any
 
 from combatlog.engine.errors import Refused
 from combatlog.engine.protocol import ActionSpec, Draft, Order, RuleSystem
@@ -53,10 +52,10 @@ class Straalara(RuleSystem):
     commands = {"botch": "the game master's ruling on a botched attack's adverse effect: botch TEXT"}
     command_words = {"botch": ("...effect",)}
 
-    def order(self, options: dict[str, Any]) -> Order:
+    def order(self, options: Options) -> Order:
         return _ORDERS[options.passes == "interleaved"]
 
-    def timing(self, options: dict[str, Any]) -> Timing:
+    def timing(self, options: Options) -> Timing:
         return _TIMING
 
     def initiative(self, draft: Draft, combatant: Combatant, ids: tuple[str, ...]) -> int:

@@ -18,6 +18,7 @@ from combatlog.engine.rules.straalara.model import (
     STANCE_DEFENSES,
     STANCE_DEFENSES_V2,
     Declared,
+    Stats,
 )
 from combatlog.events import ConditionRemoved, Moved, ResourcesSet
 from combatlog.projections import Combatant, Encounter, Pending
@@ -48,7 +49,7 @@ def since_v3(state: Encounter) -> bool:
 
 def best_defense(state: Encounter, actor: Combatant, stance: str) -> str:
     """The defense with the biggest pool `stance` allows `actor` (the default when none is declared)."""
-    mine = actor.stats
+    mine: Stats = actor.stats
     return (mine.best_defenses_v3 if since_v3(state) else mine.best_defenses)[stance]
 
 

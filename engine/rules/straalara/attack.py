@@ -16,6 +16,7 @@ from combatlog.engine.rules.straalara.events import Botched, Dazed, DazingBlow, 
 from combatlog.engine.rules.straalara.model import (
     DEFENSE_STANCE_DICE,
     DEFENSE_STANCE_ROLLS,
+    Options,
     Weapon,
 )
 from combatlog.events import CombatantDefeated, ConditionApplied, Moved
@@ -29,7 +30,8 @@ PAST = {"block": "blocked", "parry": "parried", "dodge": "dodged", "spell": "tur
 
 def wound_penalty(rules: RuleSystem, state: Encounter, c: Combatant) -> int:
     """The dice `c` loses to its wounds (0 or less): the penalty of the last health level lost."""
-    return state.options.wound_penalty(c.damage)
+    options: Options = state.options
+    return options.wound_penalty(c.damage)
 
 
 def health_level(rules: RuleSystem, state: Encounter, c: Combatant) -> str:

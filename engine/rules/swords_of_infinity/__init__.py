@@ -74,21 +74,21 @@ class SwordsOfInfinity(RuleSystem):
     command_words = {"recover": ("actor", "target"), "retaliation": ("actor", "choice")}
     after_end = ("recover",)
 
-    def check_combatant(self, stats: dict[str, Any], who: str = "") -> dict[str, Any]:
+    def check_combatant(self, stats: dict[str, Any], who: str = "") -> SoIStats:
         """The stats as given, checked against the typed model (`swords_of_infinity_model.Stats`)."""
-        stats = super().check_combatant(stats, who)
-        comp = stats.get("composition")
+        typed: SoIStats = super().check_combatant(stats, who)
+        comp = typed.composition
         if comp is not None and (not comp or not all(1 <= v[0] <= v[1] <= 10 for v in comp.values())):
             raise Refused(
                 f"combatant {who}" if who else "combatant",
                 "$.composition: give {damage target: [low, high]} within 1-10",
             )
-        return stats
+        return typed
 
-    def order(self, options: dict[str, Any]) -> RankedOrder:
+    def order(self, options: SoIOptions) -> RankedOrder:
         return _ORDER
 
-    def timing(self, options: dict[str, Any]) -> Timing:
+    def timing(self, options: SoIOptions) -> Timing:
         return _TURN
 
     def initiative(self, draft: Draft, combatant: Combatant, ids: tuple[str, ...]) -> int:

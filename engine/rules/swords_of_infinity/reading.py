@@ -6,17 +6,19 @@ from __future__ import annotations
 import contextlib
 
 from combatlog.engine.protocol import RuleSystem
-from combatlog.engine.rules.swords_of_infinity.model import LIFTED_BY_RETREAT, Weapon, own
+from combatlog.engine.rules.swords_of_infinity.model import LIFTED_BY_RETREAT, Stats, Weapon, own
 from combatlog.projections import Combatant, Encounter
 
 
 def composition(c: Combatant) -> dict[str, tuple[int, int]]:
     """The damage targets and their d% digits (shared: read it, don't change it)."""
-    return c.stats.parts
+    stats: Stats = c.stats
+    return stats.parts
 
 
 def cap(c: Combatant) -> int:
-    return c.stats.cap
+    stats: Stats = c.stats
+    return stats.cap
 
 
 def raw_level(c: Combatant, d: int) -> int:
@@ -46,7 +48,7 @@ def level(state: Encounter, c: Combatant, where: str) -> int:
 
 def destroyed(c: Combatant, where: str) -> bool:
     """Beyond 100 and twice Vitality: the count stops at the cap, so a target that reaches it is destroyed."""
-    return c.wounds.get(where, 0) >= c.stats.cap
+    return c.wounds.get(where, 0) >= cap(c)
 
 
 def _at_least(state: Encounter, c: Combatant, least: int) -> list[str]:
@@ -85,12 +87,13 @@ def skill(c: Combatant, name: str) -> int:
 
 
 def spirit_left(state: Encounter, c: Combatant) -> int:
-    return c.stats.spirit_max - own(state).spirit_spent.get(c.id, 0)
+    stats: Stats = c.stats
+    return stats.spirit_max - own(state).spirit_spent.get(c.id, 0)
 
 
 def weapon(state: Encounter, c: Combatant, name: str | None) -> Weapon:
     """The weapon `name` of `c` (its first one in hand if None); unarmed (class 0, Strength power) otherwise."""
-    s = c.stats
+    s: Stats = c.stats
     dropped = own(state).dropped.get(c.id)
     if not dropped and (name is None or type(name) is str):
         return s.in_hand.get(name, s.unarmed)  # nothing dropped (most of the time): one look-up

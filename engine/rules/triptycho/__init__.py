@@ -8,7 +8,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-import msgspec
 from msgspec.structs import replace
 
 from combatlog.engine.battlemap import Map
@@ -125,8 +124,8 @@ class Triptycho(RuleSystem):
         Map.load(out["map"])  # its sections and borders checked as a map too (ends, heights)
         return out
 
-    def check_added(self, state: Encounter, stats: dict[str, Any], who: str) -> None:
-        typed = msgspec.convert(stats, Stats, strict=False)
+    def check_added(self, state: Encounter, stats: Stats, who: str) -> None:
+        typed = stats
         opts = state.options
         board = opts.board
         for part in typed.section.split("+"):
@@ -140,14 +139,14 @@ class Triptycho(RuleSystem):
             if die is not None and die not in opts.ladder:
                 raise Refused(f"combatant {who}: $.{where}", f"{die} isn't on the dice ladder", " ".join(opts.ladder))
 
-    def order(self, options: dict[str, Any]) -> Order:
+    def order(self, options: Options) -> Order:
         how = options.order
         order = _ORDERS.get(how)
         if order is None:  # one of each kind: configuration, never changed, asked a few times a step
             order = _ORDERS[how] = TriptychoOrder(how)
         return order
 
-    def timing(self, options: dict[str, Any]) -> Timing:
+    def timing(self, options: Options) -> Timing:
         return _TURN
 
     def initiative(self, draft: Draft, combatant: Combatant, ids: tuple[str, ...]) -> int:

@@ -51,7 +51,7 @@ def route(
 ) -> tuple[tuple[Step, ...] | None, str]:
     """The path `mover` takes to `to` with a Move of `n` (`kind` move, phase, fly; `height`: the
     Move's Height value), fewest borders first; or (None, why not)."""
-    ways = state.options.ways
+    ways: Ways = state.options.ways
     start = section_of(mover)
     aquatic = mover.stats.aquatic
     mine = own(state)
