@@ -5,7 +5,7 @@
 A system subclasses `RuleSystem`, declares its events (tagged with its name as a prefix,
 `minid20.AttackRolled`), their folds (`register_fold`) and the phases they may occur in
 (`allow`), its typed `Stats`/`Options`/`State` (msgspec Structs), the version of this API it
-was written for (`api = 4`, the number: `API` is this combatlog's), and names its instance in
+was written for (`api = 5`, the number: `API` is this combatlog's), and names its instance in
 the `combatlog.rules` entry-point group. `register` (and loading the entry point) checks it and
 says what breaks the protocol in one line (`PluginError`), an older plugin's hooks among it.
 `docs/writing-a-rule-system.md` walks through one; `combatlog rulesets --check NAME` runs the

@@ -133,12 +133,12 @@ def _who(self, stats, who=""):
             "declare def budget(self, state, combatant)",
         ),
         (
-            _elder(check_combatant=_who, api=5),
-            "elder: written for plugin API 5, and this combatlog speaks API 4; upgrade combatlog",
+            _elder(check_combatant=_who, api=6),
+            "elder: written for plugin API 6, and this combatlog speaks API 5; upgrade combatlog",
         ),
         (
-            _elder(check_combatant=_who, api="4"),
-            "elder: api = '4': give the plugin API version it was written for, a whole number (this is 4)",
+            _elder(check_combatant=_who, api="5"),
+            "elder: api = '5': give the plugin API version it was written for, a whole number (this is 5)",
         ),
     ],
     ids=["undeclared", "declared", "a hook no longer called", "any hook", "a newer API", "not a number"],

@@ -93,7 +93,7 @@ class Weapon(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tr
 
 class Stats(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True, dict=True):
     """An Infinite Realms combatant as the encounter file gives it (`dict=True`: room for the
-    derived values below, worked out once per stats mapping)."""
+    derived values below, worked out once per combatant)."""
 
     hp: Annotated[int, Meta(ge=1)]
     ap: Annotated[int, Meta(ge=0)]
@@ -110,7 +110,7 @@ class Stats(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tru
     protection: int | dict[str, int] = 0  # a number, or one by damage type
     weapons: tuple[Weapon, ...] = ()
 
-    # Derived once per stats mapping (the typed model is made once per mapping and shared):
+    # Derived once per combatant (the fold makes the typed model once, when it is added):
     # every attack and check asks for them.
 
     @cached_property

@@ -37,7 +37,7 @@ class Skirmish(RuleSystem):
     version = "3"
     tiers_since = 3  # tied combatants (ties = "simultaneous") and a group rolling once hold their damage
     params_since = 3
-    api = 4  # the plugin API it is written for (a copy of this template keeps it)
+    api = 5  # the plugin API it is written for (a copy of this template keeps it)
     events = EVENTS
     stats_type = Stats
     options_type = Options

@@ -143,7 +143,7 @@ class Stats(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tru
         melee = [2 if w.full_round else 1 for w in self.weapons if w.melee]
         return (min(ranged) if ranged else None, min(melee) if melee else None)
 
-    # Derived once per stats mapping, like `cheapest`: the policy and the end check ask for
+    # Derived once per combatant, like `cheapest`: the policy and the end check ask for
     # these at every step.
 
     @cached_property

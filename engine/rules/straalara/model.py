@@ -52,7 +52,7 @@ class Weapon(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tr
 
 class Stats(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True, dict=True):
     """A Straalara combatant as the encounter file gives it (`dict=True`: room for the derived
-    values below, worked out once per stats mapping)."""
+    values below, worked out once per combatant)."""
 
     wits: Rating
     dexterity: Rating
@@ -92,7 +92,7 @@ class Stats(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tru
             return self.spell_defense
         return self.dexterity + int(getattr(self, DEFENSE_ABILITY[defense]))
 
-    # Derived once per stats mapping (the typed model is made once per mapping and shared):
+    # Derived once per combatant (the fold makes the typed model once, when it is added):
     # the policy and every attack ask for them.
 
     @cached_property

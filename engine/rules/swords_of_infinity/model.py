@@ -36,7 +36,7 @@ class Shield(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tr
 
 class Stats(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True, dict=True):
     """A Swords of Infinity combatant as the encounter file gives it (`dict=True`: room for the
-    derived values below, worked out once per stats mapping)."""
+    derived values below, worked out once per combatant)."""
 
     vitality: Annotated[int, Meta(ge=1)]
     dexterity: int
@@ -57,7 +57,7 @@ class Stats(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tru
     shield: Shield | None = None
     weapons: tuple[Weapon, ...] = ()
 
-    # Derived once per stats mapping (the typed model is made once per mapping and shared):
+    # Derived once per combatant (the fold makes the typed model once, when it is added):
     # every attack, check and turn asks for them.
 
     @cached_property

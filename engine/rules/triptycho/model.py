@@ -65,7 +65,7 @@ class Stats(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tru
     def cards(self) -> dict[str, Card]:
         return {c.name: c for c in self.deck}
 
-    # derived once per stats mapping (the model is made once per mapping, then only read)
+    # derived once per combatant (the fold makes the model once, when it is added, then only read)
 
     @cached_property
     def deck_order(self) -> dict[str, int]:
