@@ -8,7 +8,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from combatlog.engine import get_rules, rules_of
-from combatlog.engine.words import spoken
+from combatlog.engine.words import plainly, spoken
 from combatlog.events import Envelope, EventLog
 from combatlog.events import catalogue as ev
 from combatlog.events.privacy import GM, Viewer
@@ -23,6 +23,8 @@ def _name(state: Any, cid: str | None) -> str:
         return UNSEEN_NAME
     return c.name if c is not None else str(cid)
 
+
+_SPAN = re.compile(r"\b(?:turns?|rounds?)\b")  # a condition's reason that is its time running out, not told
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
@@ -132,12 +134,12 @@ def _tell(
                 resolving = True
             elif t is ev.ActionResolved:
                 if open_action is not None and open_action[1] == e.id:
-                    line, seq = f"{open_action[2]}: {e.outcome}.", open_action[0]
+                    line, seq = f"{open_action[2]}: {plainly(e.outcome)}.", open_action[0]
                     open_action = None
                 elif dice:
-                    line = f"  -> {e.outcome}"
+                    line = f"  -> {plainly(e.outcome)}"
                 else:
-                    line = f"{declared.get(e.id, 'An action')}: {e.outcome}."
+                    line = f"{declared.get(e.id, 'An action')}: {plainly(e.outcome)}."
                 yield seq, line
                 line = None
                 yield from deferred  # what the action did, after the line that says it
@@ -190,7 +192,8 @@ def _tell(
             elif t is ev.ConditionApplied:
                 line = f"  {_name(state, e.target)}: {e.condition}."
             elif t is ev.ConditionRemoved:
-                line = f"  {_name(state, e.target)}: no longer {e.condition}."
+                why = f" ({e.reason})" if e.reason and not _SPAN.search(e.reason) else ""  # a span: said
+                line = f"  {_name(state, e.target)}: no longer {e.condition}{why}."
             elif t is ev.Moved:
                 line = f"  {_name(state, e.combatant)} moves to {e.to}."
             elif t is ev.GmRuling:

@@ -326,7 +326,7 @@ def test_rulesets_lists_each_actions_parameters():
     from combatlog.cli.main import app
 
     out = CliRunner().invoke(app, ["rulesets", "swords-of-infinity"]).output
-    assert "    params: x (int), y (int), through (bool), defense=block|dodge|none" in out
+    assert "    params: x=N (a whole number), y=N (a whole number), through=true|false, defense=block|dodge|none" in out
 
 
 @pytest.mark.parametrize(("system", "example", "since"), SYSTEMS, ids=[s[0] for s in SYSTEMS])
