@@ -839,3 +839,74 @@ def test_a_version_1_log_still_reads_condition_names_only_in_lowercase(monkeypat
         act(s, "x", "move", to="c")
     monkeypatch.undo()
     assert audit(s.log, workers=1).clean
+
+
+# --- version 3: the deal in a surprise round ------------------------------------------------
+
+JAVELIN = {"name": "Javelin", "thrown": 1, "hit": "d6", "damage": "d6", "weapon": "spear"}
+WARD = {"name": "Ward", "phase": "strategy", "block": 1}
+
+
+def _at_version_2(monkeypatch) -> None:
+    from combatlog.engine import get_rules
+
+    monkeypatch.setattr(type(get_rules("triptycho")), "version", "2")
+
+
+def _ambush(begin_faces: tuple[int, ...]):
+    """x (SWORD, JAVELIN, WARD) in a and y (SWORD) in b, two cards dealt each; y's side is
+    surprised; begun with `begin_faces`."""
+    x = fighter("x", "p", kind="pc", hp=10, section="a", deck=[SWORD, JAVELIN, WARD])
+    y = fighter("y", "q", hp=10, section="b", deck=[SWORD])
+    s = encounter("triptycho", x, y, map=HALL, order="listed", starting_hand=2)
+    forced(s, "surprise", params={"sides": ["q"]})
+    forced(s, "begin", begin_faces)
+    return s
+
+
+def test_the_starting_hands_are_dealt_as_the_surprise_round_starts_and_a_move_in_it_stops_nothing():
+    # Starflight's general procedure, the engine's phases: "The surprise round is conducted like
+    # a regular combat round (described below), with only a few exceptions. First, only the group
+    # that was awarded the surprise round is allowed to conduct any combat actions." The starting
+    # hand is "cards dealt before the first turn": the first turn is x's, in the surprise round.
+    # x's pile is its deck in order: 1d3 = 2 deals the Javelin, then 1d2 = 1 the Sword; y's one
+    # card needs no roll; x's turn draws the Ward, the one left (no roll)
+    s = _ambush((2, 1))
+    assert (s.state.round, s.state.acting) == (0, ("x",))
+    assert s.state.extra.hands == {"x": ("Javelin", "Sword", "Ward"), "y": ("Sword",)}
+    act(s, "x", "move", to="b")  # the non-surprised side moves: version 2 then never dealt a card
+    forced(s, "end_turn", actor="x", params={"discard": "Ward"})
+    # round 1: y, surprised, sat the surprise round out; x's pile is empty, and remade from its
+    # discard (the Ward) it draws that again, no roll
+    assert (s.state.round, s.state.acting) == (1, ("x",))
+    assert s.state.extra.hands["x"] == ("Javelin", "Sword", "Ward")
+    act(s, "x", "play", "y", faces=(6, 3, 4), card="Sword")  # Hit 6 (d8) against Miss 3 (d6), 4 damage
+    assert s.state.combatants["y"].damage == 4
+    forced(s, "end_turn", actor="x")
+    act(s, "y", "play", "x", faces=(5, 5, 2), card="Sword")  # a tie goes to the attacker
+    assert s.state.combatants["x"].damage == 2
+    assert audit(s.log, workers=1).clean
+
+
+def test_an_entity_placed_before_the_fight_keeps_its_place_and_is_dealt_its_hand():
+    # a placing by the game master before the fight (a move override) stopped the deal too
+    s = encounter("triptycho", ent("x", "p", "a", kind="pc"), ent("y", "q", "c"), map=HALL, order="listed")
+    forced(s, "override", params={"reason": "crept up", "move": {"target": "x", "to": "b"}})
+    forced(s, "begin")
+    assert s.state.combatants["x"].position == "b"
+    assert s.state.extra.hands == {"x": ("Sword",), "y": ("Sword",)}
+
+
+def test_a_version_2_log_still_deals_no_card_after_a_move_in_the_surprise_round(monkeypatch):
+    _at_version_2(monkeypatch)
+    s = _ambush(())  # version 2 dealt nothing as the surprise round started: no roll
+    assert s.state.extra.hands == {}
+    act(s, "x", "move", to="b")
+    forced(s, "end_turn", actor="x")
+    assert (s.state.round, s.state.acting) == (1, ("x",))
+    assert s.state.extra.hands == {}  # round 1 found a position taken: no deal, then or ever
+    with pytest.raises(Refused, match=r"'Sword' isn't in X's hand \(in hand: nothing\)"):
+        act(s, "x", "play", "y", card="Sword")
+    assert s.state.rules_version == "2"
+    monkeypatch.undo()
+    assert audit(s.log, workers=1).clean  # re-decided under version 2, as recorded
