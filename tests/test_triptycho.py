@@ -841,7 +841,7 @@ def test_a_version_1_log_still_reads_condition_names_only_in_lowercase(monkeypat
     assert audit(s.log, workers=1).clean
 
 
-# --- version 3: the deal in a surprise round ------------------------------------------------
+# --- version 3: the deal in a surprise round, a large attacker's melee ----------------------
 
 JAVELIN = {"name": "Javelin", "thrown": 1, "hit": "d6", "damage": "d6", "weapon": "spear"}
 WARD = {"name": "Ward", "phase": "strategy", "block": 1}
@@ -910,3 +910,78 @@ def test_a_version_2_log_still_deals_no_card_after_a_move_in_the_surprise_round(
     assert s.state.rules_version == "2"
     monkeypatch.undo()
     assert audit(s.log, workers=1).clean  # re-decided under version 2, as recorded
+
+
+def test_a_large_attacker_strikes_in_melee_in_the_section_it_shares_with_its_target():
+    # "Particularly large entities may, at the DM's discretion, occupy multiple sections at a
+    # time." "An Action without a Range or Thrown entry is considered to be melee. Such Actions
+    # can only target entities in your occupied section." The ogre stands across the dark crypt
+    # and the lit hall, x in the hall: its Axe strikes x in the hall, and "If an entity occupies
+    # multiple sections with different illumination, only consider the section in which the
+    # attack occurs": the ogre isn't Hindered there (its Hit stays d8), and x sees it (Miss d6)
+    s = tri(LIGHTS, ent("ogre", "q", "crypt+hall", AXE), ent("x", "p", "hall", kind="pc"))
+    events = act(s, "ogre", "play", "x", faces=(5, 2, 3), card="Axe")
+    assert rolls(events) == [("1d8", (5,)), ("1d6", (2,)), ("1d6", (3,))]
+    assert of(events, ActionResolved)[0].outcome == "plays Axe; X: Hit 5 (d8) against Miss 2 (d6), a hit for 3"
+    assert s.state.combatants["x"].damage == 3
+    assert audit(s.log, workers=1).clean
+
+
+def test_a_large_attackers_melee_in_its_dark_section_reads_the_dark():
+    # the same ogre across the lit hall and the dark crypt, x in the crypt: the Axe strikes in the
+    # crypt, where neither sees the other: the ogre Debilitated and Hindered (Hit d8 down two, d4),
+    # x Vulnerable (Miss d6 down one, d4); Hit 4 against Miss 3 hits for 5
+    s = tri(LIGHTS, ent("ogre", "q", "hall+crypt", AXE), ent("x", "p", "crypt", kind="pc"))
+    with pytest.raises(Refused, match=r"X isn't in hall \(it stands in crypt\)"):
+        act(s, "ogre", "play", "x", faces=(4, 3, 5), card="Axe", section="hall")
+    events = act(s, "ogre", "play", "x", faces=(4, 3, 5), card="Axe")
+    assert rolls(events) == [("1d4", (4,)), ("1d4", (3,)), ("1d6", (5,))]
+    assert "[Debilitated, Vulnerable, OGRE Hindered, X Hindered]" in of(events, ActionResolved)[0].outcome
+    assert s.state.combatants["x"].damage == 5
+
+
+def test_a_large_attackers_melee_is_refused_naming_its_sections():
+    s = tri(LIGHTS, ent("ogre", "q", "hall+crypt", AXE), ent("x", "p", "yard", kind="pc"))
+    with pytest.raises(Refused, match="Axe is melee: X isn't in hall or crypt"):
+        act(s, "ogre", "play", "x", card="Axe")
+    s = tri(LIGHTS, ent("ogre", "q", "hall+crypt", AXE), ent("x", "p", "hall+yard", kind="pc"))
+    with pytest.raises(Refused, match="Axe is melee: it strikes in hall or crypt only, not yard"):
+        act(s, "ogre", "play", "x", card="Axe", section="yard")
+
+
+def test_a_large_attackers_melee_area_attack_names_any_of_its_sections():
+    # "If an Action with the Area Attack descriptor lacks a Range, Reach, or Thrown entry, it can
+    # only target the occupied section": each of a large attacker's sections is its occupied one
+    stomp = {"name": "Stomp", "area": "enemies", "hit": "d8", "damage": "d6"}
+    s = tri(LIGHTS, ent("ogre", "q", "hall+crypt", stomp), ent("x", "p", "crypt", kind="pc"))
+    events = act(s, "ogre", "play", faces=(4, 3, 5), card="Stomp", section="crypt")
+    assert s.state.combatants["x"].damage == 5 and rolls(events)[0] == ("1d4", (4,))
+
+
+HATCHET = {"name": "Hatchet", "thrown": 1, "hit": "d10", "damage": "d6"}
+
+
+def test_a_large_attackers_throw_is_lit_as_the_section_it_lands_in_where_it_stands_too():
+    # a Thrown card still goes from a large attacker's first section (the hall); its target in
+    # the crypt, which the ogre also occupies: "only consider the section in which the attack
+    # occurs", for the ogre's light too: Debilitated and Hindered there (Hit d10 down two, d6),
+    # and x, who can't see it in the crypt, Vulnerable (Miss d6 down one, d4)
+    s = tri(LIGHTS, ent("ogre", "q", "hall+crypt", HATCHET), ent("x", "p", "crypt", kind="pc"))
+    events = act(s, "ogre", "play", "x", faces=(2, 3), card="Hatchet")
+    assert rolls(events) == [("1d6", (2,)), ("1d4", (3,))]
+    assert of(events, ActionResolved)[0].outcome.endswith("a miss")
+
+
+def test_a_version_2_log_still_strikes_only_from_a_large_attackers_first_section(monkeypatch):
+    _at_version_2(monkeypatch)
+    s = tri(LIGHTS, ent("ogre", "q", "crypt+hall", AXE), ent("x", "p", "hall", kind="pc"))
+    with pytest.raises(Refused, match="Axe is melee: X isn't in crypt"):
+        act(s, "ogre", "play", "x", faces=(5, 2, 3), card="Axe")
+    s = tri(LIGHTS, ent("ogre", "q", "hall+crypt", HATCHET), ent("x", "p", "crypt", kind="pc"))
+    events = act(s, "ogre", "play", "x", faces=(2, 3), card="Hatchet")
+    # version 2 read the ogre's own light in its first section, the lit hall: Debilitated only
+    # (Hit d8), and x saw it there (Miss d6)
+    assert rolls(events) == [("1d8", (2,)), ("1d6", (3,))]
+    assert s.state.rules_version == "2"
+    monkeypatch.undo()
+    assert audit(s.log, workers=1).clean
