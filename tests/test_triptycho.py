@@ -897,6 +897,19 @@ def test_an_entity_placed_before_the_fight_keeps_its_place_and_is_dealt_its_hand
     assert s.state.extra.hands == {"x": ("Sword",), "y": ("Sword",)}
 
 
+def test_an_entity_added_during_the_fight_is_dealt_its_hand_as_the_next_round_starts():
+    # version 3 deals each entity not dealt yet as a round starts (docs: "An entity added later
+    # is dealt its hand as the next round begins"); version 2 never dealt it a card
+    s = encounter("triptycho", ent("x", "p", "a", kind="pc"), ent("y", "q", "b"), map=HALL, order="listed")
+    forced(s, "begin")
+    s.do("add", **ent("z", "q", "b"))
+    assert "z" not in s.state.extra.hands
+    forced(s, "end_turn", actor="x")
+    forced(s, "end_turn", actor="y")
+    assert s.state.round == 2 and s.state.extra.hands["z"] == ("Sword",)
+    assert s.state.combatants["z"].position == "b"
+
+
 def test_a_version_2_log_still_deals_no_card_after_a_move_in_the_surprise_round(monkeypatch):
     _at_version_2(monkeypatch)
     s = _ambush(())  # version 2 dealt nothing as the surprise round started: no roll
