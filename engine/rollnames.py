@@ -92,6 +92,8 @@ class UnnamedRoll(NeedDice):
         )
         self.expression = expression
         self.purpose = purpose
+        self.by = by
+        self.asks = "1 roll"
 
 
 class NamedDice(Dice):
