@@ -29,6 +29,13 @@ _SPAN = re.compile(r"\b(?:turns?|rounds?)\b")  # a condition's reason that is it
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
+def _initiative(rules: Any, state: Any, cid: str) -> str:
+    """A combatant's initiative as its rule system says it (`71, failed`), else its number."""
+    c = state.combatants[cid]
+    said = rules.initiative_said(state, c) if rules is not None else None
+    return said or str(c.initiative)
+
+
 def printable(text: str) -> str:
     """`text` with control characters (terminal escape sequences among them) shown as `?`."""
     return _CONTROL.sub("?", text)
@@ -161,7 +168,7 @@ def _tell(
                 line = f"Surprised: {', '.join(e.surprised)}." if e.surprised else "No one is surprised."
             elif t is ev.OrderSet and e.reason == "initiative":
                 line = "Order: " + "; ".join(
-                    ", ".join(f"{_name(state, c)} ({state.combatants[c].initiative})" for c in tier) for tier in e.tiers
+                    ", ".join(f"{_name(state, c)} ({_initiative(rules, state, c)})" for c in tier) for tier in e.tiers
                 )
             elif t is ev.RoundStarted:
                 line = "Surprise round." if e.surprise else f"Round {e.round}."
