@@ -350,3 +350,17 @@ def test_a_combatant_left_at_nothing_but_still_in_the_fight_is_not_reported_down
     assert "down" not in ends and ends["critical"] >= 1 / 36
     kept = sum(p for end, p in ends.items() if not _defeat(end))
     assert report.combatants["ayla"].defeated.p + kept == pytest.approx(1)
+
+
+def test_on_a_narrow_terminal_every_figure_is_printed_whole_and_shares_read_like_the_odds():
+    """At 80 columns a cell too wide goes on over the next line, never cut to an ellipsis; a
+    percentile reads with at most one decimal (17.9, not 17.95); a share of how fights end
+    reads with the decimal of the odds beside it (Ayla defeated 9.5%: unconscious 9.5%, not 10%)."""
+    result = CliRunner(env={"COLUMNS": "80"}).invoke(
+        app, ["simulate", str(EXAMPLES / "starflight-patrol.toml"), "--runs", "200", "--seed", "0", "--workers", "1"]
+    )
+    assert result.exit_code == 0, result.output
+    out = result.output
+    assert "…" not in out and max(len(line) for line in out.splitlines() if line.startswith("│")) <= 80
+    assert "9.5%" in out and "unconscious 9.5%" in out.replace("\n", " ").replace("│", " ")
+    assert not re.search(r"\d\.\d\d(?!%)", out)  # no figure with two decimals but the odds' own
