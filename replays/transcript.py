@@ -36,6 +36,14 @@ def _initiative(rules: Any, state: Any, cid: str) -> str:
     return said or str(c.initiative)
 
 
+def _places(rules: Any, state: Any) -> dict[str, str]:
+    """The names the map gives its sections (`stair` -> `the stair head`), for a move's line."""
+    board = rules.board(state) if rules is not None else None
+    if board is None or board.kind != "sections":
+        return {}
+    return {s.id: s.name for s in board.sections if getattr(s, "name", "")}
+
+
 def printable(text: str) -> str:
     """`text` with control characters (terminal escape sequences among them) shown as `?`."""
     return _CONTROL.sub("?", text)
@@ -90,6 +98,7 @@ def _tell(
     can't be folded where it stands raises CorruptLog naming its seq, as a replay does.
     """
     rules = None
+    places: dict[str, str] | None = None  # a section's id -> its name, where the map names it
     declared: dict[str, str] = {}  # action id -> its description, for actions that resolve later
     open_action: tuple[int, str, str] | None = None  # (seq, id, text) of a declaration not told yet
     deferred: list[tuple[int, str]] = []  # what happened while an action resolved, told after it
@@ -202,7 +211,9 @@ def _tell(
                 why = f" ({e.reason})" if e.reason and not _SPAN.search(e.reason) else ""  # a span: said
                 line = f"  {_name(state, e.target)}: no longer {e.condition}{why}."
             elif t is ev.Moved:
-                line = f"  {_name(state, e.combatant)} moves to {e.to}."
+                if places is None:  # the map's names of its places, read once a fight
+                    places = _places(rules, state)
+                line = f"  {_name(state, e.combatant)} moves to {places.get(e.to, e.to)}."
             elif t is ev.GmRuling:
                 line = f"GM ruling ({e.topic}): {spoken(e.decision)}" + (f" - {e.text}" if e.text else "")
             elif t is ev.GmOverride:

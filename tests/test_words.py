@@ -269,3 +269,10 @@ def test_a_condition_removed_says_why_unless_its_time_ran_out(tmp_path):
     assert told[lost - 1] == "  Bandit chief: no longer dazed (the action is lost)."
     swords = run("demo", "--rules", "swords-of-infinity", "--force", "--log", str(tmp_path / "w.jsonl")).output
     assert "  Bjoric: no longer attacked this turn.\n" in swords and "(its next turn)" not in swords
+
+
+def test_a_move_on_a_map_of_named_sections_says_the_sections_name(tmp_path):
+    """The cistern names its sections ("the stair head"); a move's line says the name, not the
+    id the file keys it by."""
+    told = run("demo", "--rules", "triptycho", "--force", "--log", str(tmp_path / "t.jsonl")).output
+    assert "  Vela moves to the stair head.\n" in told and "moves to stair." not in told
