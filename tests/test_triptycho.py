@@ -998,3 +998,63 @@ def test_a_version_2_log_still_strikes_only_from_a_large_attackers_first_section
     assert s.state.rules_version == "2"
     monkeypatch.undo()
     assert audit(s.log, workers=1).clean
+
+
+STOMP = {"name": "Stomp", "area": "enemies", "hit": "d8", "damage": "d6"}
+
+
+def test_an_area_card_played_at_a_target_strikes_the_targets_section_or_is_refused():
+    # "An attack with the Area Attack descriptor targets all entities in a section instead of a
+    # single entity": a target named points at its section. The ogre across the lit hall and the
+    # dark crypt plays Stomp at y, in the crypt: it strikes the crypt (y Hit d4 against Miss d4,
+    # 4 against 3, 5 damage), not the hall where x stands, as version 2 did
+    s = tri(
+        LIGHTS,
+        ent("ogre", "q", "hall+crypt", STOMP),
+        ent("x", "p", "hall", kind="pc"),
+        ent("y", "p", "crypt", kind="pc"),
+    )
+    with pytest.raises(Refused, match=r"Stomp strikes everyone in hall, and Y stands in crypt: name no target"):
+        act(s, "ogre", "play", "y", card="Stomp", section="hall")
+    events = act(s, "ogre", "play", "y", faces=(4, 3, 5), card="Stomp")
+    assert rolls(events) == [("1d4", (4,)), ("1d4", (3,)), ("1d6", (5,))]
+    assert (s.state.combatants["x"].damage, s.state.combatants["y"].damage) == (0, 5)
+
+
+def test_an_area_card_at_a_target_out_of_its_section_is_refused_not_struck_elsewhere():
+    # a melee area card "can only target the occupied section": one at a target in another
+    # section is refused, where version 2 struck the attacker's own section, saying "at Y"
+    s = tri(HALL, ent("o", "q", "a", STOMP), ent("x", "p", "a", kind="pc"), ent("y", "p", "b", kind="pc"))
+    with pytest.raises(Refused, match=r"Stomp strikes everyone in a, and Y stands in b"):
+        act(s, "o", "play", "y", card="Stomp")
+    assert s.state.combatants["x"].damage == 0
+
+
+def test_a_ranged_area_card_at_a_target_strikes_its_section():
+    # Fire (Range 2, area: enemies) played at y, two sections off, strikes y's section (c)
+    s = tri(HALL, ent("o", "q", "a", FIRE), ent("x", "p", "b", kind="pc"), ent("y", "p", "c", kind="pc"))
+    act(s, "o", "play", "y", faces=(6, 2, 3), card="Fire")
+    assert (s.state.combatants["x"].damage, s.state.combatants["y"].damage) == (0, 3)
+
+
+def test_when_every_side_is_surprised_the_surprises_cancel_and_round_1_begins():
+    # the general procedure the chapter leaves surprise to: "Both are surprised in this case, and
+    # so the surprise rounds cancel each other out, and combat proceeds to normal rounds"
+    s = encounter("triptycho", ent("x", "p", "a", kind="pc"), ent("y", "q", "b"), map=HALL, order="listed")
+    forced(s, "surprise", params={"sides": ["p", "q"]})
+    assert s.state.surprised == ()
+    forced(s, "begin")
+    assert (s.state.round, s.state.acting) == (1, ("x",))
+    assert s.state.extra.hands == {"x": ("Sword",), "y": ("Sword",)}
+
+
+def test_a_version_2_log_still_plays_an_empty_surprise_round_and_strikes_its_own_section(monkeypatch):
+    _at_version_2(monkeypatch)
+    s = encounter("triptycho", ent("x", "p", "a", kind="pc"), ent("y", "q", "b"), map=HALL, order="listed")
+    forced(s, "surprise", params={"sides": ["p", "q"]})
+    assert set(s.state.surprised) == {"p", "q"}
+    s = tri(HALL, ent("o", "q", "a", STOMP), ent("x", "p", "a", kind="pc"), ent("y", "p", "b", kind="pc"))
+    act(s, "o", "play", "y", faces=(6, 2, 3), card="Stomp")
+    assert (s.state.combatants["x"].damage, s.state.combatants["y"].damage) == (3, 0)
+    monkeypatch.undo()
+    assert audit(s.log, workers=1).clean

@@ -155,6 +155,14 @@ class Triptycho(RuleSystem):
     def timing(self, options: dict[str, Any]) -> Timing:
         return _TURN
 
+    def surprise(self, state: Encounter, sides: tuple[str, ...]) -> tuple[str, ...]:
+        # version 3, the general procedure the chapter leaves surprise to: "Both are surprised in
+        # this case, and so the surprise rounds cancel each other out, and combat proceeds to
+        # normal rounds"; version 2 played an empty surprise round
+        if RuleSystem.since(state, 3) and set(sides) >= set(state.sides()):
+            return ()
+        return tuple(sides)
+
     def initiative(self, draft: Draft, combatant: Combatant, ids: tuple[str, ...]) -> int:
         return draft.roll("1d20", "turn order", by=combatant.id).total
 

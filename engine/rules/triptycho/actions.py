@@ -225,6 +225,18 @@ def aim(
             return [], "an enemy in the section: a Range action can't be made (Thrown and Reach can)"
     if card.area is not None:
         section = params.get("section", here if not card.ranged and not card.reach else None)
+        if targets and RuleSystem.since(state, 3):
+            # version 3: "targets all entities in a section instead of a single entity": a target
+            # named points at its section, and one the struck section doesn't hold is refused
+            target = state.combatants[targets[0]]
+            if "section" not in params and (card.ranged or card.reach):
+                far = {s: ways.nearest(here, frozenset((s,))) for s in sections_of(target)}
+                section = min(far, key=far.__getitem__)  # the nearest of its sections (the first of equals)
+            if isinstance(section, str) and not stands_in(target, section):
+                return [], (
+                    f"{card.name} strikes everyone in {section}, and {target.name} stands in "
+                    f"{', '.join(sections_of(target))}: name no target, or the section to strike (section=SECTION)"
+                )
         if not isinstance(section, str) or section not in ways.board.sections:
             return [], f"{card.name} is an area attack: say which section, section=SECTION"
         path = _path(ways, here, section, card)
@@ -277,7 +289,7 @@ def _melee_from(
     sections = sections_of(actor)
     if len(sections) == 1:  # most stand in one section: `aim` asks as ever
         return sections[0], None
-    target = state.combatants.get(targets[0]) if card.area is None and len(targets) == 1 else None
+    target = state.combatants.get(targets[0]) if len(targets) == 1 else None  # an area card's: where it points
     if named is not None:
         if isinstance(named, str) and named in sections:
             return named, None
