@@ -55,7 +55,7 @@ from combatlog.engine.commands import (
     recorded,
     whole,
 )
-from combatlog.engine.dice import Dice, DiceError, DiceMismatch
+from combatlog.engine.dice import Dice, DiceError, DiceMismatch, NeedDice
 from combatlog.engine.dicetree import MAX_DIGITS
 from combatlog.engine.draft import Draft
 from combatlog.engine.errors import Refused
@@ -153,7 +153,9 @@ def decided_step(
     except DiceMismatch:
         raise  # a forged die in a log under audit: the audit's finding, not a refusal
     except DiceError as exc:
-        raise Refused(kind_of(typed), str(exc)) from None
+        refused = Refused(kind_of(typed), str(exc))
+        refused.need = exc if isinstance(exc, NeedDice) else None
+        raise refused from None
     return draft
 
 

@@ -675,6 +675,12 @@ class RuleSystem:
         map), or None when the system has no such single action. Default: None."""
         return None
 
+    def initiative_said(self, state: Encounter, c: Combatant) -> str | None:
+        """How `c`'s initiative reads where it is shown (the `show` table, a transcript's order
+        line, the web tracker) when its number alone would mislead (a failed roll kept as a sort
+        key); None: as its number. Default: None."""
+        return None
+
     def health_level(self, state: Encounter, c: Combatant) -> str | None:
         """How `c`'s health reads where it is shown as a level (healthy, injured, bloodied,
         critical, down; a system may name its own); None when it has no track to read.

@@ -91,6 +91,10 @@ class SwordsOfInfinity(RuleSystem):
     def timing(self, options: SoIOptions) -> Timing:
         return _TURN
 
+    def initiative_said(self, state: Encounter, c: Combatant) -> str | None:
+        # a failed roll is kept as its negative, to sort after every success: said as rolled
+        return f"{-c.initiative}, failed" if c.initiative is not None and c.initiative < 0 else None
+
     def initiative(self, draft: Draft, combatant: Combatant, ids: tuple[str, ...]) -> int:
         tn = combatant.stats.dexterity + combatant.stats.awareness + penalty(draft.state, combatant)
         roll = draft.roll("d%", f"initiative (Power, TN {tn})", by=combatant.id).total

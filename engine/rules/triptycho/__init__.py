@@ -108,7 +108,10 @@ class Triptycho(RuleSystem):
     # area attack names; a Block is lowered as its blocker becomes Immobilized or Defenseless;
     # a card played at a target gone before it resolves is lost, in the core's words; the
     # automatic entity never moves down a drop (a fall) while it may stay
-    version = "2"
+    # 3: the starting hands are dealt as the fight's first round starts, the surprise round
+    # too, to each entity not dealt yet, whoever moved before; a large attacker strikes in
+    # melee in any of its sections, and its light is read in the section the attack occurs in
+    version = "3"
     params_since = 2
     events = EVENTS
     stats_type = Stats
@@ -148,6 +151,14 @@ class Triptycho(RuleSystem):
 
     def timing(self, options: Options) -> Timing:
         return _TURN
+
+    def surprise(self, state: Encounter, sides: tuple[str, ...]) -> tuple[str, ...]:
+        # version 3, the general procedure the chapter leaves surprise to: "Both are surprised in
+        # this case, and so the surprise rounds cancel each other out, and combat proceeds to
+        # normal rounds"; version 2 played an empty surprise round
+        if RuleSystem.since(state, 3) and set(sides) >= set(state.sides()):
+            return ()
+        return tuple(sides)
 
     def initiative(self, draft: Draft, combatant: Combatant, ids: tuple[str, ...]) -> int:
         return draft.roll("1d20", "turn order", by=combatant.id).total
@@ -195,17 +206,33 @@ class Triptycho(RuleSystem):
 
     def round_started(self, draft: Draft) -> None:
         state = draft.state
+        if self.since(state, 3):
+            # version 3: each entity not dealt yet takes its place (unless the game master
+            # placed it) and is dealt its starting hand as a round starts: the first round,
+            # the surprise round if there is one, so a move in it never stops the deal
+            piles = own(state).piles
+            for c in state.active():
+                if c.id not in piles:
+                    self._deal(draft, c, place=not c.position)
+            return
+        # version 2 and before: round 1 only, and only while no one has a position, so a move
+        # in the surprise round (or a placing before it) meant no one was ever dealt a card
         if state.round != 1 or any(c.position for c in state.active()):
             return
-        board = state.options.board
-        for c in state.active():  # take positions, shuffle, deal the starting hands
-            for part in c.stats.section.split("+"):
-                if part not in board.sections:
-                    raise Refused(f"combatant {c.id}: section {part!r}", "not on the map", ", ".join(board.sections))
+        for c in state.active():
+            self._deal(draft, c, place=True)
+
+    def _deal(self, draft: Draft, c: Combatant, place: bool) -> None:
+        """Take `c`'s position (if `place`), shuffle its deck and deal its starting hand."""
+        board = draft.state.options.board
+        for part in c.stats.section.split("+"):
+            if part not in board.sections:
+                raise Refused(f"combatant {c.id}: section {part!r}", "not on the map", ", ".join(board.sections))
+        if place:
             draft.emit(Moved(combatant=c.id, to=c.stats.section))
-            draft.emit(DeckShuffled(combatant=c.id, pile=tuple(card.name for card in c.stats.deck)))
-            for _ in range(state.options.starting_hand):
-                self._draw(draft, c.id)
+        draft.emit(DeckShuffled(combatant=c.id, pile=tuple(card.name for card in c.stats.deck)))
+        for _ in range(draft.state.options.starting_hand):
+            self._draw(draft, c.id)
 
     def turn_started(self, draft: Draft, actors: tuple[str, ...]) -> None:
         for cid in actors:

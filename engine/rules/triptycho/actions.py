@@ -204,6 +204,10 @@ def aim(
     occurs in (where a large target's light is read); or why it can't be played."""
     ways = state.options.ways
     here = section_of(actor)
+    if not card.ranged and not card.reach and RuleSystem.since(state, 3):
+        here, why = _melee_from(state, actor, card, targets, params.get("section"))
+        if why is not None:
+            return [], why
     if card.range is not None and card.incantation is not None and RuleSystem.since(state, 2):
         # "only check for enemies in the occupied section when beginning the incantation"
         if actor.id in own(state).barred:
@@ -219,6 +223,18 @@ def aim(
             return [], "an enemy in the section: a Range action can't be made (Thrown and Reach can)"
     if card.area is not None:
         section = params.get("section", here if not card.ranged and not card.reach else None)
+        if targets and RuleSystem.since(state, 3):
+            # version 3: "targets all entities in a section instead of a single entity": a target
+            # named points at its section, and one the struck section doesn't hold is refused
+            target = state.combatants[targets[0]]
+            if "section" not in params and (card.ranged or card.reach):
+                far = {s: ways.nearest(here, frozenset((s,))) for s in sections_of(target)}
+                section = min(far, key=far.__getitem__)  # the nearest of its sections (the first of equals)
+            if isinstance(section, str) and not stands_in(target, section):
+                return [], (
+                    f"{card.name} strikes everyone in {section}, and {target.name} stands in "
+                    f"{', '.join(sections_of(target))}: name no target, or the section to strike (section=SECTION)"
+                )
         if not isinstance(section, str) or section not in ways.board.sections:
             return [], f"{card.name} is an area attack: say which section, section=SECTION"
         path = _path(ways, here, section, card)
@@ -259,6 +275,31 @@ def aim(
             return [], f"{chosen} holds no Block on a border this shot crosses, in its own section"
         return [(blocker, path, section_of(blocker))], None
     return [(target, path, there)], None
+
+
+def _melee_from(
+    state: Encounter, actor: Combatant, card: Card, targets: tuple[str, ...], named: Any
+) -> tuple[str, str | None]:
+    """The section a melee card is played in (version 3), or why it can't be: "Such Actions
+    can only target entities in your occupied section", and a large attacker occupies each of
+    its sections. The section named (section=), if it stands there; else the first of its
+    sections its target stands in."""
+    sections = sections_of(actor)
+    if len(sections) == 1:  # most stand in one section: `aim` asks as ever
+        return sections[0], None
+    target = state.combatants.get(targets[0]) if len(targets) == 1 else None  # an area card's: where it points
+    if named is not None:
+        if isinstance(named, str) and named in sections:
+            return named, None
+        if target is not None and not (isinstance(named, str) and stands_in(target, named)):
+            return sections[0], None  # `_occurs_in` says the target isn't there
+        return sections[0], f"{card.name} is melee: it strikes in {' or '.join(sections)} only, not {named}"
+    if target is not None:
+        for s in sections:
+            if stands_in(target, s):
+                return s, None
+        return sections[0], f"{card.name} is melee: {target.name} isn't in {' or '.join(sections)}"
+    return sections[0], None
 
 
 def _shot(
@@ -430,14 +471,18 @@ def attack(
     # it can see there) in the section the attack occurs in; version 1 read its first section
     attacked_in = occurs_in if RuleSystem.since(state, 2) else None
     where = attacked_in or section_of(target)
+    # version 3: a large attacker's too, where it stands in that section (its melee strikes
+    # there); else, as before, its first section
+    attacks_in = occurs_in if RuleSystem.since(state, 3) and stands_in(actor, occurs_in) else None
     hit_down, miss_down, why = 0, 0, []
     if not can_see(state, actor, target, where) or bears(state, actor, "debilitated") or actor.id in mine.climbing:
         hit_down += 1
         why.append("Debilitated")
-    if not can_see(state, target, actor) or bears(state, target, "vulnerable") or target.id in mine.climbing:
+    seen = can_see(state, target, actor, attacks_in)
+    if not seen or bears(state, target, "vulnerable") or target.id in mine.climbing:
         miss_down += 1
         why.append("Vulnerable")
-    if hindered(state, actor) or bears(state, actor, "hindered"):
+    if hindered(state, actor, attacks_in) or bears(state, actor, "hindered"):
         hit_down += opts.hindered in ("hit", "both")
         why.append(f"{actor.name} Hindered")
     if hindered(state, target, attacked_in) or bears(state, target, "hindered"):
