@@ -159,7 +159,7 @@ def strike(
             return "; ".join(said + [f"physical resistance {roll} against {prt}: no damage"])
         said.append(f"physical resistance {roll} against {prt}: fails")
     target = draft.state.combatants[target.id]
-    armor = int(theirs.armor.get(where, 0))
+    armor = theirs.armor.get(where, 0)
     dmg = block_damage(power, armor, shield_class)
     dmg = min(dmg, theirs.cap - target.wounds.get(where, 0))
     if dmg > 0:

@@ -83,7 +83,8 @@ def penalty(state: Encounter, c: Combatant) -> int:
 
 
 def skill(c: Combatant, name: str) -> int:
-    return int(c.stats.skills.get(name, 0))
+    skills: dict[str, int] = c.stats.skills
+    return skills.get(name, 0)
 
 
 def spirit_left(state: Encounter, c: Combatant) -> int:
