@@ -131,7 +131,7 @@ def lenient(model: type[T]) -> typing.Callable[[Any], T | Any]:
     older release recorded converts with the keys the model doesn't know left out, then
     without each key that doesn't convert (its default taken); what still doesn't convert
     (a required stat missing) is kept as given. The fold makes each model once with it
-    (`combatlog.projections.fold.register_rules_models`)."""
+    (`combatlog.projections.fold.set_rules_models`)."""
 
     def convert(given: Any) -> T | Any:
         try:

@@ -117,27 +117,27 @@ def rules_state_type(rules: str) -> type | None:
 # A rule system's typed models of what a log records: `stats(given) -> model` for a
 # combatant's stats and `options(given) -> model` for the encounter's options, each lenient
 # (what a log recorded always folds; see `combatlog.engine.typed.lenient`). The engine
-# registers them with the system (`register_rules_models`); a system without a model of one
-# keeps it as given.
-_RULES_MODELS: dict[str, tuple[Callable[[Any], Any] | None, Callable[[Any], Any] | None]] = {}
-_NO_MODELS: tuple[None, None] = (None, None)
+# installs the function that finds them for a system by its name (`set_rules_models`); a
+# system without a model of one keeps it as given.
+Models = tuple[Callable[[Any], Any] | None, Callable[[Any], Any] | None]
+_NO_MODELS: Models = (None, None)
+_models_of: list[Callable[[str], Models]] = []
 
 
-def register_rules_models(rules: str, stats: Callable[[Any], Any] | None, options: Callable[[Any], Any] | None) -> None:
-    """Keep `stats` and `options` as the typed models of what a log under `rules` records."""
-    _RULES_MODELS[rules] = (stats, options)
+def set_rules_models(fn: Callable[[str], Models]) -> None:
+    """`fn(rules)` gives the typed models (stats, options) of the rule system `rules`; installed by the engine."""
+    _models_of[:] = [fn]
 
 
-def rules_models(rules: str | None) -> tuple[Callable[[Any], Any] | None, Callable[[Any], Any] | None]:
-    """The typed models (stats, options) of the rule system `rules`, loading it if no log here
-    named it yet; (None, None) for a system that isn't installed or declares none."""
-    if rules is None:
+def rules_models(rules: str | None) -> Models:
+    """The typed models (stats, options) of the rule system `rules`; (None, None) for a system
+    that isn't installed or declares none (or with no engine to ask)."""
+    if rules is None or not _models_of:
         return _NO_MODELS
-    models = _RULES_MODELS.get(rules)
-    if models is None:
-        rules_state_type(rules)  # loads the system, which registers its models
-        models = _RULES_MODELS.get(rules, _NO_MODELS)
-    return models
+    try:
+        return _models_of[0](rules)
+    except Exception:  # an unknown or broken system: what it recorded is kept as given
+        return _NO_MODELS
 
 
 def typed_state(state: Encounter) -> Encounter:
