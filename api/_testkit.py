@@ -183,9 +183,10 @@ class Fight:
         """`actor` declares `action` at `targets` (with the action's `params`)."""
         return self.do("act", dice=dice, actor=actor, action=action, targets=targets, **params)
 
-    def end_turn(self, actor: str | None = None, *, dice: Dice | None = None) -> Step:
-        """`actor` (or whoever is acting) ends its turn."""
-        return self.do("end_turn", dice=dice, actor=actor)
+    def end_turn(self, actor: str | None = None, *, dice: Dice | None = None, **params: Any) -> Step:
+        """`actor` (or whoever is acting) ends its turn, with the `params` its rule system takes
+        there (Triptycho's `discard=CARD`)."""
+        return self.do("end_turn", dice=dice, actor=actor, **params)
 
     def begin(self, *, dice: Dice | None = None) -> Step:
         """Begin the fight: initiative is rolled (give its dice) and the first turn starts."""

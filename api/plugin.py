@@ -5,7 +5,7 @@
 A system subclasses `RuleSystem`, declares its events (tagged with its name as a prefix,
 `minid20.AttackRolled`), their folds (`register_fold`) and the phases they may occur in
 (`allow`), its typed `Stats`/`Options`/`State` (msgspec Structs), the version of this API it
-was written for (`api = 4`, the number: `API` is this combatlog's), and names its instance in
+was written for (`api = 5`, the number: `API` is this combatlog's), and names its instance in
 the `combatlog.rules` entry-point group. `register` (and loading the entry point) checks it and
 says what breaks the protocol in one line (`PluginError`), an older plugin's hooks among it.
 `docs/writing-a-rule-system.md` walks through one; `combatlog rulesets --check NAME` runs the
@@ -23,7 +23,7 @@ from combatlog.engine.order import ActionPointOrder, RankedOrder, ReverseDeclare
 from combatlog.engine.protocol import ActionParam, ActionSpec, Draft, OptionSpec, Order, RollMods, RuleSystem
 from combatlog.engine.registry import API, PluginError, check, register
 from combatlog.engine.timing import Timing, make_timing
-from combatlog.engine.typed import DiceExpr, PerMapping, put_row
+from combatlog.engine.typed import DiceExpr, put_row
 from combatlog.events import (
     CombatantDefeated,
     Command,
@@ -75,7 +75,6 @@ __all__ = [
     "OptionSpec",
     "Order",
     "OrderSet",
-    "PerMapping",
     "Pending",
     "PluginError",
     "RankedOrder",

@@ -108,7 +108,8 @@ class SavedLogItem(pytest.Item):
                     f"{self.path.name}: re-deciding differs first at seq {first.seq}: {first.kind}: {first.message}"
                     + (f" (and {len(report.findings) - 1} more)" if len(report.findings) > 1 else "")
                 )
-            now = json.loads(msgspec.json.encode(replay(log).snapshot()))  # as JSON has it: lists, not tuples
+            # as the log records it (stats and options as given), as JSON has it: lists, not tuples
+            now = json.loads(msgspec.json.encode(replay(log).snapshot().as_recorded()))
         finally:
             log.close()
         golden = expected_path(self.path)

@@ -33,8 +33,36 @@ def fork(log_path: str, new_path: str, at: int | None) -> None:
         new_path, "fork", "forked", lambda target: fork_log(source, target, at, signer=signer), (Refused,)
     )
     shown = log_name(target, new_path)
+    kept = _secret_kept(source, target)
     target.close()
     click.echo(
         f"{shown}: a fork of {log_name(source, log_path)} at seq {forked.at} (its head then "
         f"{forked.parent_seq}:{forked.parent_digest}); `combatlog play {shown}` plays it on"
     )
+    if kept:
+        click.echo(kept)
+
+
+def _secret_kept(source: object, target: object) -> str | None:
+    """A fair encounter's fork has the same commitment, so it needs the same secret for its
+    engine dice: copy `<LOG>.secret` to `<NEW>.secret` (checked against the commitment, never
+    over a file that is there). Returns what to tell the game master, or None (not fair,
+    already revealed, or both logs read the one COMBATLOG_FAIR_SECRET file)."""
+    from combatlog.engine.fair import SECRET_VARIABLE, read_secret, secret_path, write_secret
+    from combatlog.engine.session import load
+
+    fair = load(target).state.fair  # type: ignore[arg-type]
+    if fair is None or fair.seed is not None:
+        return None
+    here, there = secret_path(source), secret_path(target)
+    if here == there:
+        return None
+    if there is None:  # a database log reads its secret from the file the variable names
+        return f"fair dice: the fork's engine dice need the secret: set {SECRET_VARIABLE}={here} to play it"
+    if here is None:
+        return f"fair dice: the fork's engine dice need the game master's secret: copy its file to {there}"
+    try:
+        write_secret(there, read_secret(here, fair.commitment))
+    except LogError as exc:
+        return f"fair dice: the secret wasn't copied ({exc}); the fork's engine dice need it"
+    return f"fair dice: the secret is copied to {there} (yours alone), so the fork rolls the same dice"

@@ -468,7 +468,7 @@ def show(log_path: str, at: int | None, as_json: bool, viewer_name: str) -> None
             ("> " if c.acting else "") + escape_markup(printable(c.id)),
             escape_markup(printable(c.name)),
             escape_markup(printable(c.side)),
-            str(c.initiative or ""),
+            c.initiative_said or str(c.initiative or ""),
             c.status,
             escape_markup(printable(", ".join(x.name for x in c.conditions))),
             _health_cell(c),

@@ -15,7 +15,7 @@ from combatlog.cli.main import app, log_name, session_rules, told_since, write_s
 from combatlog.cli.main import show as show_cmd
 from combatlog.engine import Refused, RuleSystem, Session
 from combatlog.engine.commands import KINDS, help_of, params_of
-from combatlog.engine.dice import DiceError
+from combatlog.engine.dice import DiceError, NeedDice
 from combatlog.engine.grammar import UNCOLONED, UsageError, parse_line, split_words, typed_roll
 from combatlog.engine.rollnames import GM, asked, suggested
 from combatlog.engine.words import add_example, counted, plainly
@@ -25,8 +25,9 @@ from combatlog.replays.transcript import transcript
 # a roll typed at the table: dice first, or a formula opening with a bracket ((1d20+5)*2: 15)
 _DICE_LINE = re.compile(r"^\s*(?P<expr>\(*[0-9]*d[0-9%]+[^:]*)\s*:\s*(?P<faces>[0-9 ,]+)$", re.I)
 
-# dice typed for a named roll: words of what it is for, `by` who rolls it (`damage by bo: 6`)
-_NAMED_LINE = re.compile(r"^\s*(?P<name>[a-z][^:]*?\s+by\s+\S+)\s*:\s*(?P<faces>[0-9 ,]+)$", re.I)
+# dice typed for a named roll: words of what it is for, `by` who rolls it (`damage by bo: 6`;
+# `by bo: 6` is Bo's next roll, whatever it is for)
+_NAMED_LINE = re.compile(r"^\s*(?P<name>(?:[a-z][^:]*?\s+)?by\s+\S+)\s*:\s*(?P<faces>[0-9 ,]+)$", re.I)
 
 # what `play` itself does with a line, beside the engine's commands (`combatlog.engine.commands`)
 PLAY_WORDS = {
@@ -244,9 +245,27 @@ def history_path() -> Path:
     return Path(root) / "combatlog" / "play-history"
 
 
-def _reader(session: Session, interactive: bool, **terminal: Any) -> Callable[[], str]:
+def prompt_text(waiting: NeedDice | None, queued: int) -> str:
+    """The prompt: `combatlog> `, with the roll the last refused command waits for (whose it
+    is, so dice typed next go where they are meant) and the dice queued."""
+    said = []
+    if waiting is not None:
+        said.append(f"next roll: {asked(waiting.expression, waiting.purpose, waiting.by)}")
+    if queued:
+        said.append(f"{counted(queued, 'roll')} queued")
+    return f"combatlog [{'; '.join(said)}]> " if said else "combatlog> "
+
+
+def _typing_hint(need: NeedDice) -> str:
+    """How to give the roll a refusal waits for: its dice, or its name (`initiative by ayla: N`)."""
+    return f"type '{need.expression}: N', or name the roll: '{suggested(need.purpose, need.by)}: N'"
+
+
+def _reader(
+    session: Session, interactive: bool, message: Callable[[], str] = lambda: "combatlog> ", **terminal: Any
+) -> Callable[[], str]:
     """A function reading the next line: prompt_toolkit on a terminal (completion where the cursor
-    is, history kept, Ctrl-C cancels the line), plain input() otherwise."""
+    is, history kept, Ctrl-C cancels the line; the prompt is `message()`), plain input() otherwise."""
     if not interactive:
         return lambda: input("")
     from prompt_toolkit import PromptSession
@@ -261,7 +280,7 @@ def _reader(session: Session, interactive: bool, **terminal: Any) -> Callable[[]
     def read() -> str:
         while True:
             try:
-                return prompt.prompt("combatlog> ")
+                return prompt.prompt(message())
             except KeyboardInterrupt:  # Ctrl-C cancels the line, never the session
                 continue
 
@@ -274,9 +293,10 @@ def _reader(session: Session, interactive: bool, **terminal: Any) -> Callable[[]
 def play(log_path: str, by: str) -> None:
     """Run the fight interactively: every line is one step, saved as it happens."""
     session = write_session(log_path)
-    read = _reader(session, sys.stdin.isatty())
-    click.echo(_summary(session))
+    waiting: NeedDice | None = None  # the roll the last refused command waits for
     queued: list[tuple[int, ...]] = []
+    read = _reader(session, sys.stdin.isatty(), lambda: prompt_text(waiting, len(queued)))
+    click.echo(_summary(session))
     queued_for: list[str] = []  # the expression each queued roll names ("" for bare faces)
     refusals = 0  # lines refused: a piped script that met one ends with a non-zero exit
     held_for: tuple[str, str] | None = None  # (whose, line): the refused command the queued rolls were typed for
@@ -368,6 +388,9 @@ def play(log_path: str, by: str) -> None:
         except (Refused, DiceError, UsageError, LogError) as exc:
             click.echo(f"refused: {plainly(str(exc))}")
             refusals += 1
+            waiting = getattr(exc, "need", None) or (exc if isinstance(exc, NeedDice) else None)
+            if waiting is not None and waiting.by is not None and type(waiting) is NeedDice:  # (a named one says it)
+                click.echo(_typing_hint(waiting))
             if queued and _rolls_itself(session, kind, line, by):  # the dice were typed for it
                 held_for = (_whose(words), line)
                 click.echo(
@@ -386,6 +409,7 @@ def play(log_path: str, by: str) -> None:
                 click.echo(went)
         queued.clear()
         queued_for.clear()
+        waiting = None
         click.echo(f"seq {envelopes_[-1].seq}: " + _summary(session))
     click.echo(f"saved: {log_name(session.log, log_path)} ({session.log.head()[0]} events)")
     if refusals and not sys.stdin.isatty():  # a script (or a pipe) learns a line was refused

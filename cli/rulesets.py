@@ -132,10 +132,18 @@ def _ruleset(name: str) -> None:
 
 
 def _param_word(p: ActionParam) -> str:
-    """A declared parameter as `rulesets` lists it: `defense=none|block|dodge`, `x (int)`, `weapon`."""
+    """A declared parameter as `rulesets` lists it, as a person types it: `defense=none|block|dodge`,
+    `x=N (a whole number)`, `through=true|false`, `weapon`."""
     if p.choices:
         return f"{p.name}=" + "|".join(str(c).lower() if isinstance(c, bool) else str(c) for c in p.choices)
-    return p.name if p.kind == "text" else f"{p.name} ({p.kind})"
+    if p.kind == "bool":
+        return f"{p.name}=true|false"
+    if p.kind in _KIND_WORDS:
+        return f"{p.name}=N ({_KIND_WORDS[p.kind]})"
+    return p.name
+
+
+_KIND_WORDS = {"int": "a whole number", "number": "a number"}  # a parameter's kind, in words
 
 
 def _check_ruleset(name: str) -> None:

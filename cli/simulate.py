@@ -198,13 +198,24 @@ def _safe(text: str) -> str:
 def _left(c: Any) -> str:
     """What is left of a combatant's track at the end: `6.8 of 14 (0/6/14)` (the mean of its full
     14, then the percentiles), or `-` with none."""
+    from combatlog.simulate.stats import number
+
     if c.left is None:
         return "-"
-    return f"{c.left.mean:.1f} of {c.most} ({c.left.p5:g}/{c.left.p50:g}/{c.left.p95:g})"
+    return f"{c.left.mean:.1f} of {c.most} ({number(c.left.p5)}/{number(c.left.p50)}/{number(c.left.p95)})"
 
 
 def _ends(c: Any) -> str:
-    return ", ".join(f"{_safe(end)} {share:.0%}" for end, share in c.ends.items())
+    from combatlog.simulate.stats import share
+
+    return ", ".join(f"{_safe(end)} {share(p)}" for end, p in c.ends.items())
+
+
+def _fold(table: Any) -> None:
+    """A figure too wide for its column (a narrow terminal) goes on over the next line, never
+    cut short with an ellipsis: every digit is read."""
+    for column in table.columns:
+        column.overflow = "fold"
 
 
 def _label(path: str, report: Any) -> str:
@@ -215,6 +226,8 @@ def _label(path: str, report: Any) -> str:
 def _print_report(path: str, report: Any) -> None:
     from rich.console import Console
     from rich.table import Table
+
+    from combatlog.simulate.stats import number, spread
 
     console = Console(highlight=False, soft_wrap=True)  # a long path isn't broken over lines
     fights = "fights" if report.at is None else "fights continued"
@@ -230,7 +243,7 @@ def _print_report(path: str, report: Any) -> None:
     for name, odds in outcomes:
         console.print(f"    {name}{' ' * (width - len(printable(name)))} {_pct(odds)}")
     r = report.rounds
-    console.print(f"  rounds: mean {r.mean:.1f}, 5th {r.p5:g}, median {r.p50:g}, 95th {r.p95:g}")
+    console.print(f"  rounds: mean {r.mean:.1f}, 5th {number(r.p5)}, median {number(r.p50)}, 95th {number(r.p95)}")
     peak = max(report.rounds_histogram.values())
     for rounds, count in report.rounds_histogram.items():
         bar = "█" * max(1, round(30 * count / peak))
@@ -241,13 +254,15 @@ def _print_report(path: str, report: Any) -> None:
             _safe(c.name),
             _safe(c.side),
             _pct(c.defeated),
-            f"{c.taken.mean:.1f} ({c.taken.p5:g}/{c.taken.p50:g}/{c.taken.p95:g})",
-            f"{c.dealt.mean:.1f} ({c.dealt.p5:g}/{c.dealt.p50:g}/{c.dealt.p95:g})",
+            spread(c.taken),
+            spread(c.dealt),
         )
+    _fold(table)
     console.print(table)
     left = Table("combatant", "side", "left at the end (mean of its full amount, 5/50/95)", "how it ends (share)")
     for c in report.combatants.values():
         left.add_row(_safe(c.name), _safe(c.side), _left(c), _ends(c))
+    _fold(left)
     console.print(left)
     from combatlog.simulate import LEGEND
 

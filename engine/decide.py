@@ -55,7 +55,7 @@ from combatlog.engine.commands import (
     recorded,
     whole,
 )
-from combatlog.engine.dice import Dice, DiceError, DiceMismatch
+from combatlog.engine.dice import Dice, DiceError, DiceMismatch, NeedDice
 from combatlog.engine.dicetree import MAX_DIGITS
 from combatlog.engine.draft import Draft
 from combatlog.engine.errors import Refused
@@ -153,7 +153,9 @@ def decided_step(
     except DiceMismatch:
         raise  # a forged die in a log under audit: the audit's finding, not a refusal
     except DiceError as exc:
-        raise Refused(kind_of(typed), str(exc)) from None
+        refused = Refused(kind_of(typed), str(exc))
+        refused.need = exc if isinstance(exc, NeedDice) else None
+        raise refused from None
     return draft
 
 
@@ -208,8 +210,9 @@ def _add(draft: Draft, command: Add) -> None:
             f"{number} is past {_MOST_A_STAT:,}, the most a number in a roll can be",
             "give a smaller number",
         )
+    given = dict(raw)  # what the log records; the checks read the typed model
     try:
-        stats = draft.rules.check_combatant(dict(raw), cid)
+        stats = draft.rules.check_combatant(given, cid)
     except Refused as exc:
         if exc.what.startswith(f"combatant {cid}"):
             raise
@@ -218,7 +221,7 @@ def _add(draft: Draft, command: Add) -> None:
         raise Refused(what, exc.why, exc.allowed) from None
     draft.rules.check_added(draft.state, stats, cid)
     name = command.name if command.name is not None else cid
-    draft.emit(CombatantAdded(id=cid, name=name, side=side, kind=command.kind, group=command.group, stats=stats))
+    draft.emit(CombatantAdded(id=cid, name=name, side=side, kind=command.kind, group=command.group, stats=given))
     if command.hidden:  # in the same step: no viewer is ever told it joined
         draft.emit(ViewSet(combatant=cid, hidden=True, reveal=command.reveal))
 

@@ -71,14 +71,25 @@ class NeedDice(DiceError):
     """A roll needs faces that weren't entered; says which roll, for what."""
 
     def __init__(
-        self, expression: str, purpose: str, count: int, sides: int, low: int = 1, asks: str | None = None
+        self,
+        expression: str,
+        purpose: str,
+        count: int,
+        sides: int,
+        low: int = 1,
+        asks: str | None = None,
+        by: str | None = None,
     ) -> None:
-        super().__init__(
-            f"enter the faces for {expression} ({purpose}): "
-            + (asks or f"{count} number(s) from {low} to {sides + low - 1}")
-        )
+        self.asks = asks or f"{count} number(s) from {low} to {sides + low - 1}"
+        whose = f" by {by}" if by else ""
+        super().__init__(f"enter the faces for {expression} ({purpose}){whose}: {self.asks}")
         self.expression = expression
         self.purpose = purpose
+        self.by = by  # who rolls it (None: no combatant, or not known where it was raised)
+
+    def rolled_by(self, by: str) -> NeedDice:
+        """The same need, naming who rolls it."""
+        return NeedDice(self.expression, self.purpose, 0, 0, asks=self.asks, by=by)
 
 
 @dataclass(frozen=True, slots=True)
@@ -260,9 +271,14 @@ class Dice:
     def roll(self, expression: str, purpose: str = "", by: str | None = None) -> DiceRolled:
         """Roll `expression` for `purpose`; returns the event recording every face."""
         expr = parse(expression)
-        if expr.formula is None:  # the fast path: one call of `faces`, one event made
-            return expr.count_faces(self.faces(expr, purpose), purpose, self.source, by)
-        return _stamp(self.roll_formula(expr, purpose), purpose, self.source, by)
+        try:
+            if expr.formula is None:  # the fast path: one call of `faces`, one event made
+                return expr.count_faces(self.faces(expr, purpose), purpose, self.source, by)
+            return _stamp(self.roll_formula(expr, purpose), purpose, self.source, by)
+        except NeedDice as need:  # say whose roll it is: the one who types it in knows what to roll
+            if by is None or need.by is not None or type(need) is not NeedDice:
+                raise
+            raise need.rolled_by(by) from None
 
     def roll_formula(self, expr: Expr, purpose: str) -> DiceRolled:
         """A formula rolled with faces from `faces`, asked for term by term, then for each

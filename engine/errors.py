@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 
 class Refused(Exception):
     """A command can't be carried out now; nothing was appended.
@@ -17,6 +19,7 @@ class Refused(Exception):
         self.what = what
         self.why = why
         self.allowed = allowed
+        self.need: Any = None  # a refusal for a roll not entered: the NeedDice saying which, and whose
 
     def __reduce__(self) -> tuple[type[Refused], tuple[str, str, str]]:
         # made again from its three parts: a refusal met in a worker process (a simulation's

@@ -55,7 +55,7 @@ def initiative_entries(draft: Draft, group_initiative: bool) -> list[Entry]:
                 entry.ids = entry.ids + (c.id,)
                 continue
             seen_groups[key] = len(entries)
-        entries.append(Entry(ids=(c.id,), value=0, pc=c.kind == "pc", stats=c.stats))
+        entries.append(Entry(ids=(c.id,), value=0, pc=c.kind == "pc", stats=c.given_stats))
     for entry in entries:
         first = state.combatant(entry.ids[0])
         entry.value = rules.initiative(draft, first, entry.ids)

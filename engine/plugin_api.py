@@ -1,7 +1,7 @@
 """The plugin API's version, what changed in each, and the checks that tell a system written
 against an older one what to change, in one line, when it is loaded rather than mid-fight.
 
-A system may declare the version it was written for (`api = 4`); one that doesn't is held to
+A system may declare the version it was written for (`api = 5`); one that doesn't is held to
 the current protocol by its hooks alone. Either way every hook it overrides must take what
 combatlog passes it (the engine calls hooks positionally), and a hook the engine no longer
 calls is named. `docs/writing-a-rule-system.md` keeps the changelog.
@@ -12,11 +12,14 @@ from __future__ import annotations
 import inspect
 from typing import Any
 
-API = 4  # the plugin API this combatlog speaks
+API = 5  # the plugin API this combatlog speaks
 
 # Hooks whose arguments changed: the version that changed them, and how
 CHANGED: dict[str, tuple[int, str]] = {
     "check_combatant": (2, "it is also given who, the combatant's id, to name in its refusals"),
+    "order": (5, "it is given the encounter's options as the system's options_type (state.options), not a dict"),
+    "timing": (5, "it is given the encounter's options as the system's options_type (state.options), not a dict"),
+    "variant": (5, "it is given the encounter's options as the system's options_type (state.options), not a dict"),
 }
 
 # Hooks the engine no longer calls: the version that dropped them, and what says it now

@@ -62,7 +62,7 @@ def level_of(left: int, most: int) -> str:
 def weapon_names(state: Encounter, actor: Combatant) -> tuple[str, ...]:
     """The names of `actor`'s weapons as its stats give them (`weapons`, each with a `name`):
     what a form offers for a `weapon` parameter."""
-    weapons = actor.stats.get("weapons")
+    weapons = actor.given_stats.get("weapons")
     if not isinstance(weapons, list):
         return ()
     return tuple(str(w["name"]) for w in weapons if isinstance(w, dict) and isinstance(w.get("name"), str))
@@ -382,18 +382,19 @@ class RuleSystem:
             out[key] = value
         return out
 
-    def variant(self, options: dict[str, Any]) -> RuleSystem:
-        """The instance that plays an encounter created with `options` (filled in by `options`):
+    def variant(self, options: Any) -> RuleSystem:
+        """The instance that plays an encounter created with `options` (the encounter's
+        `state.options`: the system's `options_type`, or as given for a system without one):
         this one, or a variant of these rules that the options choose, written as a subclass that
         overrides only what differs (Starflight's Simple Combat). `rules_of(state)` asks it, so the
         choice follows from what the log recorded at the encounter's creation: the log names the
         system and its options, never the variant."""
         return self
 
-    def check_combatant(self, stats: dict[str, Any], who: str = "") -> dict[str, Any]:
-        """The combatant's stats, validated; raises Refused naming who and the missing or bad stat.
-
-        The stats are returned as given (the log keeps what the encounter file said).
+    def check_combatant(self, stats: dict[str, Any], who: str = "") -> Any:
+        """The combatant's stats as given, validated; raises Refused naming who and the missing
+        or bad stat. Returns them as the system's `stats_type` (as given, for a system without
+        one), for an override's own checks and for `check_added`; the log records them as given.
         """
         what = f"combatant {who}" if who else "combatant"
         missing = [s for s in self.required_stats if s not in stats]
@@ -402,7 +403,7 @@ class RuleSystem:
                 what, f"missing stat(s) {', '.join(missing)}", f"{self.name} needs {', '.join(self.required_stats)}"
             )
         if self.stats_type is not None:
-            typed.convert(stats, self.stats_type, what)
+            return typed.convert(stats, self.stats_type, what)
         return stats
 
     def roll_mods(self, state: Encounter, roller: Combatant, target: Combatant | None) -> RollMods:
@@ -424,9 +425,10 @@ class RuleSystem:
         system reads no positions); `grid_problem` for a system on an x,y grid."""
         return None
 
-    def check_added(self, state: Encounter, stats: dict[str, Any], who: str) -> None:
+    def check_added(self, state: Encounter, stats: Any, who: str) -> None:
         """Refuse (naming `combatant WHO`) stats that can't be in this encounter: checks that need
-        its options (a section on its map, a die on its ladder). Default: none."""
+        its options (a section on its map, a die on its ladder). `stats`: what `check_combatant`
+        returned (the `stats_type`). Default: none."""
 
     @staticmethod
     def since(state: Encounter, version: int) -> bool:
@@ -455,32 +457,25 @@ class RuleSystem:
         return since is not None and self.since(state, since)
 
     def stats(self, combatant: Combatant) -> Any:
-        """`combatant`'s stats as this system's `stats_type` (converted once per stats mapping)."""
-        cache = self.__dict__.get("_stats_cache")
-        if cache is None:
-            if self.stats_type is None:
-                raise TypeError(f"{self.name} declares no stats_type")
-            cache = self.__dict__["_stats_cache"] = typed.PerMapping(self.stats_type)
-        return cache.get(combatant.stats)
+        """`combatant.stats`, the typed model the fold made when it was added: kept for plugins
+        written before plugin API 5, which read it through here."""
+        return combatant.stats
 
     def settings(self, state: Encounter) -> Any:
-        """The encounter's options as this system's `options_type` (converted once per options mapping)."""
-        cache = self.__dict__.get("_options_cache")
-        if cache is None:
-            if self.options_type is None:
-                raise TypeError(f"{self.name} declares no options_type")
-            cache = self.__dict__["_options_cache"] = typed.PerMapping(self.options_type, limit=64)
-        return cache.get(state.options)
+        """`state.options`, the typed model the fold made when the encounter was created: kept
+        for plugins written before plugin API 5, which read it through here."""
+        return state.options
 
     # --- order and timing -------------------------------------------------------------
 
-    def order(self, options: dict[str, Any]) -> Order | None:
-        """The order strategy for these options; None (the default): a ranked initiative order,
-        highest first (`make_order("ranked")`, which the draft makes)."""
+    def order(self, options: Any) -> Order | None:
+        """The order strategy for these options (`state.options`, as `variant`); None (the
+        default): a ranked initiative order, highest first (`make_order("ranked")`, which the
+        draft makes)."""
         return None
 
-    def timing(self, options: dict[str, Any]) -> Timing:
-        """The timing strategy for these options."""
+    def timing(self, options: Any) -> Timing:
+        """The timing strategy for these options (`state.options`, as `variant`)."""
         return make_timing("turn")
 
     def initiative(self, draft: Draft, combatant: Combatant, ids: tuple[str, ...]) -> int:
@@ -647,7 +642,7 @@ class RuleSystem:
     def health(self, state: Encounter, c: Combatant) -> tuple[int, int] | None:
         """(what is left, the maximum) of `c`'s main track, for views (bars, bots); None when the
         system has none to show as one number (default: `hp` less damage)."""
-        hp = c.stats.get("hp")
+        hp = c.given_stats.get("hp")
         if isinstance(hp, int) and not isinstance(hp, bool):
             return (max(hp - c.damage, 0), hp)
         return None
@@ -678,6 +673,12 @@ class RuleSystem:
     def move_to(self, state: Encounter, actor: Combatant, place: str) -> Command | None:
         """The action that takes `actor` to `place` on the board (a token dragged on a player's
         map), or None when the system has no such single action. Default: None."""
+        return None
+
+    def initiative_said(self, state: Encounter, c: Combatant) -> str | None:
+        """How `c`'s initiative reads where it is shown (the `show` table, a transcript's order
+        line, the web tracker) when its number alone would mislead (a failed roll kept as a sort
+        key); None: as its number. Default: None."""
         return None
 
     def health_level(self, state: Encounter, c: Combatant) -> str | None:

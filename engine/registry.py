@@ -8,14 +8,17 @@ in a checkout): without it no system is found by name, and the refusal says to i
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from importlib.metadata import entry_points
 from importlib.util import find_spec
+from typing import Any
 
 from combatlog.engine.plugin_api import API, hook_problem
 from combatlog.engine.protocol import RuleSystem
+from combatlog.engine.typed import lenient
 from combatlog.events import Event, register_event
 from combatlog.events import catalogue as _catalogue
-from combatlog.projections.fold import register_rules_state, set_rules_loader
+from combatlog.projections.fold import Models, register_rules_state, set_rules_loader, set_rules_models
 
 _systems: dict[str, RuleSystem] = {}
 
@@ -188,8 +191,28 @@ def _load_system(name: str) -> None:
     get(name)
 
 
+_LENIENT: dict[type, Callable[[Any], Any]] = {}  # a model -> its lenient conversion, made once
+
+
+def _lenient(model: type | None) -> Callable[[Any], Any] | None:
+    if model is None:
+        return None
+    convert = _LENIENT.get(model)
+    if convert is None:
+        convert = _LENIENT[model] = lenient(model)
+    return convert
+
+
+def _models(name: str) -> Models:
+    """The typed models the fold makes of what a log under rule system `name` records: those of
+    the system `get(name)` gives now (asked when an encounter or a combatant is folded)."""
+    system = get(name)
+    return (_lenient(system.stats_type), _lenient(system.options_type))
+
+
 _catalogue.add_resolver(_load_system_of)
 set_rules_loader(_load_system)
+set_rules_models(_models)
 
 __all__ = [
     "API",

@@ -92,6 +92,8 @@ class UnnamedRoll(NeedDice):
         )
         self.expression = expression
         self.purpose = purpose
+        self.by = by
+        self.asks = "1 roll"
 
 
 class NamedDice(Dice):
@@ -106,6 +108,7 @@ class NamedDice(Dice):
         self.taken = [False] * len(self.named)
         self.rest = rest
         self.asked: list[tuple[str, str, str | None]] = []  # (expression, purpose, by) of each roll asked
+        self.went: dict[int, tuple[str, str, str | None]] = {}  # a typed roll without a name: the roll it went to
 
     def roll(self, expression: str, purpose: str = "", by: str | None = None) -> DiceRolled:
         text = parse(expression).text
@@ -117,14 +120,29 @@ class NamedDice(Dice):
                     return EnteredDice([faces]).roll(expression, purpose, by)
                 except DiceError as exc:
                     raise DiceError(f"'{name.text}: {faces_text(faces)}': {exc}") from None
+        before = getattr(self.rest, "used", 0)
         try:
-            return self.rest.roll(expression, purpose, by)
+            rolled = self.rest.roll(expression, purpose, by)
+            if getattr(self.rest, "used", 0) > before:  # a typed roll without a name took it
+                self.went[before] = (text, purpose, by)
+            return rolled
         except NeedDice:
             raise UnnamedRoll(text, purpose, by, self.given()) from None
 
     def given(self) -> str:
-        """Every named roll given, as typed: `'damage by bo: 6', 'by g1: 3'`."""
-        return ", ".join(f"'{name.text}: {faces_text(faces)}'" for name, faces in self.named)
+        """Every roll given, as typed: the named ones (`'damage by bo: 6', 'by g1: 3'`), then the
+        others, each saying where it went if a roll took it (`'1d6: 5' (to 1d6 (dagger hit) by x)`)."""
+        out = [f"'{name.text}: {faces_text(faces)}'" for name, faces in self.named]
+        rest = self.rest
+        if isinstance(rest, EnteredDice):
+            labels = getattr(rest, "exprs", None) or [""] * len(rest.rolls)
+            for i, faces in enumerate(rest.rolls):
+                label = labels[i] if i < len(labels) else ""
+                typed = f"'{label}: {faces_text(faces)}'" if label else f"'{faces_text(faces)}'"
+                if i in self.went:
+                    typed += f" (to {asked(*self.went[i])})"
+                out.append(typed)
+        return ", ".join(out)
 
     def rolled(self) -> str:
         """Every roll asked for, named back: `1d20+4 (strike at g1) by ayla; 1d8 (...) by ayla`."""

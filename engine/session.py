@@ -458,7 +458,9 @@ class Session(Playing):
         try:
             events = self._preview(typed, dice)
         except DiceError as exc:
-            raise Refused(command.kind, str(exc)) from None
+            refused = Refused(command.kind, str(exc))
+            refused.need = exc if isinstance(exc, NeedDice) else None
+            raise refused from None
         view = self.projection
         step = view.step + 1
         at = self.clock() if self.clock is not None else None

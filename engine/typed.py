@@ -8,15 +8,15 @@ becomes a `Refused` naming who and the path: `combatant g2: $.weapons[0].damage:
 int, got str`.
 
 The log keeps what the encounter file said (the stats in `CombatantAdded`, the options in
-`EncounterCreated`); code reads the typed model through `RuleSystem.stats(c)` and
-`RuleSystem.settings(state)`, converted once per mapping (the mappings in a state are never
-changed once made, so one conversion serves every later read of the same mapping).
+`EncounterCreated`); the fold converts each once, leniently (`lenient`), and keeps the models
+on the state: code reads `combatant.stats.hp` and `state.options.grid`, and finds what was
+given in `combatant.given_stats` and `state.given_options`.
 """
 
 from __future__ import annotations
 
-import operator
 import re
+import types
 import typing
 from typing import Any, TypeVar
 
@@ -108,55 +108,53 @@ def description(model: type[msgspec.Struct], field: str) -> str:
     return ""
 
 
-class PerMapping:
-    """Typed models made from mappings that are never changed once made (a combatant's stats,
-    an encounter's options), converted once per mapping: keyed by the mapping's identity,
-    holding the mapping so its id is never reused while the entry lives."""
+def _known(model: Any, raw: Any) -> Any:
+    """`raw` with the keys `model` (a Struct, a sequence of Structs, or an optional one)
+    doesn't know left out, at every depth: what a log recorded before a model existed may hold."""
+    origin, args = typing.get_origin(model), typing.get_args(model)
+    if origin in (tuple, list) and isinstance(raw, list):  # tuple[Weapon, ...]
+        return [_known(args[0], x) for x in raw]
+    if origin is dict and isinstance(raw, dict):  # dict[str, Card]
+        return {k: _known(args[1], v) for k, v in raw.items()}
+    if origin in (typing.Union, types.UnionType):  # Weapon | None
+        inner = [a for a in args if isinstance(a, type) and issubclass(a, msgspec.Struct)]
+        return _known(inner[0], raw) if len(inner) == 1 else raw
+    if not (isinstance(model, type) and issubclass(model, msgspec.Struct) and isinstance(raw, dict)):
+        return raw
+    hints = typing.get_type_hints(model)
+    return {k: _known(hints[k], v) for k, v in raw.items() if k in hints}
 
-    def __init__(self, model: type[Any], limit: int = 4096, known: typing.Callable[[Any], Any] | None = None) -> None:
-        self.model = model
-        self.limit = limit
-        self.known = known  # drops keys an older log may hold that the model doesn't know
-        self.table: dict[int, tuple[Any, Any]] = {}
-        lookup, convert = self.table.get, self._convert
 
-        def get(mapping: Any) -> Any:
-            """The typed model of `mapping` (converted on first use; lenient: it was checked when added)."""
-            hit = lookup(id(mapping))  # a closure over the table: asked thousands of times a fight
-            if hit is not None and hit[0] is mapping:
-                return hit[1]
-            return convert(mapping)
+def lenient(model: type[T]) -> typing.Callable[[Any], T | Any]:
+    """A function from what a log recorded (a combatant's stats, an encounter's options) to
+    `model`, never raising: what was checked when it was recorded converts as it is; what an
+    older release recorded converts with the keys the model doesn't know left out, then
+    without each key that doesn't convert (its default taken); what still doesn't convert
+    (a required stat missing) is kept as given. The fold makes each model once with it
+    (`combatlog.projections.fold.set_rules_models`)."""
 
-        self.get = get
-
-    def reader(self, attr: str) -> typing.Callable[[Any], Any]:
-        """`lambda obj: self.get(obj.<attr>)` in one frame: a system's `stats_of(combatant)`,
-        asked dozens of times a step."""
-        lookup, convert, field = self.table.get, self._convert, operator.attrgetter(attr)
-
-        def read(obj: Any) -> Any:
-            mapping = field(obj)
-            hit = lookup(id(mapping))
-            if hit is not None and hit[0] is mapping:
-                return hit[1]
-            return convert(mapping)
-
-        return read
-
-    def _convert(self, mapping: Any) -> Any:
+    def convert(given: Any) -> T | Any:
         try:
-            value = msgspec.convert(mapping, self.model, strict=False, dec_hook=_dec_hook)
+            return msgspec.convert(given, model, strict=False, dec_hook=_dec_hook)
         except msgspec.ValidationError:
-            if self.known is None:
-                raise
-            value = msgspec.convert(self.known(mapping), self.model, strict=False, dec_hook=_dec_hook)
-        if len(self.table) >= self.limit:
-            self.table.clear()
-        self.table[id(mapping)] = (mapping, value)
-        return value
+            pass
+        if not isinstance(given, dict):
+            return given
+        kept = _known(model, given)
+        while True:
+            try:
+                return msgspec.convert(kept, model, strict=False, dec_hook=_dec_hook)
+            except msgspec.ValidationError as exc:
+                where = validation_message(exc).split(": ", 1)[0]
+                key = where.removeprefix("$.").split("[", 1)[0].split(".", 1)[0]
+                if key not in kept:  # a required key missing, or the whole is wrong: kept as given
+                    return given
+                kept = {k: v for k, v in kept.items() if k != key}
+
+    return convert
 
 
-__all__ = ["DiceExpr", "PerMapping", "choices", "convert", "description", "to_plain", "validation_message"]
+__all__ = ["DiceExpr", "choices", "convert", "description", "lenient", "to_plain", "validation_message"]
 
 
 def put_row(state: Encounter, table: str, key: str, value: Any) -> Encounter:

@@ -182,6 +182,6 @@ def add_example(state: Any) -> str:
         "name": f"{name_stem} {m}",
         "side": model.side,
         "kind": model.kind,
-        "stats": json.dumps(model.stats, separators=(", ", ": ")),
+        "stats": json.dumps(model.given_stats, separators=(", ", ": ")),
     }
     return "add " + " ".join(f"{k}={shlex.quote(v)}" for k, v in words.items())

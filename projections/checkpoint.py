@@ -33,7 +33,7 @@ from combatlog.projections.state import Encounter
 
 # Bump when a fold handler gives another state for the same events (the types' schema, which
 # `fold_shape` hashes too, doesn't change then): every checkpoint written before is discarded.
-FOLD_VERSION = 1
+FOLD_VERSION = 2  # 2: stats and options kept typed beside what the log recorded (`given_stats`)
 
 # A checkpoint every EVERY events: opening then folds at most EVERY events (and the last
 # step) past the checkpoint, about 6 ms at a replay's 700k events a second, while writing one
@@ -64,7 +64,9 @@ class Checkpoint(msgspec.Struct, frozen=True, kw_only=True):
     far: tuple[FarMark, ...] = ()
 
 
-_encoder = msgspec.msgpack.Encoder(order="deterministic")
+# a typed model may hold a str subclass (a dice expression): written as its text; on reading,
+# each model is made again from what the log recorded (`typed_state`)
+_encoder = msgspec.msgpack.Encoder(order="deterministic", enc_hook=str)
 _decoder = msgspec.msgpack.Decoder(Checkpoint)
 _SUM = 32  # a SHA-256 of the payload ends the bytes: a damaged checkpoint is never read as one
 

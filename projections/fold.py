@@ -114,14 +114,51 @@ def rules_state_type(rules: str) -> type | None:
     return _RULES_STATE.get(rules)
 
 
+# A rule system's typed models of what a log records: `stats(given) -> model` for a
+# combatant's stats and `options(given) -> model` for the encounter's options, each lenient
+# (what a log recorded always folds; see `combatlog.engine.typed.lenient`). The engine
+# installs the function that finds them for a system by its name (`set_rules_models`); a
+# system without a model of one keeps it as given.
+Models = tuple[Callable[[Any], Any] | None, Callable[[Any], Any] | None]
+_NO_MODELS: Models = (None, None)
+_models_of: list[Callable[[str], Models]] = []
+
+
+def set_rules_models(fn: Callable[[str], Models]) -> None:
+    """`fn(rules)` gives the typed models (stats, options) of the rule system `rules`; installed by the engine."""
+    _models_of[:] = [fn]
+
+
+def rules_models(rules: str | None) -> Models:
+    """The typed models (stats, options) of the rule system `rules`; (None, None) for a system
+    that isn't installed or declares none (or with no engine to ask)."""
+    if rules is None or not _models_of:
+        return _NO_MODELS
+    try:
+        return _models_of[0](rules)
+    except Exception:  # an unknown or broken system: what it recorded is kept as given
+        return _NO_MODELS
+
+
 def typed_state(state: Encounter) -> Encounter:
-    """`state` with its `extra` as the rule system's state type (a state decoded from bytes holds a dict)."""
-    if state.rules is None or not isinstance(state.extra, dict):
+    """`state` with its `extra` as the rule system's state type, and its options and each
+    combatant's stats as the system's typed models (a state decoded from bytes holds dicts)."""
+    if state.rules is None:
         return state
-    kind = rules_state_type(state.rules)
-    if kind is None:
-        return state
-    return replace(state, extra=msgspec.convert(state.extra, kind))
+    changes: dict[str, Any] = {}
+    if isinstance(state.extra, dict):
+        kind = rules_state_type(state.rules)
+        if kind is not None:
+            changes["extra"] = msgspec.convert(state.extra, kind)
+    stats, options = rules_models(state.rules)
+    if options is not None and type(state.options) is dict:
+        changes["options"] = options(state.given_options)
+    if stats is not None and any(type(c.stats) is dict for c in state.combatants.values()):
+        changes["combatants"] = {
+            cid: replace(c, stats=stats(c.given_stats)) if type(c.stats) is dict else c
+            for cid, c in state.combatants.items()
+        }
+    return replace(state, **changes) if changes else state
 
 
 def _with(state: Encounter, cid: str, **changes: Any) -> Encounter:
@@ -176,10 +213,12 @@ for _t in (
 @register_fold(ev.EncounterCreated)
 def _created(state: Encounter, e: ev.EncounterCreated) -> Encounter:
     kind = rules_state_type(e.rules)
+    options = rules_models(e.rules)[1]
     return Encounter(
         rules=e.rules,
         rules_version=e.rules_version,
-        options=e.options,
+        options=e.options if options is None else options(e.options),
+        given_options=e.options,
         seed=e.seed,
         title=e.title,
         extra={} if kind is None else kind(),
@@ -237,7 +276,16 @@ def _seating(state: Encounter, e: ev.SeatingSet) -> Encounter:
 @register_fold(ev.CombatantAdded)
 def _added(state: Encounter, e: ev.CombatantAdded) -> Encounter:
     combatants = dict(state.combatants)
-    combatants[e.id] = Combatant(id=e.id, name=e.name, side=e.side, kind=e.kind, group=e.group, stats=e.stats)
+    stats = rules_models(state.rules)[0]
+    combatants[e.id] = Combatant(
+        id=e.id,
+        name=e.name,
+        side=e.side,
+        kind=e.kind,
+        group=e.group,
+        stats=e.stats if stats is None else stats(e.stats),
+        given_stats=e.stats,
+    )
     return replace(state, combatants=combatants)
 
 
@@ -457,6 +505,10 @@ class Snapshot(msgspec.Struct, frozen=True, kw_only=True):
     digest: str
     undo: tuple[int, ...]
     redo: tuple[int, ...]
+
+    def as_recorded(self) -> Snapshot:
+        """This snapshot with its state `as_recorded` (the form saved projections are compared in)."""
+        return replace(self, state=self.state.as_recorded())
 
 
 class _Overlay(dict[int, list[Encounter]]):

@@ -11,7 +11,9 @@ import msgspec
 
 from combatlog.projections.fold import Projection, Snapshot
 
-_encoder = msgspec.msgpack.Encoder(order="deterministic")
+# a typed model may hold a str subclass (a dice expression): written as its text; on reading,
+# each model is made again from what the log recorded (`typed_state`)
+_encoder = msgspec.msgpack.Encoder(order="deterministic", enc_hook=str)
 _decoder = msgspec.msgpack.Decoder(Snapshot)
 
 

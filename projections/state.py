@@ -33,7 +33,11 @@ class Combatant(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, g
     side: str
     kind: str = "npc"
     group: str | None = None
-    stats: dict[str, Any] = {}
+    # the stats as the rule system's typed model (its `stats_type`), made once when the
+    # combatant is added; the stats as given when the system has no model, or when a log's
+    # stats don't convert to it (they were recorded by an older release)
+    stats: Any = {}
+    given_stats: dict[str, Any] = {}  # the stats exactly as the log records them (`CombatantAdded`)
     damage: int = 0
     wounds: dict[str, int] = {}
     conditions: tuple[Condition, ...] = ()
@@ -149,7 +153,10 @@ class Encounter(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, g
 
     rules: str | None = None
     rules_version: str | None = None
-    options: dict[str, Any] = {}
+    # the options as the rule system's typed model (its `options_type`), made once when the
+    # encounter is created; as given when the system has none, or when they don't convert
+    options: Any = {}
+    given_options: dict[str, Any] = {}  # the options exactly as the log records them (`EncounterCreated`)
     seed: int | None = None
     title: str = ""
     phase: str = "setup"
@@ -191,3 +198,13 @@ class Encounter(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, g
     def flat_order(self) -> list[str]:
         """The acting order as one list of ids, tier by tier."""
         return [cid for tier in self.order for cid in tier]
+
+    def as_recorded(self) -> Encounter:
+        """This state with its options and each combatant's stats as the log records them,
+        their typed models set aside (they follow from what was recorded, by the rule
+        system's current models): the form a saved projection is kept and compared in,
+        which a model gaining a field with a default doesn't change."""
+        combatants = {
+            cid: msgspec.structs.replace(c, stats=c.given_stats, given_stats={}) for cid, c in self.combatants.items()
+        }
+        return msgspec.structs.replace(self, options=self.given_options, given_options={}, combatants=combatants)

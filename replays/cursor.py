@@ -142,9 +142,10 @@ class Cursor:
 
 
 def diff_states(a: Encounter, b: Encounter) -> list[str]:
-    """One line per field that differs between two states (`path: old -> new`)."""
+    """One line per field that differs between two states (`path: old -> new`), as recorded
+    (stats and options as given: `Encounter.as_recorded`)."""
     out: list[str] = []
-    _diff(msgspec.to_builtins(a), msgspec.to_builtins(b), "", out)
+    _diff(msgspec.to_builtins(a.as_recorded()), msgspec.to_builtins(b.as_recorded()), "", out)
     return out
 
 

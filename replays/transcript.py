@@ -8,7 +8,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from combatlog.engine import get_rules, rules_of
-from combatlog.engine.words import spoken
+from combatlog.engine.words import plainly, spoken
 from combatlog.events import Envelope, EventLog
 from combatlog.events import catalogue as ev
 from combatlog.events.privacy import GM, Viewer
@@ -24,7 +24,24 @@ def _name(state: Any, cid: str | None) -> str:
     return c.name if c is not None else str(cid)
 
 
+_SPAN = re.compile(r"\b(?:turns?|rounds?)\b")  # a condition's reason that is its time running out, not told
+
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def _initiative(rules: Any, state: Any, cid: str) -> str:
+    """A combatant's initiative as its rule system says it (`71, failed`), else its number."""
+    c = state.combatants[cid]
+    said = rules.initiative_said(state, c) if rules is not None else None
+    return said or str(c.initiative)
+
+
+def _places(rules: Any, state: Any) -> dict[str, str]:
+    """The names the map gives its sections (`stair` -> `the stair head`), for a move's line."""
+    board = rules.board(state) if rules is not None else None
+    if board is None or board.kind != "sections":
+        return {}
+    return {s.id: s.name for s in board.sections if getattr(s, "name", "")}
 
 
 def printable(text: str) -> str:
@@ -81,6 +98,7 @@ def _tell(
     can't be folded where it stands raises CorruptLog naming its seq, as a replay does.
     """
     rules = None
+    places: dict[str, str] | None = None  # a section's id -> its name, where the map names it
     declared: dict[str, str] = {}  # action id -> its description, for actions that resolve later
     open_action: tuple[int, str, str] | None = None  # (seq, id, text) of a declaration not told yet
     deferred: list[tuple[int, str]] = []  # what happened while an action resolved, told after it
@@ -132,18 +150,18 @@ def _tell(
                 resolving = True
             elif t is ev.ActionResolved:
                 if open_action is not None and open_action[1] == e.id:
-                    line, seq = f"{open_action[2]}: {e.outcome}.", open_action[0]
+                    line, seq = f"{open_action[2]}: {plainly(e.outcome)}.", open_action[0]
                     open_action = None
                 elif dice:
-                    line = f"  -> {e.outcome}"
+                    line = f"  -> {plainly(e.outcome)}"
                 else:
-                    line = f"{declared.get(e.id, 'An action')}: {e.outcome}."
+                    line = f"{declared.get(e.id, 'An action')}: {plainly(e.outcome)}."
                 yield seq, line
                 line = None
                 yield from deferred  # what the action did, after the line that says it
                 deferred.clear()
             elif t is ev.EncounterCreated:
-                rules = get_rules(e.rules).variant(e.options)
+                rules = get_rules(e.rules).variant(whole.options)
                 line = f"{e.title or 'An encounter'} under {e.rules} {e.rules_version}" + (
                     f", seed {e.seed}."
                     if e.seed is not None
@@ -159,7 +177,7 @@ def _tell(
                 line = f"Surprised: {', '.join(e.surprised)}." if e.surprised else "No one is surprised."
             elif t is ev.OrderSet and e.reason == "initiative":
                 line = "Order: " + "; ".join(
-                    ", ".join(f"{_name(state, c)} ({state.combatants[c].initiative})" for c in tier) for tier in e.tiers
+                    ", ".join(f"{_name(state, c)} ({_initiative(rules, state, c)})" for c in tier) for tier in e.tiers
                 )
             elif t is ev.RoundStarted:
                 line = "Surprise round." if e.surprise else f"Round {e.round}."
@@ -190,9 +208,12 @@ def _tell(
             elif t is ev.ConditionApplied:
                 line = f"  {_name(state, e.target)}: {e.condition}."
             elif t is ev.ConditionRemoved:
-                line = f"  {_name(state, e.target)}: no longer {e.condition}."
+                why = f" ({e.reason})" if e.reason and not _SPAN.search(e.reason) else ""  # a span: said
+                line = f"  {_name(state, e.target)}: no longer {e.condition}{why}."
             elif t is ev.Moved:
-                line = f"  {_name(state, e.combatant)} moves to {e.to}."
+                if places is None:  # the map's names of its places, read once a fight
+                    places = _places(rules, state)
+                line = f"  {_name(state, e.combatant)} moves to {places.get(e.to, e.to)}."
             elif t is ev.GmRuling:
                 line = f"GM ruling ({e.topic}): {spoken(e.decision)}" + (f" - {e.text}" if e.text else "")
             elif t is ev.GmOverride:
@@ -284,7 +305,7 @@ def _released(e: Any, t: type, targets: set[str]) -> bool:
 _NOT_AFTER_DAMAGE = {ev.DiceRolled, ev.Moved, ev.ActionResolved, ev.ResolutionStarted}
 
 
-def _held_until(rules: Any, options: dict[str, Any]) -> str:
+def _held_until(rules: Any, options: Any) -> str:
     """How a held hit's line ends: held until its tier has acted, or to the round's end."""
     timing = rules.timing(options) if rules is not None else None
     if timing is not None and (timing.hold_until == "tier" or timing.all_immediate):

@@ -402,6 +402,7 @@ class SeenCombatant(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=Tru
     status: str  # active, removed, or how it was defeated
     acting: bool = False
     initiative: int | None = None
+    initiative_said: str | None = None  # as the rule system says it, where its number would mislead
     position: str | None = None
     conditions: tuple[SeenCondition, ...] = ()
     health: SeenHealth | None = None
@@ -476,7 +477,7 @@ def _combatant_changes(a: SeenCombatant, b: SeenCombatant) -> list[str]:
     if was != now and (was or now):
         out.append(f"{was or '?'} -> {now or '?'}")
     if a.initiative != b.initiative and b.initiative is not None:
-        out.append(f"initiative {b.initiative}")
+        out.append(f"initiative {b.initiative_said or b.initiative}")
     if a.position != b.position and b.position is not None:
         out.append(f"moves to {b.position}" if a.position is None else f"moves {a.position} -> {b.position}")
     had = {x.name: x.rounds for x in a.conditions}
@@ -535,12 +536,13 @@ def seen(state: Encounter, viewer: Viewer, seq: int) -> Seen:
                 status=_status(c),
                 acting=c.id in state.acting,
                 initiative=c.initiative,
+                initiative_said=rules.initiative_said(state, c) if rules is not None else None,
                 position=rules.place_of(state, c) if rules is not None else c.position,
                 conditions=tuple(SeenCondition(name=x.name, rounds=x.remaining) for x in c.conditions),
                 health=health,
                 damage=c.damage if own or shown == "exact" else None,
                 resources=dict(sorted(c.resources.items())) if own else None,
-                stats=dict(c.stats) if own else None,
+                stats=dict(c.given_stats) if own else None,
                 own=viewer.controls(cid, side_of),
                 hidden=viewer.gm and cid in players.hidden,
             )

@@ -8,6 +8,7 @@ from typing import Any
 
 from combatlog.replays.transcript import printable
 from combatlog.simulate import LEGEND, Report
+from combatlog.simulate.stats import number, share, spread
 
 
 def render(studies: list[tuple[str, Report]]) -> str:
@@ -152,25 +153,21 @@ def _text(text: str) -> str:
 def _left(c: Any) -> str:
     if c.left is None:
         return "–"
-    return f"{c.left.mean:.1f} of {c.most} ({c.left.p5:g}/{c.left.p50:g}/{c.left.p95:g})"
-
-
-def _spread(s: Any) -> str:
-    return f"{s.mean:.1f} ({s.p5:g}/{s.p50:g}/{s.p95:g})"
+    return f"{c.left.mean:.1f} of {c.most} ({number(c.left.p5)}/{number(c.left.p50)}/{number(c.left.p95)})"
 
 
 def _table(report: Report) -> str:
     rows = "".join(
         f"<tr><td>{_text(c.name)}</td><td>{_text(c.side)}</td><td>{_pct(c.defeated)}</td>"
-        f"<td>{_spread(c.taken)}</td><td>{_spread(c.dealt)}</td>"
-        f"<td>{_left(c)}</td><td>{', '.join(f'{_text(e)} {p:.0%}' for e, p in c.ends.items())}</td></tr>"
+        f"<td>{spread(c.taken)}</td><td>{spread(c.dealt)}</td>"
+        f"<td>{_left(c)}</td><td>{', '.join(f'{_text(e)} {share(p)}' for e, p in c.ends.items())}</td></tr>"
         for c in report.combatants.values()
     )
     sides = "".join(f"<li>{_text(side)}: {_pct(s.win)}</li>" for side, s in report.sides.items())
     return (
         f"<p>who wins (95% interval):</p><ul>{sides}<li>a draw: {_pct(report.draw)}</li></ul>"
-        f"<p>rounds: mean {report.rounds.mean:.1f}, 5th {report.rounds.p5:g}, median {report.rounds.p50:g}, "
-        f"95th {report.rounds.p95:g}</p>"
+        f"<p>rounds: mean {report.rounds.mean:.1f}, 5th {number(report.rounds.p5)}, "
+        f"median {number(report.rounds.p50)}, 95th {number(report.rounds.p95)}</p>"
         "<table><thead><tr><th>combatant</th><th>side</th><th>defeated</th><th>damage taken (mean, 5/50/95)</th>"
         "<th>damage dealt (mean, 5/50/95)</th><th>left at the end (mean of its full amount, 5/50/95)</th>"
         f"<th>how it ends (share)</th></tr></thead><tbody>{rows}</tbody></table>"

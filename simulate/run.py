@@ -90,7 +90,8 @@ def ending(rules: RuleSystem, state: Encounter, c: Combatant) -> tuple[int | Non
     `health` hook (the track `show` and the web tracker draw as a bar; None, None when the system
     has none as one number, Swords of Infinity's damage targets, say). The level: the system's own
     word for a defeat ("unconscious", "dead (the torso destroyed)"), "removed", else the web
-    tracker's level of what is left (healthy, injured, bloodied, critical), else, with no track,
+    tracker's level of what is left (healthy, injured, bloodied, critical; critical too at
+    nothing left while the system keeps it in the fight, as Starflight's near death), else, with no track,
     "healthy" or "hurt in N places" (the damage targets or locations hit)."""
     track = rules.health(state, c)
     if c.removed:
@@ -99,6 +100,8 @@ def ending(rules: RuleSystem, state: Encounter, c: Combatant) -> tuple[int | Non
         end = c.defeated
     elif track is not None:
         end = level_of(*track)
+        if end == "down":  # nothing left, yet still in the fight (Starflight's near death): no defeat
+            end = "critical"
     elif c.damage <= 0:
         end = "healthy"
     else:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import Any
 
 Z95 = 1.959963984540054  # the 97.5th percentile of the standard normal distribution
 
@@ -39,3 +40,22 @@ def nearest_run(values: Sequence[float], q: float) -> int:
     """The index of the run whose value is nearest the `q`th percentile (the first such run)."""
     target = percentile(values, q)
     return min(range(len(values)), key=lambda i: (abs(values[i] - target), i))
+
+
+def number(x: float) -> str:
+    """A figure of the report as a person reads it: at most one decimal (`17.95` -> `18`,
+    `0.5` -> `0.5`), whole numbers without one."""
+    return f"{round(x, 1):g}"
+
+
+def share(p: float) -> str:
+    """A share of the fights, with the one decimal the odds are given with unless it is .0:
+    `98.5%`, `31%` (so a share and the odds it belongs with read alike)."""
+    text = f"{p:.1%}"
+    return text.replace(".0%", "%")
+
+
+def spread(s: Any) -> str:
+    """A spread as the report prints it: `6.8 (0/7/26)`, the mean then the 5th, 50th and 95th
+    percentiles."""
+    return f"{s.mean:.1f} ({number(s.p5)}/{number(s.p50)}/{number(s.p95)})"

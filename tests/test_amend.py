@@ -262,13 +262,13 @@ def test_amending_a_step_with_its_own_command_and_dice_changes_nothing_of_the_fi
         s.execute(command)
     s.do("begin")
     s.play_out()
-    final = msgspec.to_builtins(s.state)
+    final = msgspec.to_builtins(s.state.as_recorded())
     live = [n for n in s.projection.undo if n > 1]
     step = live[int(at * len(live))]
     report = amend(log, step, signer=None)
     assert report.stopped is None and report.changes == ()
     assert not any(r.changed for r in (report.corrected, *report.redecided))
-    assert msgspec.to_builtins(Session(log).state) == final
+    assert msgspec.to_builtins(Session(log).state.as_recorded()) == final
     assert audit(log, workers=1).clean
 
 

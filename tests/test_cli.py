@@ -737,3 +737,42 @@ def test_play_gives_dice_named_for_a_roll_to_that_roll_whoever_resolves_first(tm
     state = json.loads(run("show", str(log), "--json").output)
     assert state["combatants"]["g1"]["damage"] == 8 and state["combatants"]["ayla"]["damage"] == 4
     assert run("audit", str(log)).exit_code == 0
+
+
+def test_play_with_physical_dice_names_whose_roll_is_next_and_shows_it_in_the_prompt(tmp_path):
+    """A fight without a seed: every die is typed. A command refused for a roll not typed yet
+    says whose roll it is and how to give it, and the prompt shows it until a step is taken,
+    so the next dice typed go to the roll they are meant for."""
+    from prompt_toolkit.input import create_pipe_input
+    from prompt_toolkit.output import DummyOutput
+
+    from combatlog.cli import play as play_module
+    from combatlog.engine.dice import NeedDice
+
+    text = (EXAMPLES / "skirmish-ambush.toml").read_text().replace("seed = 7\n", "")
+    encounter = tmp_path / "table.toml"
+    encounter.write_text(text)
+    log = tmp_path / "table.jsonl"
+    assert run("new", str(encounter), "--log", str(log)).exit_code == 0
+    script = "begin\ninitiative by ayla: 12\nbegin\nby bo: 5\nby g1: 6\nby g2: 7\nbegin\nquit\n"
+    result = CliRunner().invoke(app, ["play", str(log)], input=script, catch_exceptions=False)
+    out = result.output.splitlines()
+    assert "refused: begin: enter the faces for 1d20+3 (initiative) by ayla: 1 number from 1 to 20" in out
+    assert "type '1d20+3: N', or name the roll: 'initiative by ayla: N'" in out
+    assert any(line.startswith("refused: begin: no dice were given for 1d20+1 (initiative) by bo") for line in out)
+    assert "Order: Ayla (15); Goblin 2 (9); Goblin 1 (8); Bo (6)" in out  # 12+3, 7+2, 6+2, 5+1
+
+    need = NeedDice("1d20+3", "initiative", 1, 20, by="ayla")
+    assert play_module.prompt_text(None, 0) == "combatlog> "
+    assert play_module.prompt_text(need, 2) == "combatlog [next roll: 1d20+3 (initiative) by ayla; 2 rolls queued]> "
+    session = play_module.write_session(str(log))
+    asked: list[str] = []
+
+    def message() -> str:
+        asked.append("x")
+        return "x> "
+
+    with create_pipe_input() as pipe:  # the terminal's prompt is asked for its text at each line
+        read = play_module._reader(session, interactive=True, message=message, input=pipe, output=DummyOutput())
+        pipe.send_text("status\r")
+        assert read() == "status" and asked == ["x"]

@@ -126,7 +126,7 @@ def _seeded_turn():
     s = new_session(seed=7, begin=True)
     actor = s.state.acting[0]
     foe = next(c.id for c in s.state.active() if c.side != s.state.combatants[actor].side)
-    damage = s.rules.stats(s.state.combatants[actor]).damage
+    damage = s.state.combatants[actor].stats.damage
     return s, actor, foe, damage
 
 

@@ -272,7 +272,7 @@ def test_a_seedless_fight_asks_for_a_formulas_faces_and_audits_them_as_typed():
     s = new_session(seed=None, combatants=party)
     s.do("begin", entered=((20,), (10,), (5,), (4,)))
     actor = s.state.acting[0]
-    with pytest.raises(Refused, match=r"enter the faces for 1d8\+2d6 \(strike damage to g1\): 3 number"):
+    with pytest.raises(Refused, match=r"enter the faces for 1d8\+2d6 \(strike damage to g1\) by ayla: 3 number"):
         s.do("act", actor=actor, action="strike", targets=("g1",), entered=((20,),))
     s.do("act", actor=actor, action="strike", targets=("g1",), entered=((20,), (5, 3, 4)))
     assert s.state.combatants["g1"].damage == 12

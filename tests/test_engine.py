@@ -452,7 +452,7 @@ def test_conditions_give_advantage_disadvantage_a_bonus_and_a_reroll_to_every_at
     )
     s = new_session(begin=True)
     actor = s.state.acting[0]
-    attack = s.rules.stats(s.state.combatants[actor]).attack
+    attack = s.state.combatants[actor].stats.attack
     foe = next(c.id for c in s.state.active() if c.side != s.state.combatants[actor].side)
 
     def strike_roll(*conditions_on_foe: str, mine: tuple[str, ...] = ()) -> list:

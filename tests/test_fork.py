@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pytest
 from click.testing import CliRunner
 
@@ -164,3 +167,44 @@ def test_a_fork_that_fails_halfway_leaves_no_file(tmp_path):
     result = run("fork", str(parent), str(new))
     assert result.exit_code == 1 and "seq 21: the digest chain breaks" in result.output
     assert "nothing forked" in result.output and not new.exists()
+
+
+@pytest.mark.parametrize("suffix", [".jsonl", ".db"])
+def test_a_fair_fights_fork_gets_the_secret_plays_on_and_audits_fair_once_revealed(tmp_path, monkeypatch, suffix):
+    """The fork holds the parent's commitment, so its engine dice need the same secret: it is
+    copied beside the fork (owner only); the fork rolls its own dice from it (the fork's record
+    is a step of its own, so the steps after it draw other dice than the parent's), and once
+    it is revealed every engine die of the fork follows from the committed seed."""
+    monkeypatch.delenv("COMBATLOG_FAIR_SECRET", raising=False)
+    parent = tmp_path / "fight.jsonl"
+    example = Path(__file__).parent.parent / "examples" / "skirmish-ambush.toml"
+    assert run("new", str(example), "--log", str(parent), "--fair").exit_code == 0
+    assert run("do", str(parent), "begin").exit_code == 0
+    new = tmp_path / f"what-if{suffix}"
+    result = run("fork", str(parent), str(new))
+    assert result.exit_code == 0, result.output
+    secret = Path(f"{new}.secret")
+    assert f"the secret is copied to {secret}" in result.output
+    assert secret.read_bytes() == Path(f"{parent}.secret").read_bytes()
+    assert secret.stat().st_mode & 0o777 == 0o600
+    for _ in range(3):
+        assert run("do", str(new), "auto").exit_code == 0, "the fork's engine dice have their secret"
+    assert run("do", str(new), "end").exit_code == 0
+    assert run("reveal", str(new)).exit_code == 0
+    checked = run("audit", "--fair", str(new))
+    assert checked.exit_code == 0 and re.search(
+        r"revealed; [1-9][0-9]* engine rolls follow from them", checked.output
+    ), checked.output
+    assert "\nclean: " in checked.output
+
+
+def test_a_fair_fights_fork_never_overwrites_a_secret_file_and_says_so(tmp_path, monkeypatch):
+    monkeypatch.delenv("COMBATLOG_FAIR_SECRET", raising=False)
+    parent = tmp_path / "fight.jsonl"
+    example = Path(__file__).parent.parent / "examples" / "skirmish-ambush.toml"
+    assert run("new", str(example), "--log", str(parent), "--fair").exit_code == 0
+    new = tmp_path / "what-if.jsonl"
+    Path(f"{new}.secret").write_text("someone else's\n")
+    result = run("fork", str(parent), str(new))
+    assert result.exit_code == 0 and "the secret wasn't copied" in result.output and "exists" in result.output
+    assert Path(f"{new}.secret").read_text() == "someone else's\n"

@@ -160,3 +160,16 @@ def test_dice_typed_without_names_still_go_to_the_first_rolls_that_match():
     s.do("act", actor="ayla", action="strike", targets=("g1",))
     out = s.do("act", actor="g1", action="strike", targets=("ayla",), entered=((19,), (4,), (15,), (6,)))
     assert [r[1:3] for r in _rolls(out)] == [("ayla", (19,)), ("ayla", (4,)), ("g1", (15,)), ("g1", (6,))]
+
+
+def test_a_refusal_lists_the_dice_typed_without_a_name_too_and_the_roll_each_went_to():
+    """Typed dice without a name go to the rolls they match, in order: when a later roll finds
+    none, the refusal lists them beside the named ones, each with the roll that took it, so the
+    game master sees that the 18 meant for Bo went to Ayla's attack."""
+    s = _begun()
+    with pytest.raises(Refused) as err:
+        s.do("act", actor="ayla", action="strike", targets=("g1",), entered=((18,), (5,)), entered_for=("", "by g2"))
+    assert str(err.value) == (
+        "act: no dice were given for 1d8 (strike damage to g1) by ayla; name it, as 'strike damage to g1 by ayla: N'; "
+        "given: 'by g2: 5', '18' (to 1d20+4 (strike at g1) by ayla)"
+    )

@@ -17,7 +17,7 @@ import pytest
 
 import combatlog.plugin as plugin
 from combatlog.engine import registry
-from combatlog.plugin import ActionSpec, Event, PluginError, RuleSystem, allow, register_fold
+from combatlog.plugin import API, ActionSpec, Event, PluginError, RuleSystem, allow, register_fold
 
 MINID20 = Path(__file__).parent / "plugins" / "minid20"
 
@@ -133,12 +133,12 @@ def _who(self, stats, who=""):
             "declare def budget(self, state, combatant)",
         ),
         (
-            _elder(check_combatant=_who, api=5),
-            "elder: written for plugin API 5, and this combatlog speaks API 4; upgrade combatlog",
+            _elder(check_combatant=_who, api=API + 1),  # one ahead: the nearest a newer plugin can be
+            f"elder: written for plugin API {API + 1}, and this combatlog speaks API {API}; upgrade combatlog",
         ),
         (
-            _elder(check_combatant=_who, api="4"),
-            "elder: api = '4': give the plugin API version it was written for, a whole number (this is 4)",
+            _elder(check_combatant=_who, api=str(API)),
+            f"elder: api = '{API}': give the plugin API version it was written for, a whole number (this is {API})",
         ),
     ],
     ids=["undeclared", "declared", "a hook no longer called", "any hook", "a newer API", "not a number"],

@@ -25,7 +25,7 @@ BEFORE = sorted((FIXTURES / "before-rule-packages").glob("*.jsonl"))
 def projection_bytes(path: Path) -> bytes:
     log = open_log(path, create=False)
     try:
-        return msgspec.json.encode(msgspec.to_builtins(replay(log).snapshot()), order="sorted") + b"\n"
+        return msgspec.json.encode(msgspec.to_builtins(replay(log).snapshot().as_recorded()), order="sorted") + b"\n"
     finally:
         log.close()
 

@@ -250,7 +250,7 @@ def test_a_seats_actions_say_first_which_dice_they_roll_without_telling_the_engi
     page = html.unescape(client.get(link(table, "ana")).text)
     assert table.log.head()[0] == before  # asking which dice rolled none and appended nothing
     asked = re.findall(r'<span class="help dice-asked">roll ([^<]+)</span>', page)
-    attack = table.session.state.combatants["ayla"].stats["attack"]
+    attack = table.session.state.combatants["ayla"].stats.attack
     assert any(a.startswith(f"1d20+{attack} (") and ", then 1d8 (" in a for a in asked), asked
 
 

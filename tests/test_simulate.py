@@ -334,3 +334,33 @@ def test_the_rounds_histogram_draws_the_distribution():
     mode = max(histogram, key=lambda r: histogram[r])
     assert max(bars, key=lambda r: bars[r][0]) == mode and bars[mode][0] == 30
     assert [bars[r][0] for r in sorted(bars, key=histogram.get)] == sorted(b[0] for b in bars.values())
+
+
+def test_a_combatant_left_at_nothing_but_still_in_the_fight_is_not_reported_down():
+    """Starflight keeps a PC at 0 hit points in the fight (near death, one action a turn): the
+    report's levels say "critical" for it, never "down", which the legend counts as a defeat,
+    so "defeated" and the levels that are no defeat add up to every fight. Run 35 of seed 0
+    ends with Ayla near death at 0 of 24."""
+    commands = read_encounter(EXAMPLES / "starflight-patrol.toml")
+    final = play(commands, run_seed(0, 35), {}).state
+    ayla = final.combatants["ayla"]
+    assert ayla.defeated is None and get_rules("starflight").health(final, ayla) == (0, 24)
+    report = simulate(commands, runs=36, seed=0, workers=1)
+    ends = report.combatants["ayla"].ends
+    assert "down" not in ends and ends["critical"] >= 1 / 36
+    kept = sum(p for end, p in ends.items() if not _defeat(end))
+    assert report.combatants["ayla"].defeated.p + kept == pytest.approx(1)
+
+
+def test_on_a_narrow_terminal_every_figure_is_printed_whole_and_shares_read_like_the_odds():
+    """At 80 columns a cell too wide goes on over the next line, never cut to an ellipsis; a
+    percentile reads with at most one decimal (17.9, not 17.95); a share of how fights end
+    reads with the decimal of the odds beside it (Ayla defeated 9.5%: unconscious 9.5%, not 10%)."""
+    result = CliRunner(env={"COLUMNS": "80"}).invoke(
+        app, ["simulate", str(EXAMPLES / "starflight-patrol.toml"), "--runs", "200", "--seed", "0", "--workers", "1"]
+    )
+    assert result.exit_code == 0, result.output
+    out = result.output
+    assert "…" not in out and max(len(line) for line in out.splitlines() if line.startswith("│")) <= 80
+    assert "9.5%" in out and "unconscious 9.5%" in out.replace("\n", " ").replace("│", " ")
+    assert not re.search(r"\d\.\d\d(?!%)", out)  # no figure with two decimals but the odds' own

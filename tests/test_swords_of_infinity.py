@@ -149,6 +149,33 @@ def test_initiative_is_a_power_roll_and_failures_act_last():
     assert f.state.order == (("b",), ("c",), ("a",))
 
 
+def test_a_failed_initiative_is_shown_as_rolled_not_as_its_sort_key(tmp_path):
+    """A failure is kept as its negative so that it sorts after every success; the order line,
+    the `show` table, a viewer's view and the web tracker say it as rolled: `80, failed`."""
+    from click.testing import CliRunner
+
+    from combatlog.cli.main import app
+    from combatlog.events.privacy import GM
+    from combatlog.replays import open_log
+    from combatlog.replays.transcript import transcript
+    from combatlog.replays.views import seen
+    from combatlog.web.view import screen
+
+    trio = (fighter("a", "A", dexterity=20, awareness=20), fighter("b", "B"), fighter("c", "B"))
+    rolled = {"initiative by a": 39, "initiative by b": 80, "initiative by c": 75}
+    path = tmp_path / "fight.jsonl"
+    f = fight("swords-of-infinity", *trio, dice=rolled, log=open_log(path))
+    assert f.state.combatants["b"].initiative == -80  # the sort key, as recorded
+    assert "Order: A (39); C (75, failed); B (80, failed)" in [line for _, line in transcript(f.log)]
+    view = {c.id: c for c in seen(f.state, GM, 0).combatants}
+    assert view["b"].initiative == -80 and view["b"].initiative_said == "80, failed"
+    assert view["a"].initiative == 39 and view["a"].initiative_said is None  # a success reads as its number
+    assert {r.id: r.initiative for r in screen(f.state, GM, 0).rows} == {"a": 39, "b": "80, failed", "c": "75, failed"}
+    f.log.close()
+    shown = CliRunner().invoke(app, ["show", str(path)]).output
+    assert "80, failed" in shown and "-80" not in shown
+
+
 def test_two_actions_and_a_minor_action():
     f = fight("swords-of-infinity", fighter("a", "A"), fighter("b", "B"), dice={"initiative": [10, 90]})
     f.act("a", "speak", text="Yield!")

@@ -8,6 +8,8 @@ import sys
 
 import pytest
 
+from combatlog.engine.rules.triptycho.events import CardDiscarded
+from combatlog.engine.rules.triptycho.model import own
 from combatlog.events import CommandIssued, ConditionApplied, DamageApplied
 from combatlog.testing import Refused, fight, fighter
 
@@ -109,3 +111,22 @@ def test_a_saved_fight_is_a_log_the_pytest_plugin_replays(tmp_path):
     f.save(tmp_path / "duel.jsonl")
     saved = open_log(tmp_path / "duel.jsonl", create=False, read_only=True)
     assert list(saved.lines()) == list(f.log.lines()) and audit(saved, workers=1).clean
+
+
+def test_end_turn_takes_the_parameters_its_rule_system_reads_there():
+    """Triptycho discards a card as a turn ends: the kit's `end_turn` takes `discard=` as `act`
+    takes an action's parameters, without going down to `do`."""
+    deck = [{"name": "Dagger", "hit": "d6", "damage": "d4"}, {"name": "Club", "hit": "d6", "damage": "d6"}]
+    f = fight(
+        "triptycho",
+        fighter("x", "party", kind="pc", hp=10, section="a", miss="d6", deck=deck),
+        fighter("y", "cult", hp=10, section="b", miss="d6", deck=deck),
+        seed=3,
+        order="listed",
+        starting_hand=2,
+        map={"sections": [{"id": "a", "light": "lit"}, {"id": "b", "light": "lit"}], "borders": [{"a": "a", "b": "b"}]},
+    )
+    hand = own(f.state).hands["x"]
+    assert sorted(hand) == ["Club", "Dagger"]
+    step = f.end_turn("x", discard=hand[1])  # not the first, which is discarded when none is named
+    assert [e.card for e in step.of(CardDiscarded)] == [hand[1]]

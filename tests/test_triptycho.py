@@ -839,3 +839,222 @@ def test_a_version_1_log_still_reads_condition_names_only_in_lowercase(monkeypat
         act(s, "x", "move", to="c")
     monkeypatch.undo()
     assert audit(s.log, workers=1).clean
+
+
+# --- version 3: the deal in a surprise round, a large attacker's melee ----------------------
+
+JAVELIN = {"name": "Javelin", "thrown": 1, "hit": "d6", "damage": "d6", "weapon": "spear"}
+WARD = {"name": "Ward", "phase": "strategy", "block": 1}
+
+
+def _at_version_2(monkeypatch) -> None:
+    from combatlog.engine import get_rules
+
+    monkeypatch.setattr(type(get_rules("triptycho")), "version", "2")
+
+
+def _ambush(begin_faces: tuple[int, ...]):
+    """x (SWORD, JAVELIN, WARD) in a and y (SWORD) in b, two cards dealt each; y's side is
+    surprised; begun with `begin_faces`."""
+    x = fighter("x", "p", kind="pc", hp=10, section="a", deck=[SWORD, JAVELIN, WARD])
+    y = fighter("y", "q", hp=10, section="b", deck=[SWORD])
+    s = encounter("triptycho", x, y, map=HALL, order="listed", starting_hand=2)
+    forced(s, "surprise", params={"sides": ["q"]})
+    forced(s, "begin", begin_faces)
+    return s
+
+
+def test_the_starting_hands_are_dealt_as_the_surprise_round_starts_and_a_move_in_it_stops_nothing():
+    # Starflight's general procedure, the engine's phases: "The surprise round is conducted like
+    # a regular combat round (described below), with only a few exceptions. First, only the group
+    # that was awarded the surprise round is allowed to conduct any combat actions." The starting
+    # hand is "cards dealt before the first turn": the first turn is x's, in the surprise round.
+    # x's pile is its deck in order: 1d3 = 2 deals the Javelin, then 1d2 = 1 the Sword; y's one
+    # card needs no roll; x's turn draws the Ward, the one left (no roll)
+    s = _ambush((2, 1))
+    assert (s.state.round, s.state.acting) == (0, ("x",))
+    assert s.state.extra.hands == {"x": ("Javelin", "Sword", "Ward"), "y": ("Sword",)}
+    act(s, "x", "move", to="b")  # the non-surprised side moves: version 2 then never dealt a card
+    forced(s, "end_turn", actor="x", params={"discard": "Ward"})
+    # round 1: y, surprised, sat the surprise round out; x's pile is empty, and remade from its
+    # discard (the Ward) it draws that again, no roll
+    assert (s.state.round, s.state.acting) == (1, ("x",))
+    assert s.state.extra.hands["x"] == ("Javelin", "Sword", "Ward")
+    act(s, "x", "play", "y", faces=(6, 3, 4), card="Sword")  # Hit 6 (d8) against Miss 3 (d6), 4 damage
+    assert s.state.combatants["y"].damage == 4
+    forced(s, "end_turn", actor="x")
+    act(s, "y", "play", "x", faces=(5, 5, 2), card="Sword")  # a tie goes to the attacker
+    assert s.state.combatants["x"].damage == 2
+    assert audit(s.log, workers=1).clean
+
+
+def test_an_entity_placed_before_the_fight_keeps_its_place_and_is_dealt_its_hand():
+    # a placing by the game master before the fight (a move override) stopped the deal too
+    s = encounter("triptycho", ent("x", "p", "a", kind="pc"), ent("y", "q", "c"), map=HALL, order="listed")
+    forced(s, "override", params={"reason": "crept up", "move": {"target": "x", "to": "b"}})
+    forced(s, "begin")
+    assert s.state.combatants["x"].position == "b"
+    assert s.state.extra.hands == {"x": ("Sword",), "y": ("Sword",)}
+
+
+def test_an_entity_added_during_the_fight_is_dealt_its_hand_as_the_next_round_starts():
+    # version 3 deals each entity not dealt yet as a round starts (docs: "An entity added later
+    # is dealt its hand as the next round begins"); version 2 never dealt it a card
+    s = encounter("triptycho", ent("x", "p", "a", kind="pc"), ent("y", "q", "b"), map=HALL, order="listed")
+    forced(s, "begin")
+    s.do("add", **ent("z", "q", "b"))
+    assert "z" not in s.state.extra.hands
+    forced(s, "end_turn", actor="x")
+    forced(s, "end_turn", actor="y")
+    assert s.state.round == 2 and s.state.extra.hands["z"] == ("Sword",)
+    assert s.state.combatants["z"].position == "b"
+
+
+def test_a_version_2_log_still_deals_no_card_after_a_move_in_the_surprise_round(monkeypatch):
+    _at_version_2(monkeypatch)
+    s = _ambush(())  # version 2 dealt nothing as the surprise round started: no roll
+    assert s.state.extra.hands == {}
+    act(s, "x", "move", to="b")
+    forced(s, "end_turn", actor="x")
+    assert (s.state.round, s.state.acting) == (1, ("x",))
+    assert s.state.extra.hands == {}  # round 1 found a position taken: no deal, then or ever
+    with pytest.raises(Refused, match=r"'Sword' isn't in X's hand \(in hand: nothing\)"):
+        act(s, "x", "play", "y", card="Sword")
+    assert s.state.rules_version == "2"
+    monkeypatch.undo()
+    assert audit(s.log, workers=1).clean  # re-decided under version 2, as recorded
+
+
+def test_a_large_attacker_strikes_in_melee_in_the_section_it_shares_with_its_target():
+    # "Particularly large entities may, at the DM's discretion, occupy multiple sections at a
+    # time." "An Action without a Range or Thrown entry is considered to be melee. Such Actions
+    # can only target entities in your occupied section." The ogre stands across the dark crypt
+    # and the lit hall, x in the hall: its Axe strikes x in the hall, and "If an entity occupies
+    # multiple sections with different illumination, only consider the section in which the
+    # attack occurs": the ogre isn't Hindered there (its Hit stays d8), and x sees it (Miss d6)
+    s = tri(LIGHTS, ent("ogre", "q", "crypt+hall", AXE), ent("x", "p", "hall", kind="pc"))
+    events = act(s, "ogre", "play", "x", faces=(5, 2, 3), card="Axe")
+    assert rolls(events) == [("1d8", (5,)), ("1d6", (2,)), ("1d6", (3,))]
+    assert of(events, ActionResolved)[0].outcome == "plays Axe; X: Hit 5 (d8) against Miss 2 (d6), a hit for 3"
+    assert s.state.combatants["x"].damage == 3
+    assert audit(s.log, workers=1).clean
+
+
+def test_a_large_attackers_melee_in_its_dark_section_reads_the_dark():
+    # the same ogre across the lit hall and the dark crypt, x in the crypt: the Axe strikes in the
+    # crypt, where neither sees the other: the ogre Debilitated and Hindered (Hit d8 down two, d4),
+    # x Vulnerable (Miss d6 down one, d4); Hit 4 against Miss 3 hits for 5
+    s = tri(LIGHTS, ent("ogre", "q", "hall+crypt", AXE), ent("x", "p", "crypt", kind="pc"))
+    with pytest.raises(Refused, match=r"X isn't in hall \(it stands in crypt\)"):
+        act(s, "ogre", "play", "x", faces=(4, 3, 5), card="Axe", section="hall")
+    events = act(s, "ogre", "play", "x", faces=(4, 3, 5), card="Axe")
+    assert rolls(events) == [("1d4", (4,)), ("1d4", (3,)), ("1d6", (5,))]
+    assert "[Debilitated, Vulnerable, OGRE Hindered, X Hindered]" in of(events, ActionResolved)[0].outcome
+    assert s.state.combatants["x"].damage == 5
+
+
+def test_a_large_attackers_melee_is_refused_naming_its_sections():
+    s = tri(LIGHTS, ent("ogre", "q", "hall+crypt", AXE), ent("x", "p", "yard", kind="pc"))
+    with pytest.raises(Refused, match="Axe is melee: X isn't in hall or crypt"):
+        act(s, "ogre", "play", "x", card="Axe")
+    s = tri(LIGHTS, ent("ogre", "q", "hall+crypt", AXE), ent("x", "p", "hall+yard", kind="pc"))
+    with pytest.raises(Refused, match="Axe is melee: it strikes in hall or crypt only, not yard"):
+        act(s, "ogre", "play", "x", card="Axe", section="yard")
+
+
+def test_a_large_attackers_melee_area_attack_names_any_of_its_sections():
+    # "If an Action with the Area Attack descriptor lacks a Range, Reach, or Thrown entry, it can
+    # only target the occupied section": each of a large attacker's sections is its occupied one
+    stomp = {"name": "Stomp", "area": "enemies", "hit": "d8", "damage": "d6"}
+    s = tri(LIGHTS, ent("ogre", "q", "hall+crypt", stomp), ent("x", "p", "crypt", kind="pc"))
+    events = act(s, "ogre", "play", faces=(4, 3, 5), card="Stomp", section="crypt")
+    assert s.state.combatants["x"].damage == 5 and rolls(events)[0] == ("1d4", (4,))
+
+
+HATCHET = {"name": "Hatchet", "thrown": 1, "hit": "d10", "damage": "d6"}
+
+
+def test_a_large_attackers_throw_is_lit_as_the_section_it_lands_in_where_it_stands_too():
+    # a Thrown card still goes from a large attacker's first section (the hall); its target in
+    # the crypt, which the ogre also occupies: "only consider the section in which the attack
+    # occurs", for the ogre's light too: Debilitated and Hindered there (Hit d10 down two, d6),
+    # and x, who can't see it in the crypt, Vulnerable (Miss d6 down one, d4)
+    s = tri(LIGHTS, ent("ogre", "q", "hall+crypt", HATCHET), ent("x", "p", "crypt", kind="pc"))
+    events = act(s, "ogre", "play", "x", faces=(2, 3), card="Hatchet")
+    assert rolls(events) == [("1d6", (2,)), ("1d4", (3,))]
+    assert of(events, ActionResolved)[0].outcome.endswith("a miss")
+
+
+def test_a_version_2_log_still_strikes_only_from_a_large_attackers_first_section(monkeypatch):
+    _at_version_2(monkeypatch)
+    s = tri(LIGHTS, ent("ogre", "q", "crypt+hall", AXE), ent("x", "p", "hall", kind="pc"))
+    with pytest.raises(Refused, match="Axe is melee: X isn't in crypt"):
+        act(s, "ogre", "play", "x", faces=(5, 2, 3), card="Axe")
+    s = tri(LIGHTS, ent("ogre", "q", "hall+crypt", HATCHET), ent("x", "p", "crypt", kind="pc"))
+    events = act(s, "ogre", "play", "x", faces=(2, 3), card="Hatchet")
+    # version 2 read the ogre's own light in its first section, the lit hall: Debilitated only
+    # (Hit d8), and x saw it there (Miss d6)
+    assert rolls(events) == [("1d8", (2,)), ("1d6", (3,))]
+    assert s.state.rules_version == "2"
+    monkeypatch.undo()
+    assert audit(s.log, workers=1).clean
+
+
+STOMP = {"name": "Stomp", "area": "enemies", "hit": "d8", "damage": "d6"}
+
+
+def test_an_area_card_played_at_a_target_strikes_the_targets_section_or_is_refused():
+    # "An attack with the Area Attack descriptor targets all entities in a section instead of a
+    # single entity": a target named points at its section. The ogre across the lit hall and the
+    # dark crypt plays Stomp at y, in the crypt: it strikes the crypt (y Hit d4 against Miss d4,
+    # 4 against 3, 5 damage), not the hall where x stands, as version 2 did
+    s = tri(
+        LIGHTS,
+        ent("ogre", "q", "hall+crypt", STOMP),
+        ent("x", "p", "hall", kind="pc"),
+        ent("y", "p", "crypt", kind="pc"),
+    )
+    with pytest.raises(Refused, match=r"Stomp strikes everyone in hall, and Y stands in crypt: name no target"):
+        act(s, "ogre", "play", "y", card="Stomp", section="hall")
+    events = act(s, "ogre", "play", "y", faces=(4, 3, 5), card="Stomp")
+    assert rolls(events) == [("1d4", (4,)), ("1d4", (3,)), ("1d6", (5,))]
+    assert (s.state.combatants["x"].damage, s.state.combatants["y"].damage) == (0, 5)
+
+
+def test_an_area_card_at_a_target_out_of_its_section_is_refused_not_struck_elsewhere():
+    # a melee area card "can only target the occupied section": one at a target in another
+    # section is refused, where version 2 struck the attacker's own section, saying "at Y"
+    s = tri(HALL, ent("o", "q", "a", STOMP), ent("x", "p", "a", kind="pc"), ent("y", "p", "b", kind="pc"))
+    with pytest.raises(Refused, match=r"Stomp strikes everyone in a, and Y stands in b"):
+        act(s, "o", "play", "y", card="Stomp")
+    assert s.state.combatants["x"].damage == 0
+
+
+def test_a_ranged_area_card_at_a_target_strikes_its_section():
+    # Fire (Range 2, area: enemies) played at y, two sections off, strikes y's section (c)
+    s = tri(HALL, ent("o", "q", "a", FIRE), ent("x", "p", "b", kind="pc"), ent("y", "p", "c", kind="pc"))
+    act(s, "o", "play", "y", faces=(6, 2, 3), card="Fire")
+    assert (s.state.combatants["x"].damage, s.state.combatants["y"].damage) == (0, 3)
+
+
+def test_when_every_side_is_surprised_the_surprises_cancel_and_round_1_begins():
+    # the general procedure the chapter leaves surprise to: "Both are surprised in this case, and
+    # so the surprise rounds cancel each other out, and combat proceeds to normal rounds"
+    s = encounter("triptycho", ent("x", "p", "a", kind="pc"), ent("y", "q", "b"), map=HALL, order="listed")
+    forced(s, "surprise", params={"sides": ["p", "q"]})
+    assert s.state.surprised == ()
+    forced(s, "begin")
+    assert (s.state.round, s.state.acting) == (1, ("x",))
+    assert s.state.extra.hands == {"x": ("Sword",), "y": ("Sword",)}
+
+
+def test_a_version_2_log_still_plays_an_empty_surprise_round_and_strikes_its_own_section(monkeypatch):
+    _at_version_2(monkeypatch)
+    s = encounter("triptycho", ent("x", "p", "a", kind="pc"), ent("y", "q", "b"), map=HALL, order="listed")
+    forced(s, "surprise", params={"sides": ["p", "q"]})
+    assert set(s.state.surprised) == {"p", "q"}
+    s = tri(HALL, ent("o", "q", "a", STOMP), ent("x", "p", "a", kind="pc"), ent("y", "p", "b", kind="pc"))
+    act(s, "o", "play", "y", faces=(6, 2, 3), card="Stomp")
+    assert (s.state.combatants["x"].damage, s.state.combatants["y"].damage) == (3, 0)
+    monkeypatch.undo()
+    assert audit(s.log, workers=1).clean

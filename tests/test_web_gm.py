@@ -141,7 +141,7 @@ def test_a_new_combatant_from_the_form_built_from_the_stat_schema(begun):
     form |= {"stat.hp": "12", "stat.attack": "3", "stat.damage": "1d8", "stat.init": "", "seq": str(table.seq)}
     assert client.post(f"/gm/{table.gm_token}/command", data=form).status_code == 200
     boss = table.session.state.combatants["g9"]
-    assert boss.name == "Goblin boss" and boss.stats == {"hp": 12, "attack": 3, "damage": "1d8"}  # defaults left out
+    assert boss.name == "Goblin boss" and boss.given_stats == {"hp": 12, "attack": 3, "damage": "1d8"}  # no defaults
 
 
 def test_each_bad_field_of_the_new_combatant_form_gets_its_own_message_and_nothing_is_added(begun):
@@ -164,7 +164,7 @@ def test_a_starflight_combatant_with_a_weapon_from_the_forms_rows(tmp_path):
     with TestClient(create_app(tables)) as client:
         page = client.get(f"/gm/{table.gm_token}").text
         assert 'name="stat.weapons.0.name"' in page and 'name="stat.weapons.1.name"' in page
-        t1 = table.session.state.combatants["t1"].stats
+        t1 = table.session.state.combatants["t1"].given_stats
         weapon = t1["weapons"][0]
         form = {"kind": "new", "form": "new", "id": "t9", "side": "patrol", "hidden": "true"}
         form |= {f"stat.{k}": str(t1[k]) for k in ("hp", "initiative", "hd", "strength")}
@@ -172,7 +172,7 @@ def test_a_starflight_combatant_with_a_weapon_from_the_forms_rows(tmp_path):
         response = client.post(f"/gm/{table.gm_token}/command", data={**form, "seq": str(table.seq)})
         assert response.status_code == 200, html.unescape(response.text)[:300]
         added = table.session.state.combatants["t9"]
-        assert added.stats["weapons"][0]["name"] == weapon["name"]
+        assert added.given_stats["weapons"][0]["name"] == weapon["name"]
         assert "t9" in table.session.state.players.hidden
 
 

@@ -22,7 +22,9 @@ EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 SYSTEMS = ["infinite-realms", "skirmish", "starflight", "straalara", "swords-of-infinity", "triptycho"]
 
 # Python's spelling of a value, or a count whose noun disagrees with it
-PYTHON = re.compile(r"\bNone\b|\bTrue\b|\bFalse\b|\bNODEFAULT\b|\['|\{'|\(\)|\(s\)")
+PYTHON = re.compile(
+    r"\bNone\b|\bTrue\b|\bFalse\b|\bNODEFAULT\b|\['|\{'|\(\)|\(s\)|\((?:int|bool|str|float|dict|list)\)"
+)
 VERBS = "is|takes|was|has|moves|falls|plays|draws|discards|attacks|strikes|fires|runs|recovers|joins|leaves"
 ONE_MANY = re.compile(rf"\b1 (?!(?:{VERBS})\b)[a-z]+(?<!s)s\b")  # "1 actions", "1 rolls"; not "Goblin 1 takes"
 A_VOWEL = re.compile(r"(?<![\w-])a (?!one\b|once\b|use)[aeiou]\w*")
@@ -232,3 +234,45 @@ def test_do_reads_key_value_words_as_parameters_as_play_does(tmp_path):
     assert moved.exit_code == 0 and "Bo moves to door" in moved.output
     noted = run("do", str(log), "note", "the", "ford=deep")
     assert "Note: the ford=deep" in noted.output  # a note's words are its text
+
+
+def test_an_outcome_recorded_with_a_hedged_count_is_told_plainly():
+    """An action's outcome is recorded as the engine decided it ("keeping 1 charge(s)": its words
+    are what the recorded fights hash); the transcript tells it as a person would write it."""
+    from combatlog.testing import fight, fighter
+
+    deck = [{"name": "Spark", "range": 1, "incantation": 1, "hit": "d8", "damage": "d6"}]
+    f = fight(
+        "triptycho",
+        fighter("x", "party", kind="pc", name="Xan", hp=10, section="a", miss="d6", deck=deck),
+        fighter("y", "cult", name="Yorl", hp=10, section="a", miss="d6", deck=[{"name": "Bite", "hit": "d8"}]),
+        seed=3,
+        order="listed",
+        starting_hand=1,
+        map={"sections": [{"id": "a", "light": "lit"}]},
+    )
+    f.act("x", "incant")
+    f.end_turn("x")
+    f.end_turn("y")
+    step = f.act("x", "incant")
+    assert step.outcome.startswith("incants again, keeping 1 charge(s)")  # as recorded
+    told = " ".join(step.told)
+    assert "incants again, keeping 1 charge:" in told and python_in(told) == []
+
+
+def test_a_condition_removed_says_why_unless_its_time_ran_out(tmp_path):
+    """Straalara's Dazed goes with the action it costs: the line says so ("no longer dazed (the
+    action is lost)") rather than "no longer dazed" just before "lost: ... is Dazed"; a condition
+    whose turn or round ran out says only that it ended."""
+    told = run("demo", "--rules", "straalara", "--force", "--log", str(tmp_path / "s.jsonl")).output.splitlines()
+    lost = next(i for i, line in enumerate(told) if line.endswith("lost: Bandit chief is Dazed."))
+    assert told[lost - 1] == "  Bandit chief: no longer dazed (the action is lost)."
+    swords = run("demo", "--rules", "swords-of-infinity", "--force", "--log", str(tmp_path / "w.jsonl")).output
+    assert "  Bjoric: no longer attacked this turn.\n" in swords and "(its next turn)" not in swords
+
+
+def test_a_move_on_a_map_of_named_sections_says_the_sections_name(tmp_path):
+    """The cistern names its sections ("the stair head"); a move's line says the name, not the
+    id the file keys it by."""
+    told = run("demo", "--rules", "triptycho", "--force", "--log", str(tmp_path / "t.jsonl")).output
+    assert "  Vela moves to the stair head.\n" in told and "moves to stair." not in told

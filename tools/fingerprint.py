@@ -110,9 +110,14 @@ def _random_params(rng: random.Random, state: Any) -> dict[str, Any]:
     """Up to three parameters an action may take, with values good and bad."""
     ids = sorted(state.combatants)
     weapons = sorted(
-        {str(w["name"]) for c in state.combatants.values() for w in c.stats.get("weapons", ()) or () if "name" in w}
+        {
+            str(w["name"])
+            for c in state.combatants.values()
+            for w in c.given_stats.get("weapons", ()) or ()
+            if "name" in w
+        }
     )
-    cards = sorted({str(d["name"]) for c in state.combatants.values() for d in c.stats.get("deck", ()) or ()})
+    cards = sorted({str(d["name"]) for c in state.combatants.values() for d in c.given_stats.get("deck", ()) or ()})
     vocabulary: dict[str, list[Any]] = {
         "weapon": [*weapons, "nope", 3],
         "range_from": ["own", "theirs", "x"],

@@ -171,7 +171,7 @@ def hands(
         if source is None:
             raise UsageError("choose the combatant to add another of")
         cid, name = another(state, source.id, source.name)
-        return Add(id=cid, name=name, side=source.side, kind=source.kind, group=source.group, stats=source.stats)
+        return Add(id=cid, name=name, side=source.side, kind=source.kind, group=source.group, stats=source.given_stats)
     return Remove(actor=fields.get("combatant", ""), reason=reason if fields.get("reason") else "")
 
 

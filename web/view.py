@@ -26,7 +26,7 @@ class Row:
     kind: str
     status: str  # active, removed, or how it was defeated
     acting: bool
-    initiative: int | None
+    initiative: int | str | None  # the number, or as the rule system says it (`71, failed`)
     conditions: list[str]
     health: tuple[int, int] | None  # (left, most), when shown exactly
     level: str | None  # healthy ... down (or the system's own words), when shown as a level
@@ -94,7 +94,7 @@ def layout(view: Seen) -> Screen:
                 kind=c.kind,
                 status=c.status,
                 acting=c.acting,
-                initiative=c.initiative,
+                initiative=c.initiative_said or c.initiative,
                 conditions=[_condition(x.name, x.rounds) for x in c.conditions],
                 health=exact,  # type: ignore[arg-type]
                 level=h.level if h is not None and h.shown != "hidden" else None,

@@ -11,8 +11,6 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import msgspec
-
 from combatlog.engine.dice import DiceError
 from combatlog.engine.dice import parse as parse_dice
 from combatlog.engine.errors import Refused
@@ -48,7 +46,6 @@ from combatlog.engine.rules.infinite_realms.model import (
     WOUNDED_25,
     WOUNDED_50,
     own,
-    stats_of,
 )
 from combatlog.engine.rules.infinite_realms.model import Options as IROptions
 from combatlog.engine.rules.infinite_realms.model import State as IRState
@@ -86,13 +83,13 @@ class InfiniteRealms(RuleSystem):
     }
     command_words = {"distance": ("a", "b", "yards"), "engage": ("*combatants",), "defend": ("actor", "ap")}
 
-    def check_combatant(self, stats: dict[str, Any], who: str = "") -> dict[str, Any]:
-        stats = super().check_combatant(stats, who)
+    def check_combatant(self, stats: dict[str, Any], who: str = "") -> IRStats:
+        typed: IRStats = super().check_combatant(stats, who)
         for key in ("defense", "protection"):
-            if stats.get(key) == {}:
+            if getattr(typed, key) == {}:
                 raise Refused(f"combatant {who}" if who else "combatant", f"$.{key}: give at least one entry")
         names = set()
-        for i, w in enumerate(msgspec.convert(stats, IRStats).weapons):  # as checked by the base
+        for i, w in enumerate(typed.weapons):
             if w.name in names or w.name in ("punch", "kick"):
                 raise Refused(f"$.weapons[{i}]", f"the name {w.name!r} is taken")
             names.add(w.name)
@@ -105,22 +102,22 @@ class InfiniteRealms(RuleSystem):
                 w.short is not None and w.medium is not None and w.long is not None and w.short <= w.medium <= w.long
             ):
                 raise Refused(f"$.weapons[{i}]", "a thrown or missile weapon needs short <= medium <= long, in yards")
-        return stats
+        return typed
 
-    def order(self, options: dict[str, Any]) -> ActionPointOrder:
+    def order(self, options: IROptions) -> ActionPointOrder:
         return _AP_ORDER
 
-    def timing(self, options: dict[str, Any]) -> Timing:
+    def timing(self, options: IROptions) -> Timing:
         return _TURN
 
     def initiative(self, draft: Draft, combatant: Combatant, ids: tuple[str, ...]) -> int:
-        init = stats_of(combatant).init
+        init = combatant.stats.init
         return draft.roll(f"1d10{init:+d}" if init else "1d10", "AP tie-break (d10 + Init)", by=combatant.id).total
 
     def budget(self, state: Encounter, combatant: Combatant) -> dict[str, int]:
         if combatant.has(STUNNED):
             return {"ap": 0}
-        ap = stats_of(combatant).ap * factor(combatant, "ap")
+        ap = combatant.stats.ap * factor(combatant, "ap")
         if combatant.has(HALF_AP):
             ap /= 2
         return {"ap": int(ap)}
@@ -143,12 +140,12 @@ class InfiniteRealms(RuleSystem):
 
     def actions(self, state: Encounter, actor: Combatant) -> list[ActionSpec]:
         out = [ATTACK]
-        if stats_of(actor).punch_ap is not None:
+        if actor.stats.punch_ap is not None:
             out.append(PUNCH_A)
-        if stats_of(actor).kick_ap is not None:
+        if actor.stats.kick_ap is not None:
             out.append(KICK_A)
         out += [AIM, *MOVE_SPECS, DEFEND, STAND, PURSUE]
-        if "first_aid" in actor.stats:
+        if "first_aid" in actor.given_stats:
             out.append(FIRST_AID)
         return out
 
@@ -160,7 +157,7 @@ class InfiniteRealms(RuleSystem):
                 ap = math.ceil(ap / 2)
             return {"ap": ap}
         if spec.name in ("punch", "kick"):
-            hand = stats_of(actor).punch_ap if spec.name == "punch" else stats_of(actor).kick_ap
+            hand = actor.stats.punch_ap if spec.name == "punch" else actor.stats.kick_ap
             if hand is None:  # offered only to those with the stat
                 raise Refused(f"{actor.name}: {spec.name}", f"no {spec.name}_ap stat", "give it in the stats")
             return {"ap": hand}
@@ -172,7 +169,7 @@ class InfiniteRealms(RuleSystem):
         if spec.name == "stand":  # 5 AP, or a whole round's AP for one who has fewer
             return {"ap": min(5, own(state).start_ap.get(actor.id, 5) or 5)}
         if spec.name == "first_aid":
-            return {"ap": int(state.options.get("first_aid_ap", 5))}
+            return {"ap": state.options.first_aid_ap}
         return dict(spec.cost)
 
     def round_started(self, draft: Draft) -> None:
@@ -209,7 +206,7 @@ class InfiniteRealms(RuleSystem):
 
     def after_damage(self, draft: Draft, target: str) -> None:
         c = draft.state.combatants[target]
-        hp = stats_of(c).hp
+        hp = c.stats.hp
         left = hp - c.damage
         if c.defeated == "dead":
             return

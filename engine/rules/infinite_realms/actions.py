@@ -17,7 +17,6 @@ from combatlog.engine.rules.infinite_realms.model import (
     PUNCH,
     Weapon,
     own,
-    stats_of,
 )
 from combatlog.engine.rules.infinite_realms.movement import check_move, check_pursue, move, pursue
 from combatlog.engine.rules.infinite_realms.reading import distance, engaged_with, weapon, weapons
@@ -139,7 +138,7 @@ def _check_stand(state: Encounter, actor: Combatant, targets: tuple[str, ...], p
 def _first_aid(draft: Draft, p: Pending) -> str:
     me = draft.state.combatants[p.actor]
     target = draft.state.combatants[p.targets[0]]
-    skill = stats_of(me).first_aid
+    skill = me.stats.first_aid
     roll = draft.roll("d%", f"first aid on {target.id} (need {skill} or less)", by=me.id).total
     if roll <= skill:
         draft.emit(ConditionRemoved(target=target.id, condition=BLEEDING, reason="first aid"))

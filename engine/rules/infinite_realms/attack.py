@@ -16,7 +16,6 @@ from combatlog.engine.rules.infinite_realms.model import (
     UNAWARE,
     Weapon,
     own,
-    stats_of,
 )
 from combatlog.engine.rules.infinite_realms.reading import (
     base_defense,
@@ -37,7 +36,7 @@ def target_number(
     """The number the d% roll must not exceed, and what went into it."""
     kind = w.kind
     why = []
-    mine = stats_of(attacker)
+    mine = attacker.stats
     if w.hand:
         offense = mine.adjusted_pd if mine.adjusted_pd is not None else mine.offense
     else:
@@ -58,14 +57,14 @@ def target_number(
             offense -= 20
             why.append("long range -20")
     if dodge:
-        theirs = stats_of(target)
+        theirs = target.stats
         if theirs.dodge is not None:
             defense = theirs.dodge
         else:
             defense = theirs.defense if isinstance(theirs.defense, int) else min(theirs.defense.values())
         why.append("against dodge")
     elif free:
-        defense = stats_of(target).lowest_defense
+        defense = target.stats.lowest_defense
     else:
         defense = base_defense(state, target)
     changes = -2 * own(state).defense_ap.get(target.id, 0) + wound_shift(target)
@@ -83,18 +82,18 @@ def target_number(
             if target.conditions and target.has(cond):
                 changes += value
                 why.append(cond)
-        light = LIGHT.get(str(state.options.get("light", "day")), 0)
+        light = LIGHT[state.options.light]
         if light:
             changes += light
-            why.append(str(state.options.get("light")))
-    if state.options.get("defense_changes", "protect") == "literal":
+            why.append(state.options.light)
+    if state.options.defense_changes == "literal":
         return offense - (defense + changes), why
     return offense - defense + changes, why
 
 
 def critical_miss_at(state: Encounter, w: Weapon) -> int:
     """The lowest roll that may be a critical miss with weapon `w`."""
-    if state.options.get("critical_miss", "chapter") == "attacks":
+    if state.options.critical_miss == "attacks":
         if w.hand:
             return 96
         return 81 if w.flail else 91

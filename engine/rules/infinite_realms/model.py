@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from functools import cached_property
 from typing import Annotated, Literal
 
 import msgspec
 from msgspec import Meta
 
-from combatlog.engine.typed import PerMapping
-from combatlog.projections import Combatant, Encounter
+from combatlog.projections import Encounter
 
 replace = msgspec.structs.replace
 
@@ -95,7 +93,7 @@ class Weapon(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tr
 
 class Stats(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True, dict=True):
     """An Infinite Realms combatant as the encounter file gives it (`dict=True`: room for the
-    derived values below, worked out once per stats mapping)."""
+    derived values below, worked out once per combatant)."""
 
     hp: Annotated[int, Meta(ge=1)]
     ap: Annotated[int, Meta(ge=0)]
@@ -112,7 +110,7 @@ class Stats(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tru
     protection: int | dict[str, int] = 0  # a number, or one by damage type
     weapons: tuple[Weapon, ...] = ()
 
-    # Derived once per stats mapping (the typed model is made once per mapping and shared):
+    # Derived once per combatant (the fold makes the typed model once, when it is added):
     # every attack and check asks for them.
 
     @cached_property
@@ -133,12 +131,6 @@ class Stats(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tru
 # bare hands: their AP come from the combatant's punch_ap and kick_ap (0 here: never read)
 PUNCH = Weapon(name="punch", ap=0, damage_ps=5, critical=3, type="crushing", hand=True)
 KICK = Weapon(name="kick", ap=0, damage_ps=10, critical=5, type="crushing", hand=True)
-
-_STATS = PerMapping(Stats)
-
-
-stats_of: Callable[[Combatant], Stats] = _STATS.reader("stats")
-"""`c`'s stats as the typed model (converted once per stats mapping; checked when added)."""
 
 
 class Rush(msgspec.Struct, frozen=True, array_like=True, gc=False):

@@ -7,7 +7,7 @@ from typing import Any
 from combatlog.engine.protocol import Draft
 from combatlog.engine.rules.infinite_realms.attack import strike
 from combatlog.engine.rules.infinite_realms.events import Disengaged, DistanceSet, Engaged, Fled, Rushing
-from combatlog.engine.rules.infinite_realms.model import DOWN, MOVES, PUNCH, STUNNED, Weapon, own, stats_of
+from combatlog.engine.rules.infinite_realms.model import DOWN, MOVES, PUNCH, STUNNED, Weapon, own
 from combatlog.engine.rules.infinite_realms.reading import distance, engaged_with, reach, weapons
 from combatlog.events import CombatantDefeated, ResourcesSet
 from combatlog.projections import Combatant, Encounter, Pending
@@ -87,7 +87,7 @@ def pursue(draft: Draft, p: Pending) -> str:
     state = draft.state
     me = state.combatants[p.actor]
     target = state.combatants[p.targets[0]]
-    need = stats_of(me).running - stats_of(target).running + int(state.options.get("pursuit_base", 50))
+    need = me.stats.running - target.stats.running + state.options.pursuit_base
     roll = draft.roll("d%", f"running after {target.id} (need {need} or less)", by=me.id).total
     if roll <= need:
         engage(draft, (me.id, target.id))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from combatlog.engine.protocol import RuleSystem
 from combatlog.engine.rules.infinite_realms.actions import MOVE_SPECS
-from combatlog.engine.rules.infinite_realms.model import DOWN, own, stats_of
+from combatlog.engine.rules.infinite_realms.model import DOWN, own
 from combatlog.engine.rules.infinite_realms.reading import weapons
 from combatlog.events import Command
 from combatlog.projections import Combatant, Encounter
@@ -39,12 +39,12 @@ def policy(rules: RuleSystem, state: Encounter, actor: Combatant) -> Command:
                 return Command(
                     kind="act", actor=me, action="attack", targets=(close,), params={"weapon": w.name}, by="policy"
                 )
-        punch_ap = stats_of(actor).punch_ap
+        punch_ap = actor.stats.punch_ap
         if punch_ap is not None and punch_ap <= ap:
             return Command(kind="act", actor=me, action="punch", targets=(close,), by="policy")
         return Command(kind="end_turn", actor=me, by="policy")
     # the nearest foe (the first added of equals): `distance`, inlined (every foe, every turn out of reach)
-    yards, start = mine.distance.get, int(state.options.get("start_distance", 20))  # foes start this far apart
+    yards, start = mine.distance.get, state.options.start_distance  # foes start this far apart
     target, d = foes[0], 0
     for i, f in enumerate(foes):
         fd = yards(f"{me}|{f.id}" if me < f.id else f"{f.id}|{me}")

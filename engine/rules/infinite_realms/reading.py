@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 
 from combatlog.engine.protocol import Draft
-from combatlog.engine.rules.infinite_realms.model import WOUNDED_25, WOUNDED_50, Weapon, own, stats_of
+from combatlog.engine.rules.infinite_realms.model import WOUNDED_25, WOUNDED_50, Stats, Weapon, own
 from combatlog.projections import Combatant, Encounter
 
 
@@ -16,7 +16,7 @@ def distance(state: Encounter, a: str, b: str) -> int:
     if d is not None:
         return int(d)
     ca, cb = state.combatants[a], state.combatants[b]
-    return int(state.options.get("start_distance", 20)) if ca.side != cb.side else 0
+    return state.options.start_distance if ca.side != cb.side else 0
 
 
 def engaged_with(state: Encounter, a: str) -> list[str]:
@@ -26,14 +26,16 @@ def engaged_with(state: Encounter, a: str) -> list[str]:
 
 def weapons(c: Combatant) -> tuple[Weapon, ...]:
     """The combatant's weapons as given in its stats."""
-    return stats_of(c).weapons
+    stats: Stats = c.stats
+    return stats.weapons
 
 
 def weapon(state: Encounter, c: Combatant, name: str | None) -> Weapon | None:
     """The weapon `name` of `c` (its first unbroken one if None), or None."""
     broken = own(state).broken.get(c.id, ())
     if not broken and (name is None or type(name) is str):
-        return stats_of(c).in_hand.get(name)  # nothing broken (most of the time): one look-up
+        stats: Stats = c.stats
+        return stats.in_hand.get(name)  # nothing broken (most of the time): one look-up
     for w in weapons(c):
         if w.name in broken:
             continue
@@ -77,7 +79,7 @@ def wound_shift(c: Combatant) -> int:
 
 def base_defense(state: Encounter, c: Combatant) -> int:
     """The defense rating for the attacks `c` uses this round (the lowest of them)."""
-    d = stats_of(c).defense
+    d = c.stats.defense
     if isinstance(d, dict):
         kinds = own(state).using.get(c.id) or (_first_kind(c),)
         value = min(d.get(k, min(d.values())) for k in kinds)
@@ -96,7 +98,7 @@ def _first_kind(c: Combatant) -> str:
 def damage_of(draft: Draft, attacker: Combatant, w: Weapon, purpose: str) -> int:
     """The weapon's full damage: its dice rolled, a number, or a percentage of PS (punch, kick)."""
     if w.damage_ps is not None:
-        return half_up(stats_of(attacker).ps * w.damage_ps / 100)
+        return half_up(attacker.stats.ps * w.damage_ps / 100)
     dmg = w.damage
     if isinstance(dmg, int):
         return dmg
@@ -120,7 +122,8 @@ def damage_percent(made_by: int) -> int:
 
 
 def protection(c: Combatant, kind: str | None) -> int:
-    p = stats_of(c).protection
+    stats: Stats = c.stats
+    p = stats.protection
     if isinstance(p, dict):
         return p.get(kind or "", p.get("default", 0))
     return p

@@ -37,18 +37,18 @@ class Skirmish(RuleSystem):
     version = "3"
     tiers_since = 3  # tied combatants (ties = "simultaneous") and a group rolling once hold their damage
     params_since = 3
-    api = 4  # the plugin API it is written for (a copy of this template keeps it)
+    api = 5  # the plugin API it is written for (a copy of this template keeps it)
     events = EVENTS
     stats_type = Stats
     options_type = Options
 
-    def order(self, options: dict[str, Any]) -> Order:
-        kind = options.get("order", "ranked")
+    def order(self, options: Options) -> Order:
+        kind = options.order
         key: tuple[Any, bool, bool, bool] = (
             kind,
-            options.get("ties") == "standard",
-            bool(options.get("group_initiative")),
-            bool(options.get("initiative_every_round")),
+            options.ties == "standard",
+            options.group_initiative,
+            options.initiative_every_round,
         )
         order = _ORDERS.get(key)
         if order is not None:  # one of each: configuration, never changed, asked a few times a step
@@ -65,8 +65,8 @@ class Skirmish(RuleSystem):
         _ORDERS[key] = order
         return order
 
-    def timing(self, options: dict[str, Any]) -> Timing:
-        kind = options.get("timing", "turn")
+    def timing(self, options: Options) -> Timing:
+        kind = options.timing
         timing = _TIMINGS.get(kind)
         if timing is None:
             if kind == "mixed":
@@ -78,18 +78,18 @@ class Skirmish(RuleSystem):
         return timing
 
     def initiative(self, draft: Draft, combatant: Combatant, ids: tuple[str, ...]) -> int:
-        return draft.roll(f"1d20+{self.stats(combatant).init}", "initiative", by=combatant.id).total
+        return draft.roll(f"1d20+{combatant.stats.init}", "initiative", by=combatant.id).total
 
     def budget(self, state: Encounter, combatant: Combatant) -> dict[str, int]:
-        if state.options.get("order") == "action-points":
-            return {"ap": self.stats(combatant).ap}
+        if state.options.order == "action-points":
+            return {"ap": combatant.stats.ap}
         return {"actions": 1}
 
     def actions(self, state: Encounter, actor: Combatant) -> list[ActionSpec]:
         return list(ACTIONS)
 
     def cost(self, state: Encounter, actor: Combatant, spec: ActionSpec, params: dict[str, Any]) -> dict[str, int]:
-        if state.options.get("order") == "action-points":
+        if state.options.order == "action-points":
             return {"ap": AP_COST[spec.name]}
         return dict(spec.cost)
 
@@ -100,7 +100,7 @@ class Skirmish(RuleSystem):
 
     def after_damage(self, draft: Draft, target: str) -> None:
         c = draft.state.combatants[target]
-        if c.defeated is None and c.damage >= self.stats(c).hp:
+        if c.defeated is None and c.damage >= c.stats.hp:
             draft.emit(CombatantDefeated(combatant=target, how="down"))
 
     # how it tells a fight (telling.py): the functions themselves, bound as the methods

@@ -16,9 +16,9 @@ def attack(draft: Draft, p: Pending) -> str:
     state = draft.state
     attacker = state.combatants[p.actor]
     target = state.combatants[p.targets[0]]
-    mine = draft.rules.stats(attacker)
+    mine = attacker.stats
     roll = draft.attack_roll(f"1d20+{mine.attack}", f"{p.action} at {target.id}", attacker.id, target.id)
-    defense = draft.rules.stats(target).defense + (2 if target.has("guarded") else 0)
+    defense = target.stats.defense + (2 if target.has("guarded") else 0)
     if roll.total < defense:
         return f"miss ({roll.total} against {defense})"
     dmg = draft.roll(mine.damage, f"{p.action} damage to {target.id}", by=attacker.id)

@@ -25,7 +25,7 @@ from combatlog.engine.rules.starflight.events import (
     ShieldsSet,
     StrengthTotalled,
 )
-from combatlog.engine.rules.starflight.model import NEAR_DEATH, NO_RECOVERY, UNCONSCIOUS, own, stats_of, timing_of
+from combatlog.engine.rules.starflight.model import NEAR_DEATH, NO_RECOVERY, UNCONSCIOUS, own
 from combatlog.engine.rules.starflight.model import Options as SFOptions
 from combatlog.engine.rules.starflight.model import State as SFState
 from combatlog.engine.rules.starflight.model import Stats as SFStats
@@ -103,34 +103,34 @@ class Starflight(RuleSystem):
             )
         return out
 
-    def check_combatant(self, stats: dict[str, Any], who: str = "") -> dict[str, Any]:
-        stats = super().check_combatant(stats, who)
-        if "heal" in stats:
-            check_dice(stats["heal"], "stat heal")
+    def check_combatant(self, stats: dict[str, Any], who: str = "") -> SFStats:
+        typed: SFStats = super().check_combatant(stats, who)
+        if typed.heal is not None:
+            check_dice(typed.heal, "stat heal")
         names = set()
-        for i, w in enumerate(stats.get("weapons", [])):
-            if w["name"] in names:
-                raise Refused(f"$.weapons[{i}]", f"two weapons named {w['name']!r}")
-            names.add(w["name"])
-            check_dice(w["damage"], f"weapons[{i}].damage")
-            if not w.get("melee") and int(w.get("range", 0)) < 1:
+        for i, w in enumerate(typed.weapons):
+            if w.name in names:
+                raise Refused(f"$.weapons[{i}]", f"two weapons named {w.name!r}")
+            names.add(w.name)
+            check_dice(w.damage, f"weapons[{i}].damage")
+            if not w.melee and w.range < 1:
                 raise Refused(f"$.weapons[{i}]", "a weapon needs range >= 1 (shooting) or melee = true")
-        return stats
+        return typed
 
     # --- order and timing ---
 
-    def variant(self, options: dict[str, Any]) -> RuleSystem:
-        return STARFLIGHT_SIMPLE if options.get("method") == "simple" else self
+    def variant(self, options: SFOptions) -> RuleSystem:
+        return STARFLIGHT_SIMPLE if options.method == "simple" else self
 
-    def order(self, options: dict[str, Any]) -> RankedOrder:
+    def order(self, options: SFOptions) -> RankedOrder:
         # orders are configuration, never changed: one of each kind, asked for a few times a step
-        return _ORDERS[bool(options.get("group_initiative"))]
+        return _ORDERS[options.group_initiative]
 
-    def timing(self, options: dict[str, Any]) -> Timing:
-        return timing_of(options)
+    def timing(self, options: SFOptions) -> Timing:
+        return options.timing_of
 
     def initiative(self, draft: Draft, combatant: Combatant, ids: tuple[str, ...]) -> int:
-        init = stats_of(combatant).initiative
+        init = combatant.stats.initiative
         expr = f"2d10z{init:+d}" if init else "2d10z"
         return draft.roll(expr, "initiative check", by=combatant.id).total
 
@@ -143,22 +143,23 @@ class Starflight(RuleSystem):
 
     def movement_points(self, state: Encounter, c: Combatant) -> int:
         """Movement points a round: Initiative + 1, or speed (kph x 5/3 m) over the increment's metres."""
-        if state.options.get("movement") == "speed":
-            metres = float(stats_of(c).speed) * 5 / 3
-            return int(metres // float(state.options.get("increment_m", 10)))
-        return max(0, stats_of(c).initiative + 1)
+        stats: SFStats = c.stats
+        if state.options.movement == "speed":
+            metres = float(stats.speed) * 5 / 3
+            return int(metres // state.options.increment_m)
+        return max(0, stats.initiative + 1)
 
     def place_problem(self, state: Encounter, to: str) -> str | None:
         return grid_problem(to)  # positions are squares of an x,y grid
 
     def board(self, state: Encounter) -> BoardView | None:
-        if state.options.get("grid", "none") != "none":
+        if state.options.grid != "none":
             return BoardView(kind="grid")
         ranges = sorted(set(own(state).ranges.values()))
         return BoardView(kind="bands", bands=tuple(str(r) for r in ranges)) if ranges else None
 
     def place_of(self, state: Encounter, c: Combatant) -> str | None:
-        if state.options.get("grid", "none") != "none":
+        if state.options.grid != "none":
             return c.position
         r = own(state).ranges.get(c.id)
         return None if r is None else str(r)  # its range band to its target
@@ -167,7 +168,7 @@ class Starflight(RuleSystem):
         if combatant.has(UNCONSCIOUS):
             return {"actions": 0}
         out = {"actions": 1 if near_death(combatant) else 2}
-        if state.options.get("grid", "none") != "none":
+        if state.options.grid != "none":
             out["mp"] = self.movement_points(state, combatant)
         return out
 
@@ -182,7 +183,7 @@ class Starflight(RuleSystem):
         if melee is not None:
             out.append(MELEE)
         out.append(MOVE)  # refused with a reason when there is no grid
-        if "heal" in actor.stats:
+        if actor.stats.heal is not None:
             out.append(HEAL)
         return out
 
@@ -192,15 +193,15 @@ class Starflight(RuleSystem):
         if spec is MOVE:
             return MOVE
         if spec is SHOOT or spec is MELEE:
-            if stats_of(actor).cheapest[spec is MELEE] is not None:
+            if actor.stats.cheapest[spec is MELEE] is not None:
                 return spec
-        elif spec is HEAL and "heal" in actor.stats:
+        elif spec is HEAL and actor.stats.heal is not None:
             return HEAL
         return super().action(state, actor, name)  # refused, listing the known ones
 
     def cost(self, state: Encounter, actor: Combatant, spec: ActionSpec, params: dict[str, Any]) -> dict[str, int]:
         if spec.name in ("shoot", "melee"):
-            if not stats_of(actor).full_round:
+            if not actor.stats.full_round:
                 return {"actions": 1}  # whichever weapon it names: no full-round one to look for
             w = weapon(actor, params.get("weapon"), spec.name == "melee")
             return {"actions": 2 if w is not None and w.full_round else 1}
@@ -213,7 +214,7 @@ class Starflight(RuleSystem):
         left = actor.resources.get("actions", 0)
         if left < 1:
             return []  # every action costs one at least
-        ranged, melee = stats_of(actor).cheapest
+        ranged, melee = actor.stats.cheapest
         out = []
         if ranged is not None and left >= ranged:
             out.append(SHOOT)
@@ -221,7 +222,7 @@ class Starflight(RuleSystem):
             out.append(MELEE)
         if actor.resources.get("mp", 0) >= 1:
             out.append(MOVE)
-        if "heal" in actor.stats:
+        if actor.stats.heal is not None:
             out.append(HEAL)
         return out
 
@@ -233,21 +234,21 @@ class Starflight(RuleSystem):
 
     def round_started(self, draft: Draft) -> None:
         state = draft.state
-        grid = state.options.get("grid", "none")
+        grid = state.options.grid
         if grid == "none":
-            if state.options.get("ranges", "rolled") == "rolled":
+            if state.options.ranges == "rolled":
                 for cid in state.flat_order():
                     c = draft.state.combatants[cid]
                     if c.active:
                         r = draft.roll("2d10z", "range to target", by=cid).total
                         draft.emit(RangeSet(combatant=cid, range=r, how="rolled"))
             return
-        if state.options.get("ranges", "rolled") == "rolled":
+        if state.options.ranges == "rolled":
             place_all(draft)
 
     def round_ending(self, draft: Draft) -> None:
         for c in draft.state.active():
-            stats = stats_of(c)
+            stats = c.stats
             regen = stats.shield_regen
             if regen <= 0:
                 continue  # most have no shields to regenerate
@@ -259,7 +260,7 @@ class Starflight(RuleSystem):
     def round_ended(self, draft: Draft) -> None:
         state = draft.state
         draft.emit(StrengthTotalled(csi=csi(state), reason=f"end of round {state.round}"))
-        if state.options.get("victory") == "ruling" and not state.surprise_round and self.outcome(draft.state) is None:
+        if state.options.victory == "ruling" and not state.surprise_round and self.outcome(draft.state) is None:
             draft.emit(Awaiting(topic="resolve combat"))
 
     def waiting(self, state: Encounter) -> bool:
@@ -274,7 +275,7 @@ class Starflight(RuleSystem):
         c = draft.state.combatants[target]
         if c.defeated is not None:
             return
-        stats = stats_of(c)
+        stats = c.stats
         left = stats.hp - c.damage
         if left <= stats.unconscious_at:
             draft.emit(CombatantDefeated(combatant=target, how=UNCONSCIOUS))
@@ -292,7 +293,7 @@ class Starflight(RuleSystem):
         two = armed = False
         for c in state.combatants.values():
             if c.defeated is None and not c.removed:
-                if not armed and stats_of(c).weapons:
+                if not armed and c.stats.weapons:
                     armed = True
                 if first is None:
                     first = c.side
@@ -348,7 +349,7 @@ class StarflightSimple(Starflight):
     every group rolls once an exchange (`exchange`, in `simple_combat.py`), for everyone at once,
     and the losses fall by the differences. What isn't here is Starflight's."""
 
-    def order(self, options: dict[str, Any]) -> RankedOrder:
+    def order(self, options: SFOptions) -> RankedOrder:
         return _SIMPLE  # everyone in one tier: an exchange is one command
 
     def surprise(self, state: Encounter, sides: tuple[str, ...]) -> tuple[str, ...]:

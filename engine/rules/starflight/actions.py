@@ -9,7 +9,7 @@ from typing import Any
 
 from combatlog.engine.protocol import ActionParam, ActionSpec, Draft
 from combatlog.engine.rules.starflight.events import Placed, ShieldsSet, TargetChosen
-from combatlog.engine.rules.starflight.model import NO_RECOVERY, Weapon, immediate_of, number_text, own, stats_of
+from combatlog.engine.rules.starflight.model import NO_RECOVERY, Weapon, number_text, own
 from combatlog.engine.rules.starflight.reading import position, range_between, shields, targeted, weapon, weapons
 from combatlog.events import ConditionApplied
 from combatlog.projections import Combatant, Encounter, Pending
@@ -17,12 +17,12 @@ from combatlog.projections import Combatant, Encounter, Pending
 
 def _hd(state: Encounter, target: Combatant, w: Weapon) -> tuple[str, int]:
     """Which hit difficulty the target defends with, and its value."""
-    stats = stats_of(target)
+    stats = target.stats
     if state.surprise_round:
         if w.blast:
-            which = state.options.get("blast_hd", "auto")
+            which = state.options.blast_hd
             if which == "auto":
-                which = "thd" if state.options.get("scale", "character") == "character" else "bhd"
+                which = "thd" if state.options.scale == "character" else "bhd"
             value = stats.thd if which == "thd" else stats.bhd
             return which.upper(), stats.hd if value is None else value
         return "FHD", stats.hd if stats.fhd is None else stats.fhd
@@ -42,7 +42,7 @@ def _attack(draft: Draft, p: Pending) -> str:
     if why:
         return f"no attack: {why}"
     draft.emit(TargetChosen(actor=actor.id, target=target.id, round=state.round))
-    bonus = stats_of(actor).attack + w.attack
+    bonus = actor.stats.attack + w.attack
     hd_name, hd = _hd(state, target, w)
     roll = draft.roll(f"2d10z{bonus:+d}" if bonus else "2d10z", f"{p.action} at {target.id} with {w.name}", by=actor.id)
     if roll.total < hd:
@@ -88,11 +88,11 @@ def _check_attack(melee: bool) -> Callable[[Encounter, Combatant, tuple[str, ...
             return f"range_from={rf!r}: use own or theirs"
         target = state.combatants[targets[0]]
         if rf == "theirs":
-            if state.options.get("grid", "none") != "none":
+            if state.options.grid != "none":
                 return "range_from=theirs is for fights without a grid"
             if not targeted(state, target.id, actor.id):
                 return f"{target.name} hasn't targeted {actor.name} this round; use your own range"
-        if immediate_of(state.options)[category]:
+        if state.options.immediate[category]:
             return _range_problem(range_between(state, actor, target, str(rf)), w, melee, target)
         return None
 
@@ -118,13 +118,13 @@ def move_distance(state: Encounter, actor: Combatant, params: dict[str, Any]) ->
     if start is None or "x" not in params or "y" not in params:
         return 1
     d = math.hypot(float(params["x"]) - start[0], float(params["y"]) - start[1])
-    if state.options.get("grid") == "physical":
+    if state.options.grid == "physical":
         return int(max(abs(float(params["x"]) - start[0]), abs(float(params["y"]) - start[1])))
     return int(math.ceil(d - 1e-9))
 
 
 def _check_move(state: Encounter, actor: Combatant, targets: tuple[str, ...], params: dict[str, Any]) -> str | None:
-    if state.options.get("grid", "none") == "none":
+    if state.options.grid == "none":
         return "without a grid there is no movement (ranges are rolled every round)"
     if position(actor) is None:
         return f"{actor.name} hasn't been placed yet"
@@ -132,7 +132,7 @@ def _check_move(state: Encounter, actor: Combatant, targets: tuple[str, ...], pa
         x, y = float(params["x"]), float(params["y"])
     except (KeyError, TypeError, ValueError):
         return "say where to: params x=<increments> y=<increments>"
-    if state.options.get("grid") == "physical" and not (x.is_integer() and y.is_integer()):
+    if state.options.grid == "physical" and not (x.is_integer() and y.is_integer()):
         return "on a physical grid a square is whole numbers x, y"
     facing = params.get("facing")
     if facing is not None and not is_facing(facing):
@@ -151,7 +151,7 @@ def _heal(draft: Draft, p: Pending) -> str:
     target = state.combatants[p.targets[0]]
     if target.has(NO_RECOVERY):
         return f"{target.name} can't be healed this round (damaged in the surprise round)"
-    roll = draft.roll(str(stats_of(actor).heal), f"healing {target.id}", by=actor.id)
+    roll = draft.roll(str(actor.stats.heal), f"healing {target.id}", by=actor.id)
     amount = min(max(0, roll.total), target.damage)
     if amount:
         draft.damage(target.id, -amount, kind="healing", source=actor.id)

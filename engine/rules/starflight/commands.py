@@ -22,7 +22,7 @@ def _who(draft: Draft, command: Command, what: str) -> Combatant:
 def place_cmd(draft: Draft, command: Command) -> None:
     """Decide `place`: put a combatant at x,y of the grid (with a facing); refused without a grid."""
     state = draft.state
-    if state.options.get("grid", "none") == "none":
+    if state.options.grid == "none":
         raise Refused("place", "this fight has no grid", "give ranges with: range ACTOR range=N")
     c = _who(draft, command, "place")
     p = command.params
@@ -30,7 +30,7 @@ def place_cmd(draft: Draft, command: Command) -> None:
         x, y = float(p["x"]), float(p["y"])
     except (KeyError, TypeError, ValueError):
         raise Refused(f"place {c.id}", "say where: params x=<increments> y=<increments>") from None
-    if state.options.get("grid") == "physical" and not (x.is_integer() and y.is_integer()):
+    if state.options.grid == "physical" and not (x.is_integer() and y.is_integer()):
         raise Refused(f"place {c.id}", "on a physical grid a square is whole numbers x, y")
     facing = p.get("facing")
     if facing is not None and not is_facing(facing):
@@ -41,7 +41,7 @@ def place_cmd(draft: Draft, command: Command) -> None:
 def range_cmd(draft: Draft, command: Command) -> None:
     """Decide `range`: a combatant's range to target, given or rolled; refused on a grid."""
     state = draft.state
-    if state.options.get("grid", "none") != "none":
+    if state.options.grid != "none":
         raise Refused("range", "on a grid ranges come from positions", "place combatants with: place ACTOR x=.. y=..")
     c = _who(draft, command, "range")
     value = command.params.get("range")

@@ -21,7 +21,7 @@ def _direction(draft: Draft, by: str, purpose: str) -> int:
 
 def _offset(state: Encounter, origin: tuple[float, float], direction: int, increments: int) -> tuple[float, float]:
     dx, dy = DIRECTIONS[direction]
-    if state.options.get("grid") == "abstract" and dx and dy:
+    if state.options.grid == "abstract" and dx and dy:
         step = round(increments * DIAGONAL, 2)
         return origin[0] + dx * step, origin[1] + dy * step
     return origin[0] + dx * increments, origin[1] + dy * increments

@@ -7,7 +7,7 @@ import math
 from typing import Any
 
 from combatlog.engine.protocol import RuleSystem
-from combatlog.engine.rules.starflight.model import Weapon, stats_of
+from combatlog.engine.rules.starflight.model import Weapon
 from combatlog.engine.rules.starflight.reading import (
     distance,
     planned_position,
@@ -29,7 +29,7 @@ def policy(rules: RuleSystem, state: Encounter, actor: Combatant) -> Command:
     preference = target_preference(state, actor)
     if not preference:
         return Command(kind="end_turn", actor=actor.id, by="policy")
-    stats = stats_of(actor)
+    stats = actor.stats
     arms = stats.weapons
     # what `Starflight.affordable` allows, read without building its list
     left = actor.resources.get("actions", 0)
@@ -37,7 +37,7 @@ def policy(rules: RuleSystem, state: Encounter, actor: Combatant) -> Command:
     can_shoot = ranged is not None and left >= ranged
     can_melee = close is not None and left >= close
     can_move = left >= 1 and actor.resources.get("mp", 0) >= 1
-    grid = state.options.get("grid", "none") != "none"
+    grid = state.options.grid != "none"
     if (can_shoot or can_melee) and not grid:
         # without a grid the own range is the same whatever the target: tried once
         mine = range_between(state, actor, preference[0], "own")
@@ -138,7 +138,7 @@ def _plain(v: float) -> int | float:
 
 def _towards(state: Encounter, here: tuple[float, float], there: tuple[float, float], step: int) -> tuple[float, float]:
     dx, dy = there[0] - here[0], there[1] - here[1]
-    if state.options.get("grid") == "physical":
+    if state.options.grid == "physical":
         sx = max(-step, min(step, int(dx)))
         sy = max(-step, min(step, int(dy)))
         return here[0] + sx, here[1] + sy

@@ -9,7 +9,7 @@ from typing import Any
 from combatlog.engine.dice import DiceError
 from combatlog.engine.dice import parse as parse_dice
 from combatlog.engine.errors import Refused
-from combatlog.engine.rules.starflight.model import NEAR_DEATH, Weapon, own, stats_of
+from combatlog.engine.rules.starflight.model import NEAR_DEATH, Stats, Weapon, own
 from combatlog.projections import Combatant, Encounter
 
 
@@ -22,7 +22,7 @@ def csi(state: Encounter) -> dict[str, int]:
         if c.removed:
             continue
         if c.defeated is None:
-            out[c.side] = out.get(c.side, 0) + stats_of(c).strength
+            out[c.side] = out.get(c.side, 0) + c.stats.strength
         elif c.side not in out:
             out[c.side] = 0
     return out
@@ -30,7 +30,7 @@ def csi(state: Encounter) -> dict[str, int]:
 
 def shields(state: Encounter, c: Combatant) -> int:
     """The combatant's shield points now."""
-    given = stats_of(c).shields
+    given = c.stats.shields
     return own(state).shields.get(c.id, 0 if given is None else given)
 
 
@@ -45,7 +45,7 @@ def position(c: Combatant) -> tuple[float, float] | None:
 def distance(state: Encounter, a: tuple[float, float], b: tuple[float, float]) -> int:
     """Range in increments between two points: the larger axis on a physical grid, measured on an abstract one."""
     dx, dy = abs(a[0] - b[0]), abs(a[1] - b[1])
-    if state.options.get("grid") == "physical":
+    if state.options.grid == "physical":
         return int(max(dx, dy))
     return int(math.floor(math.hypot(dx, dy) + 0.5))
 
@@ -62,7 +62,7 @@ def targeted(state: Encounter, attacker: str, target: str) -> bool:
 
 def range_between(state: Encounter, a: Combatant, b: Combatant, range_from: str = "own") -> int | None:
     """The range from `a` to its target `b` in increments, or None if it isn't known yet."""
-    if state.options.get("grid", "none") == "none":
+    if state.options.grid == "none":
         ranges = own(state).ranges
         found = ranges.get(b.id if range_from == "theirs" else a.id)
         return None if found is None else int(found)
@@ -83,17 +83,20 @@ def planned_position(state: Encounter, c: Combatant) -> tuple[float, float] | No
 
 def weapons(c: Combatant) -> tuple[Weapon, ...]:
     """The combatant's weapons (its typed stats')."""
-    return stats_of(c).weapons
+    stats: Stats = c.stats
+    return stats.weapons
 
 
 def cheapest(c: Combatant) -> tuple[int | None, int | None]:
     """The fewest actions a shot and a melee attack cost `c` (None: it has no such weapon)."""
-    return stats_of(c).cheapest
+    stats: Stats = c.stats
+    return stats.cheapest
 
 
 def weapon(c: Combatant, name: str | None, melee: bool) -> Weapon | None:
     """The weapon `name` (or the first fit for melee/shooting) of `c`, or None."""
-    for w in stats_of(c).weapons:
+    stats: Stats = c.stats
+    for w in stats.weapons:
         fit = bool(w.melee) if melee else w.range >= 1
         if fit and (name is None or w.name == name):
             return w
@@ -104,7 +107,7 @@ def near_death(c: Combatant) -> bool:
     """True when the combatant may take one standard action only."""
     if c.has(NEAR_DEATH):
         return True
-    stats = stats_of(c)
+    stats: Stats = c.stats
     return stats.hp - c.damage <= stats.near_death
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from combatlog.engine.errors import Refused
 from combatlog.engine.protocol import Draft
 from combatlog.engine.rules.starflight.events import Awaiting, GoalEvent, GroupsRanked, HitsTaken
-from combatlog.engine.rules.starflight.model import Goal, own, stats_of
+from combatlog.engine.rules.starflight.model import Goal, own
 from combatlog.engine.rules.starflight.reading import group_key
 from combatlog.events import CombatantDefeated, Command, EncounterEnded, TurnEnded
 from combatlog.projections import Encounter
@@ -61,8 +61,8 @@ def exchange(draft: Draft, command: Command) -> None:
     groups = simple_groups(state)
     side_of = {g: _group_side(state, ids) for g, ids in groups.items()}
     sizes = {g: len(ids) for g, ids in groups.items()}
-    size_mod = size_modifiers(sizes) if opts.get("simple_size_modifier") else {g: 0 for g in groups}
-    experience = dict(opts.get("simple_experience") or {})
+    size_mod = size_modifiers(sizes) if opts.simple_size_modifier else {g: 0 for g in groups}
+    experience = opts.simple_experience
     unknown = [
         g
         for g in experience
@@ -78,9 +78,9 @@ def exchange(draft: Draft, command: Command) -> None:
     modifiers: dict[str, int] = {}
     for g in groups:
         naturals[g] = draft.roll("2d10z", f"simple combat: {g}", by=groups[g][0]).total
-        modifiers[g] = size_mod.get(g, 0) + int(experience.get(g, 0)) + goals.get(g, Goal()).bonus
+        modifiers[g] = size_mod.get(g, 0) + experience.get(g, 0) + goals.get(g, Goal()).bonus
     primary: str | None = None
-    if opts.get("simple_goals"):
+    if opts.simple_goals:
         for g in groups:
             if naturals[g] == 18:
                 again = draft.roll("2d10z", f"{g} rolled 18: the goal roll", by=groups[g][0]).total
@@ -130,8 +130,8 @@ def _pc_hits(draft: Draft, pcs: list[str], hits: int) -> None:
         tied = [cid for cid in tied if throws[cid] == low]
     victim = draft.state.combatants[tied[0]]
     draft.emit(HitsTaken(combatant=victim.id, hits=hits))
-    given = stats_of(victim).hits
-    limit = int(draft.state.options.get("simple_hits", 3)) if given is None else given
+    given = victim.stats.hits
+    limit = draft.state.options.simple_hits if given is None else given
     if own(draft.state).hits.get(victim.id, 0) >= limit:
         draft.emit(CombatantDefeated(combatant=victim.id, how="incapacitated"))
 

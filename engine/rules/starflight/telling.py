@@ -18,7 +18,7 @@ from combatlog.engine.rules.starflight.events import (
     SimpleCombatStarted,
     StrengthTotalled,
 )
-from combatlog.engine.rules.starflight.model import number_text, own, stats_of
+from combatlog.engine.rules.starflight.model import number_text, own
 from combatlog.engine.rules.starflight.reading import (
     csi,
     shields,
@@ -35,7 +35,7 @@ def summary(rules: RuleSystem, state: Encounter) -> list[str]:
     out.append(
         "CSI: " + ", ".join(f"{s} {v}" + (f" (of {first[s]})" if first and s in first else "") for s, v in now.items())
     )
-    if state.options.get("grid", "none") == "none":
+    if state.options.grid == "none":
         ranges = own(state).ranges
         if ranges:
             out.append("Ranges to target: " + ", ".join(f"{cid} {r}" for cid, r in ranges.items()))
@@ -44,7 +44,7 @@ def summary(rules: RuleSystem, state: Encounter) -> list[str]:
         if placed:
             out.append("Positions: " + ", ".join(placed))
     with_shields = [
-        f"{c.id} {shields(state, c)}/{stats_of(c).shields}" for c in state.active() if stats_of(c).shields is not None
+        f"{c.id} {shields(state, c)}/{c.stats.shields}" for c in state.active() if c.stats.shields is not None
     ]
     if with_shields:
         out.append("Shields: " + ", ".join(with_shields))

@@ -10,7 +10,6 @@ health levels, wound penalties, Dazed, and effects landing at the end of the tur
 from __future__ import annotations
 
 from functools import cached_property
-from typing import Any
 
 from combatlog.engine.errors import Refused
 from combatlog.engine.protocol import ActionSpec, Draft, Order, RuleSystem
@@ -22,7 +21,7 @@ from combatlog.engine.rules.straalara.events import (
     EffectLanded,
     own,
 )
-from combatlog.engine.rules.straalara.model import Options, State, Stats, options_of, stats_of
+from combatlog.engine.rules.straalara.model import Options, State, Stats
 from combatlog.engine.rules.straalara.order import StraalaraOrder
 from combatlog.engine.rules.straalara.policy import policy
 from combatlog.engine.rules.straalara.telling import describe, narrate, summary
@@ -53,20 +52,14 @@ class Straalara(RuleSystem):
     commands = {"botch": "the game master's ruling on a botched attack's adverse effect: botch TEXT"}
     command_words = {"botch": ("...effect",)}
 
-    def order(self, options: dict[str, Any]) -> Order:
-        return _ORDERS[options.get("passes") == "interleaved"]
+    def order(self, options: Options) -> Order:
+        return _ORDERS[options.passes == "interleaved"]
 
-    def timing(self, options: dict[str, Any]) -> Timing:
+    def timing(self, options: Options) -> Timing:
         return _TIMING
 
     def initiative(self, draft: Draft, combatant: Combatant, ids: tuple[str, ...]) -> int:
         raise NotImplementedError("Straalara's order rolls initiative itself")
-
-    def stats(self, combatant: Combatant) -> Stats:
-        return stats_of(combatant)
-
-    def settings(self, state: Encounter) -> Options:
-        return options_of(state)
 
     def budget(self, state: Encounter, combatant: Combatant) -> dict[str, int]:
         return {"actions": 1}
@@ -129,7 +122,7 @@ class Straalara(RuleSystem):
                 draft.emit(TurnEnded(actors=(cid,)))
 
     def another_pass(self, state: Encounter) -> bool:
-        if state.action_pass != 1 or options_of(state).passes != "repeat":
+        if state.action_pass != 1 or state.options.passes != "repeat":
             return False
         declared, round_ = own(state).declared, state.round  # `stance_now`, inlined: asked after every pass
         for c in state.combatants.values():
@@ -172,7 +165,7 @@ class Straalara(RuleSystem):
         return Command(kind="botch", params={"effect": "nothing lasting: the moment passes"}, by="policy")
 
     def health(self, state: Encounter, c: Combatant) -> tuple[int, int] | None:
-        levels = len(options_of(state).health_levels) + 1  # the track, then Incapacitated
+        levels = len(state.options.health_levels) + 1  # the track, then Incapacitated
         return (max(levels - c.damage, 0), levels)
 
     def health_level(self, state: Encounter, c: Combatant) -> str | None:

@@ -18,8 +18,7 @@ from combatlog.engine.rules.straalara.model import (
     STANCE_DEFENSES,
     STANCE_DEFENSES_V2,
     Declared,
-    options_of,
-    stats_of,
+    Stats,
 )
 from combatlog.events import ConditionRemoved, Moved, ResourcesSet
 from combatlog.projections import Combatant, Encounter, Pending
@@ -50,7 +49,7 @@ def since_v3(state: Encounter) -> bool:
 
 def best_defense(state: Encounter, actor: Combatant, stance: str) -> str:
     """The defense with the biggest pool `stance` allows `actor` (the default when none is declared)."""
-    mine = stats_of(actor)
+    mine: Stats = actor.stats
     return (mine.best_defenses_v3 if since_v3(state) else mine.best_defenses)[stance]
 
 
@@ -95,7 +94,7 @@ def check_stance(
     if (
         now != "offense"  # asked first: the cheapest test, and most declarations aren't a second one
         and state.pending
-        and options_of(state).passes == "interleaved"
+        and state.options.passes == "interleaved"
         and any(p.actor == actor.id for p in state.pending)
     ):
         return "only the Offense stance acts twice a turn"
@@ -105,7 +104,7 @@ def check_stance(
 def _check_attack(
     state: Encounter, actor: Combatant, targets: tuple[str, ...], params: dict[str, Any], rules: RuleSystem
 ) -> str | None:
-    mine = stats_of(actor)
+    mine = actor.stats
     if not mine.weapons:
         return f"{actor.name} has no weapon (give weapons in the stats, e.g. fists of kind brawl)"
     name = params.get("weapon")
@@ -138,7 +137,7 @@ def _task(draft: Draft, p: Pending) -> str:
     the end of this turn or of a later one, for a delayed or extended action)."""
     state = draft.state
     actor = state.combatants[p.actor]
-    opts = options_of(state)
+    opts = state.options
     dice = int(p.params.get("pool", 0)) + opts.wound_penalty(actor.damage)
     difficulty = int(p.params.get("difficulty", opts.difficulty))
     net, botch = pool(draft, dice, difficulty, f"{p.params.get('effect', 'task')}", actor.id, cancel=True)
@@ -267,5 +266,5 @@ def declared(draft: Draft, p: Pending) -> None:
         return
     stance, defense = given_stance(state, state.combatants[p.actor], p.params)
     draft.emit(StanceDeclared(combatant=p.actor, round=state.round, stance=stance, defense=defense))
-    if stance == "offense" and options_of(state).passes == "interleaved":
+    if stance == "offense" and state.options.passes == "interleaved":
         draft.emit(ResourcesSet(combatant=p.actor, resources={"actions": 1}))

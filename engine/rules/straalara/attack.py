@@ -16,9 +16,8 @@ from combatlog.engine.rules.straalara.events import Botched, Dazed, DazingBlow, 
 from combatlog.engine.rules.straalara.model import (
     DEFENSE_STANCE_DICE,
     DEFENSE_STANCE_ROLLS,
+    Options,
     Weapon,
-    options_of,
-    stats_of,
 )
 from combatlog.events import CombatantDefeated, ConditionApplied, Moved
 from combatlog.projections import Combatant, Encounter, Pending
@@ -31,12 +30,13 @@ PAST = {"block": "blocked", "parry": "parried", "dodge": "dodged", "spell": "tur
 
 def wound_penalty(rules: RuleSystem, state: Encounter, c: Combatant) -> int:
     """The dice `c` loses to its wounds (0 or less): the penalty of the last health level lost."""
-    return options_of(state).wound_penalty(c.damage)
+    options: Options = state.options
+    return options.wound_penalty(c.damage)
 
 
 def health_level(rules: RuleSystem, state: Encounter, c: Combatant) -> str:
     """The name of `c`'s health level: Healthy, a level of the track, or Incapacitated."""
-    track = options_of(state).health_levels
+    track = state.options.health_levels
     if c.damage <= 0:
         return "Healthy"
     if c.damage > len(track):
@@ -54,7 +54,7 @@ def pool(draft: Draft, dice: int, difficulty: int, purpose: str, by: str, cancel
 
 def difficulty_of(rules: RuleSystem, state: Encounter, w: Weapon, params: dict[str, Any]) -> int:
     """The attack's difficulty: the weapon's (or the encounter's base), adjusted by `modifier`, within 2-10."""
-    base = w.difficulty if w.difficulty is not None else options_of(state).difficulty
+    base = w.difficulty if w.difficulty is not None else state.options.difficulty
     modifier = params.get("modifier")
     d = base + modifier if isinstance(modifier, int) else base
     return 2 if d < 2 else 10 if d > 10 else d  # min(max(d, 2), 10), without the two calls
@@ -63,11 +63,11 @@ def difficulty_of(rules: RuleSystem, state: Encounter, w: Weapon, params: dict[s
 def attack(draft: Draft, p: Pending) -> str:
     """Resolve an attack: hit, the target's defense, damage, soak, health levels lost."""
     state = draft.state
-    opts = options_of(state)  # read once: every roll below asks for something of the options
+    opts = state.options  # read once: every roll below asks for something of the options
     combatants = state.combatants
     actor = combatants[p.actor]
     target = combatants[p.targets[0]]
-    mine = stats_of(actor)
+    mine = actor.stats
     params = p.params
     name = params.get("weapon")
     armed = mine.armed.get(None if name is None else str(name))  # as the check reads it: `weapon=3` names "3"
@@ -84,7 +84,7 @@ def attack(draft: Draft, p: Pending) -> str:
         return "a botch: the attack fails, and the game master rules what goes wrong"
     if net == 0:
         return f"a miss: no successes at difficulty {difficulty}"
-    theirs = stats_of(target)
+    theirs = target.stats
     declared = own(state).declared.get(target.id)
     if declared is not None and declared.round == state.round:
         stance, defense = declared.stance, declared.defense
@@ -128,7 +128,7 @@ def after_damage(draft: Draft, target: str) -> None:
     """Damage counted on `target`: Incapacitated past the track's last level; Dazed by a dazing blow."""
     state = draft.state
     c = state.combatants[target]
-    settings = options_of(state)
+    settings = state.options
     if c.defeated is None and c.damage > len(settings.health_levels):
         draft.emit(
             CombatantDefeated(combatant=target, how="dead" if settings.incapacitated == "die" else "incapacitated")

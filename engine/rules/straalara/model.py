@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from functools import cached_property
 from typing import TYPE_CHECKING, Annotated, Literal
 
 import msgspec
 from msgspec import Meta
 
-from combatlog.engine.typed import PerMapping
-
 if TYPE_CHECKING:
-    from combatlog.projections import Combatant, Encounter
+    pass
 
 Rating = Annotated[int, Meta(ge=0, le=20)]
 Kind = Literal["brawl", "melee", "bow", "thrown", "spell"]
@@ -55,7 +52,7 @@ class Weapon(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tr
 
 class Stats(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True, dict=True):
     """A Straalara combatant as the encounter file gives it (`dict=True`: room for the derived
-    values below, worked out once per stats mapping)."""
+    values below, worked out once per combatant)."""
 
     wits: Rating
     dexterity: Rating
@@ -95,7 +92,7 @@ class Stats(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tru
             return self.spell_defense
         return self.dexterity + int(getattr(self, DEFENSE_ABILITY[defense]))
 
-    # Derived once per stats mapping (the typed model is made once per mapping and shared):
+    # Derived once per combatant (the fold makes the typed model once, when it is added):
     # the policy and every attack ask for them.
 
     @cached_property
@@ -222,13 +219,3 @@ class State(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, gc=Fa
     dazing: dict[str, str] = {}  # target -> attacker of a dazing blow whose damage hasn't counted yet
     botch: str | None = None  # an attack botched: the game master rules its adverse effect first
     effects: tuple[Effect, ...] = ()  # extended and delayed effects still to land
-
-
-_STATS = PerMapping(Stats)
-_OPTIONS = PerMapping(Options, limit=64)
-
-stats_of: Callable[[Combatant], Stats] = _STATS.reader("stats")
-"""`c`'s stats as the typed model (converted once per stats mapping; checked when added)."""
-
-options_of: Callable[[Encounter], Options] = _OPTIONS.reader("options")
-"""The encounter's options as the typed model (converted once per options mapping)."""

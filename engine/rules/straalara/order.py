@@ -12,7 +12,6 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from combatlog.engine.order import ReverseDeclareOrder
-from combatlog.engine.rules.straalara.model import options_of, stats_of
 from combatlog.events import InitiativeRolled, OrderSet
 from combatlog.projections import Combatant, Encounter, Pending
 
@@ -59,11 +58,11 @@ class StraalaraOrder(ReverseDeclareOrder):
         # when the penalty is larger; version 1 stopped it at 0), with the options and the rules'
         # version read once for everyone: initiative is rolled every turn. The rolls and
         # InitiativeRolled don't change the combatants' damage or stats, nor the options.
-        opts = options_of(state)
+        opts = state.options
         floor = not draft.rules.since(state, 2)  # version 1 stopped the rating at 0
         entries = []
         for c in state.active():
-            s = stats_of(c)
+            s = c.stats
             rating = s.wits + s.dexterity + opts.wound_penalty(c.damage)
             if floor and rating < 0:
                 rating = 0

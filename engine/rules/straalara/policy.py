@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from combatlog.engine.rules.straalara.actions import best_defense, stance_now
-from combatlog.engine.rules.straalara.model import options_of, stats_of
 from combatlog.events import Command
 from combatlog.projections import Combatant, Encounter
 
@@ -16,11 +15,11 @@ if TYPE_CHECKING:
 
 def policy(rules: RuleSystem, state: Encounter, actor: Combatant) -> Command:
     """The command `actor` issues now."""
-    mine = stats_of(actor)
+    mine = actor.stats
     stance = stance_now(state, actor.id)
     params: dict[str, object] = {}
     if stance is None:
-        stance = "offense" if options_of(state).wound_penalty(actor.damage) >= -1 else "partial"
+        stance = "offense" if state.options.wound_penalty(actor.damage) >= -1 else "partial"
         params = {"stance": stance, "defense": best_defense(state, actor, stance)}
     # the most hurt enemy, the first of equals in the roster's order (one pass, no list made)
     side = actor.side

@@ -22,7 +22,7 @@ from combatlog.engine.rules.swords_of_infinity.events import (
     Recovered,
     TurnMark,
 )
-from combatlog.engine.rules.swords_of_infinity.model import UNTIL_NEXT_TURN, VITAL, State, own, stats_of
+from combatlog.engine.rules.swords_of_infinity.model import UNTIL_NEXT_TURN, VITAL, State, own
 from combatlog.engine.rules.swords_of_infinity.model import Options as SoIOptions
 from combatlog.engine.rules.swords_of_infinity.model import Stats as SoIStats
 from combatlog.engine.rules.swords_of_infinity.movement import answer, offer_live
@@ -74,27 +74,31 @@ class SwordsOfInfinity(RuleSystem):
     command_words = {"recover": ("actor", "target"), "retaliation": ("actor", "choice")}
     after_end = ("recover",)
 
-    def check_combatant(self, stats: dict[str, Any], who: str = "") -> dict[str, Any]:
+    def check_combatant(self, stats: dict[str, Any], who: str = "") -> SoIStats:
         """The stats as given, checked against the typed model (`swords_of_infinity_model.Stats`)."""
-        stats = super().check_combatant(stats, who)
-        comp = stats.get("composition")
+        typed: SoIStats = super().check_combatant(stats, who)
+        comp = typed.composition
         if comp is not None and (not comp or not all(1 <= v[0] <= v[1] <= 10 for v in comp.values())):
             raise Refused(
                 f"combatant {who}" if who else "combatant",
                 "$.composition: give {damage target: [low, high]} within 1-10",
             )
-        return stats
+        return typed
 
-    def order(self, options: dict[str, Any]) -> RankedOrder:
+    def order(self, options: SoIOptions) -> RankedOrder:
         return _ORDER
 
-    def timing(self, options: dict[str, Any]) -> Timing:
+    def timing(self, options: SoIOptions) -> Timing:
         return _TURN
 
+    def initiative_said(self, state: Encounter, c: Combatant) -> str | None:
+        # a failed roll is kept as its negative, to sort after every success: said as rolled
+        return f"{-c.initiative}, failed" if c.initiative is not None and c.initiative < 0 else None
+
     def initiative(self, draft: Draft, combatant: Combatant, ids: tuple[str, ...]) -> int:
-        tn = stats_of(combatant).dexterity + stats_of(combatant).awareness + penalty(draft.state, combatant)
+        tn = combatant.stats.dexterity + combatant.stats.awareness + penalty(draft.state, combatant)
         roll = draft.roll("d%", f"initiative (Power, TN {tn})", by=combatant.id).total
-        if roll <= tn or draft.state.options.get("failed_initiative") == "roll":
+        if roll <= tn or draft.state.options.failed_initiative == "roll":
             return roll
         return -roll  # after every success; among failures the lowest roll first
 
@@ -203,7 +207,7 @@ class SwordsOfInfinity(RuleSystem):
                 draft.emit(Impairment(combatant=target, target=where, what="cleared"))
         for where in changed:
             if destroyed(c, where):
-                if where in VITAL and state.options.get("vital_destroyed") == "dies":
+                if where in VITAL and state.options.vital_destroyed == "dies":
                     draft.emit(CombatantDefeated(combatant=target, how=f"dead (the {where} destroyed)"))
                     return
                 continue
@@ -294,7 +298,7 @@ class SwordsOfInfinity(RuleSystem):
                 "without a day of rest one damage target heals: name it",
                 f"target=... ({', '.join(hurt)})",
             )
-        tn = stats_of(c).physical_resistance
+        tn = c.stats.physical_resistance
         roll = draft.roll("d%", f"recovery (Power on Physical Resistance, TN {tn})", by=c.id).total
         points = power_of(roll, tn) // 10 % 10
         draft.emit(Recovered(combatant=c.id, healed={str(t): points for t in (hurt if rested else [where])}))

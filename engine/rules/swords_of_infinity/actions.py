@@ -16,7 +16,7 @@ from combatlog.engine.rules.swords_of_infinity.events import (
     TurnMark,
     WeaponDropped,
 )
-from combatlog.engine.rules.swords_of_infinity.model import ATTACKED, RESISTED, Turn, Weapon, own, stats_of
+from combatlog.engine.rules.swords_of_infinity.model import ATTACKED, RESISTED, Turn, Weapon, own
 from combatlog.engine.rules.swords_of_infinity.movement import check_move, check_resisted, move, resisted
 from combatlog.engine.rules.swords_of_infinity.reading import (
     composition,
@@ -147,7 +147,7 @@ def _square(value: Any) -> bool:
 def _dual(draft: Draft, p: Pending) -> str:
     me = draft.state.combatants[p.actor]
     dropped = own(draft.state).dropped.get(me.id, ())
-    held = [w for w in stats_of(me).weapons if w.name not in dropped]
+    held = [w for w in me.stats.weapons if w.name not in dropped]
     first = weapon(draft.state, me, p.params.get("main") or held[0].name)
     second = weapon(draft.state, me, p.params.get("off") or held[1].name)
     targets = list(p.targets) + [p.targets[-1]] * (2 - len(p.targets))
@@ -166,7 +166,7 @@ def _check_dual(state: Encounter, actor: Combatant, targets: tuple[str, ...], pa
     forgone = _forgone(state, actor)
     if forgone:
         return forgone
-    held = [w for w in stats_of(actor).weapons if w.name not in own(state).dropped.get(actor.id, ())]
+    held = [w for w in actor.stats.weapons if w.name not in own(state).dropped.get(actor.id, ())]
     names = [
         params.get("main") or (held[0].name if held else None),
         params.get("off") or (held[1].name if len(held) > 1 else None),
@@ -190,7 +190,7 @@ def _condition_action(name: str, text: str) -> Callable[[Draft, Pending], str]:
 
 
 def _check_fortify(state: Encounter, actor: Combatant, targets: tuple[str, ...], params: dict[str, Any]) -> str | None:
-    return None if stats_of(actor).shield else f"{actor.name} has no shield to fortify with"
+    return None if actor.stats.shield else f"{actor.name} has no shield to fortify with"
 
 
 def _prone(draft: Draft, p: Pending) -> str:
@@ -212,7 +212,7 @@ def _stealth(draft: Draft, p: Pending) -> str:
     target = draft.state.combatants[p.targets[0]]
     stn = skill(me, "stealth") + penalty(draft.state, me)
     roll = draft.roll("d%", f"stealth (TN {stn})", by=me.id).total
-    ptn = skill(target, "spot") + penalty(draft.state, target) + 10 * max(0, stats_of(target).size * -1)
+    ptn = skill(target, "spot") + penalty(draft.state, target) + 10 * max(0, target.stats.size * -1)
     spot = draft.roll("d%", f"spot (TN {ptn})", by=target.id).total
     if roll <= stn and (spot > ptn or roll <= spot):  # an opposed check: the lower roll wins, as in the dodge
         draft.emit(ConditionApplied(target=target.id, condition=f"unaware of {me.id}", source=me.id))
@@ -224,7 +224,7 @@ def _first_aid(draft: Draft, p: Pending) -> str:
     me = draft.state.combatants[p.actor]
     patient = draft.state.combatants[p.targets[0]]
     where = str(p.params.get("target", ""))
-    tn = stats_of(me).intelligence + skill(me, "first_aid") + penalty(draft.state, me)
+    tn = me.stats.intelligence + skill(me, "first_aid") + penalty(draft.state, me)
     roll = draft.roll("d%", f"first aid on {patient.id}'s {where} (TN {tn})", by=me.id).total
     if roll <= tn:
         draft.emit(Impairment(combatant=patient.id, target=where, what="aided", level=1))
@@ -304,7 +304,7 @@ def _drop(draft: Draft, p: Pending) -> str:
 
 def _notice(draft: Draft, p: Pending) -> str:
     me = draft.state.combatants[p.actor]
-    tn = stats_of(me).awareness + penalty(draft.state, me) + 10 * max(0, -stats_of(me).size)
+    tn = me.stats.awareness + penalty(draft.state, me) + 10 * max(0, -me.stats.size)
     roll = draft.roll("d%", f"awareness (TN {tn})", by=me.id).total
     return f"awareness {roll} against {tn}: " + ("notices" if roll <= tn else "notices nothing")
 
@@ -347,12 +347,12 @@ ONE, MINOR = {"actions": 1}, {"minor": 1}
 
 def _held(state: Encounter, actor: Combatant) -> tuple[str, ...]:
     dropped = own(state).dropped.get(actor.id, ())
-    return tuple(w.name for w in stats_of(actor).weapons if w.name not in dropped)
+    return tuple(w.name for w in actor.stats.weapons if w.name not in dropped)
 
 
 def _one_handed(state: Encounter, actor: Combatant) -> tuple[str, ...]:
     dropped = own(state).dropped.get(actor.id, ())
-    return tuple(w.name for w in stats_of(actor).weapons if w.name not in dropped and not w.two_handed)
+    return tuple(w.name for w in actor.stats.weapons if w.name not in dropped and not w.two_handed)
 
 
 def _dropped(state: Encounter, actor: Combatant) -> tuple[str, ...]:

@@ -7,7 +7,7 @@ from typing import Any
 
 from combatlog.engine.protocol import Draft
 from combatlog.engine.rules.swords_of_infinity.events import Maintained, Pinned, Retreated, SpiritSpent, WeaponDropped
-from combatlog.engine.rules.swords_of_infinity.model import Turn, Weapon, own, stats_of
+from combatlog.engine.rules.swords_of_infinity.model import Turn, Weapon, own
 from combatlog.engine.rules.swords_of_infinity.numbers import (
     block_damage,
     critical,
@@ -64,11 +64,11 @@ def strike(
         d = feet(attacker, target)
         if melee and d is not None and d > w.reach:
             return "; ".join(said + ["out of reach"])
-    mine, theirs = stats_of(attacker), stats_of(target)  # (read once: the stats never change in a fight)
+    mine, theirs = attacker.stats, target.stats  # (read once: the stats never change in a fight)
     size_gap = theirs.size - mine.size
     tn = mine.dexterity + w.skill + w.weight + penalty(state, attacker) + 10 * max(0, size_gap)
     if offhand:
-        tn -= int(state.options.get("offhand_penalty", 10))
+        tn -= state.options.offhand_penalty
     d = feet(attacker, target)
     if d is not None and not melee:
         tn -= (5 if w.improvised else 1) * (d // 5)
@@ -159,7 +159,7 @@ def strike(
             return "; ".join(said + [f"physical resistance {roll} against {prt}: no damage"])
         said.append(f"physical resistance {roll} against {prt}: fails")
     target = draft.state.combatants[target.id]
-    armor = int(theirs.armor.get(where, 0))
+    armor = theirs.armor.get(where, 0)
     dmg = block_damage(power, armor, shield_class)
     dmg = min(dmg, theirs.cap - target.wounds.get(where, 0))
     if dmg > 0:
@@ -203,7 +203,7 @@ def _technique(draft: Draft, attacker: str, target: str, technique: str, power: 
     state = draft.state
     t = state.combatants[target]
     a = state.combatants[attacker]
-    prt = stats_of(t).physical_resistance + penalty(state, t) + 10 * max(0, stats_of(t).size - stats_of(a).size)
+    prt = t.stats.physical_resistance + penalty(state, t) + 10 * max(0, t.stats.size - a.stats.size)
     roll = draft.roll("d%", f"physical resistance (TN {prt}) against {technique} {power}", by=target).total
     if power_of(roll, prt) > power or not power:
         return f"{technique}: resisted ({roll} against {prt})"

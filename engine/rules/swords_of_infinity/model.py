@@ -3,15 +3,13 @@ is added (`Stats`: a bad stat is refused naming the combatant and the path)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from functools import cached_property
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 import msgspec
 from msgspec import Meta
 
-from combatlog.engine.typed import PerMapping
-from combatlog.projections import Combatant, Encounter
+from combatlog.projections import Encounter
 
 Score = Annotated[int, Meta(ge=0, le=1000)]
 
@@ -38,7 +36,7 @@ class Shield(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tr
 
 class Stats(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True, dict=True):
     """A Swords of Infinity combatant as the encounter file gives it (`dict=True`: room for the
-    derived values below, worked out once per stats mapping)."""
+    derived values below, worked out once per combatant)."""
 
     vitality: Annotated[int, Meta(ge=1)]
     dexterity: int
@@ -59,7 +57,7 @@ class Stats(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tru
     shield: Shield | None = None
     weapons: tuple[Weapon, ...] = ()
 
-    # Derived once per stats mapping (the typed model is made once per mapping and shared):
+    # Derived once per combatant (the fold makes the typed model once, when it is added):
     # every attack, check and turn asks for them.
 
     @cached_property
@@ -161,19 +159,6 @@ UNTIL_NEXT_TURN = (
 LIFTED_BY_RETREAT = ("vulnerable (casting)", "vulnerable (ranged attack)", "rough terrain")
 
 
-def _known(raw: dict[str, Any]) -> dict[str, Any]:
-    fields = {f.name for f in msgspec.structs.fields(Stats)}
-    weapon_fields = {f.name for f in msgspec.structs.fields(Weapon)}
-    out = {k: v for k, v in raw.items() if k in fields}
-    if isinstance(out.get("weapons"), list):
-        out["weapons"] = [
-            {k: v for k, v in w.items() if k in weapon_fields} for w in out["weapons"] if isinstance(w, dict)
-        ]
-    if isinstance(out.get("shield"), dict):
-        out["shield"] = {k: v for k, v in out["shield"].items() if k in ("name", "size_class")}
-    return out
-
-
 class Options(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """The encounter's options."""
 
@@ -186,13 +171,6 @@ class Options(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     offhand_penalty: Annotated[
         int, Meta(ge=0, description="the off hand's skill penalty when dual wielding (a tier lesser)")
     ] = 10
-
-
-_STATS = PerMapping(Stats, known=_known)
-stats_of: Callable[[Combatant], Stats] = _STATS.reader("stats")
-"""`c`'s stats as the typed model, converted once per stats mapping (a state's mappings are
-never changed once made). Stats of a log recorded before the model existed may hold keys it
-doesn't know: they are left out, as the rules never read them."""
 
 
 class Pin(msgspec.Struct, frozen=True, array_like=True, gc=False):

@@ -13,7 +13,7 @@ from combatlog.engine.rules.swords_of_infinity.events import (
     SpiritSpent,
     TurnMark,
 )
-from combatlog.engine.rules.swords_of_infinity.model import RESISTED, Offer, Turn, Weapon, own, stats_of
+from combatlog.engine.rules.swords_of_infinity.model import RESISTED, Offer, Turn, Weapon, own
 from combatlog.engine.rules.swords_of_infinity.numbers import moved_squares, power_of
 from combatlog.engine.rules.swords_of_infinity.reading import (
     at,
@@ -55,7 +55,7 @@ def retaliation_defense(mover: Combatant, params: dict[str, Any]) -> str:
     said = params.get("defense")
     if said in ("block", "dodge", "none"):
         return str(said)
-    return "block" if "block" in mover.stats else "dodge" if "dodge" in mover.stats else "none"
+    return "block" if "block" in mover.given_stats else "dodge" if "dodge" in mover.given_stats else "none"
 
 
 def _line(a: tuple[int, int], b: tuple[int, int]) -> list[tuple[int, int]]:
@@ -212,7 +212,7 @@ def check_move(state: Encounter, actor: Combatant, targets: tuple[str, ...], par
         return f"{actor.name} is prone; stand up first (one action)"
     if actor.position:
         squares = _squares(actor, x, y)
-        most = stats_of(actor).move
+        most = actor.stats.move
         if squares > most:
             return f"{squares} squares is more than {actor.name}'s move of {most}"
     return None
@@ -239,7 +239,7 @@ def resisted(draft: Draft, p: Pending) -> str:
     tn = skill(me, kind) + penalty(draft.state, me)
     roll = draft.roll("d%", f"{kind} (Power, TN {tn})", by=me.id).total
     power = power_of(roll, tn)
-    squares = moved_squares(kind, power, stats_of(me).move, me.has("rough terrain"))
+    squares = moved_squares(kind, power, me.stats.move, me.has("rough terrain"))
     here = at(me)
     tx, ty = int(p.params["x"]), int(p.params["y"])
     if here is None:
@@ -252,7 +252,7 @@ def resisted(draft: Draft, p: Pending) -> str:
     if not v3:  # version 3 walks there at the end, square by square
         draft.emit(Moved(combatant=me.id, to=f"{to[0]},{to[1]}", distance=5 * squares))
     draft.emit(TurnMark(combatant=me.id, last=kind))
-    if kind == "climb" or (kind == "swim" and not stats_of(me).swim_speed):
+    if kind == "climb" or (kind == "swim" and not me.stats.swim_speed):
         draft.emit(
             ConditionApplied(
                 target=me.id, condition=f"vulnerable ({'climbing' if kind == 'climb' else 'swimming'})", source=me.id

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from combatlog.engine.protocol import RuleSystem
-from combatlog.engine.rules.swords_of_infinity.model import own, stats_of
+from combatlog.engine.rules.swords_of_infinity.model import own
 from combatlog.engine.rules.swords_of_infinity.movement import offer_live
 from combatlog.engine.rules.swords_of_infinity.reading import at, feet, since_v3, spirit_left, weapon
 from combatlog.events import Command
@@ -50,7 +50,7 @@ def policy(rules: RuleSystem, state: Encounter, actor: Combatant) -> Command:
         here, there = at(actor), at(target)
         if here is None or there is None:
             return Command(kind="end_turn", actor=me, by="policy")
-        step = stats_of(actor).move
+        step = actor.stats.move
         dx, dy = there[0] - here[0], there[1] - here[1]
         x = here[0] + max(-step, min(step, dx - (dx > 0) + (dx < 0)))
         y = here[1] + max(-step, min(step, dy - (dy > 0) + (dy < 0)))
@@ -58,11 +58,11 @@ def policy(rules: RuleSystem, state: Encounter, actor: Combatant) -> Command:
     if actor.conditions and actor.has("retaliating") and since_v3(state):
         # a Retaliate held forgoes the turn's attack: the attack waits for an enemy coming close
         return Command(kind="end_turn", actor=me, by="policy")
-    given = target.stats
+    given = target.given_stats
     defense = "block" if "block" in given else "dodge" if "dodge" in given else "none"
     params: dict[str, Any] = {"defense": defense, "critical": "full", "critical_defense": "counter"}
     if defense == "block":  # the defender sends a blocked blow to its best-armoured target
-        best = stats_of(target).best_armored
+        best = target.stats.best_armored
         if best is not None:
             params["block_target"] = best
     if w.name != "unarmed":

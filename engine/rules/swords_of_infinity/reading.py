@@ -6,22 +6,24 @@ from __future__ import annotations
 import contextlib
 
 from combatlog.engine.protocol import RuleSystem
-from combatlog.engine.rules.swords_of_infinity.model import LIFTED_BY_RETREAT, Weapon, own, stats_of
+from combatlog.engine.rules.swords_of_infinity.model import LIFTED_BY_RETREAT, Stats, Weapon, own
 from combatlog.projections import Combatant, Encounter
 
 
 def composition(c: Combatant) -> dict[str, tuple[int, int]]:
     """The damage targets and their d% digits (shared: read it, don't change it)."""
-    return stats_of(c).parts
+    stats: Stats = c.stats
+    return stats.parts
 
 
 def cap(c: Combatant) -> int:
-    return stats_of(c).cap
+    stats: Stats = c.stats
+    return stats.cap
 
 
 def raw_level(c: Combatant, d: int) -> int:
     """0 whole, 1 Wounded (above Vitality), 2 Disabled (above twice Vitality, or at the cap when that is the cap)."""
-    s = stats_of(c)
+    s = c.stats
     return 2 if d >= s.disabled_at else 1 if d > s.vitality else 0
 
 
@@ -46,7 +48,7 @@ def level(state: Encounter, c: Combatant, where: str) -> int:
 
 def destroyed(c: Combatant, where: str) -> bool:
     """Beyond 100 and twice Vitality: the count stops at the cap, so a target that reaches it is destroyed."""
-    return c.wounds.get(where, 0) >= stats_of(c).cap
+    return c.wounds.get(where, 0) >= cap(c)
 
 
 def _at_least(state: Encounter, c: Combatant, least: int) -> list[str]:
@@ -54,7 +56,7 @@ def _at_least(state: Encounter, c: Combatant, least: int) -> list[str]:
     wounds = c.wounds
     if not wounds:
         return []  # (most combatants most of the time)
-    s = stats_of(c)
+    s = c.stats
     v, disabled_at = s.vitality, s.disabled_at
     mine = own(state).impairment.get(c.id)
     out = []
@@ -81,16 +83,18 @@ def penalty(state: Encounter, c: Combatant) -> int:
 
 
 def skill(c: Combatant, name: str) -> int:
-    return int(stats_of(c).skills.get(name, 0))
+    skills: dict[str, int] = c.stats.skills
+    return skills.get(name, 0)
 
 
 def spirit_left(state: Encounter, c: Combatant) -> int:
-    return stats_of(c).spirit_max - own(state).spirit_spent.get(c.id, 0)
+    stats: Stats = c.stats
+    return stats.spirit_max - own(state).spirit_spent.get(c.id, 0)
 
 
 def weapon(state: Encounter, c: Combatant, name: str | None) -> Weapon:
     """The weapon `name` of `c` (its first one in hand if None); unarmed (class 0, Strength power) otherwise."""
-    s = stats_of(c)
+    s: Stats = c.stats
     dropped = own(state).dropped.get(c.id)
     if not dropped and (name is None or type(name) is str):
         return s.in_hand.get(name, s.unarmed)  # nothing dropped (most of the time): one look-up
@@ -138,7 +142,7 @@ def cover(c: Combatant, ranged: bool = False) -> int:
             with contextlib.suppress(ValueError):  # a cover condition without a number
                 n = max(n, int(cond.name.split()[1]))
     if c.has("fortify"):
-        shield = stats_of(c).shield
+        shield = c.stats.shield
         n = max(n, shield.size_class if shield is not None else 0)
     if ranged and c.has("prone"):
         n = max(n, 3)
@@ -168,7 +172,7 @@ def vulnerability(state: Encounter, target: Combatant, attacker: Combatant | Non
 
 def exploit(attacker: Combatant, w: Weapon, melee: bool) -> int:
     """Exploit: the weapon's, and 1 per size category below 0 for a small creature attacking in melee."""
-    return w.exploit + (max(0, -stats_of(attacker).size) if melee else 0)
+    return w.exploit + (max(0, -attacker.stats.size) if melee else 0)
 
 
 def is_melee(w: Weapon) -> bool:

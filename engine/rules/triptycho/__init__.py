@@ -8,7 +8,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-import msgspec
 from msgspec.structs import replace
 
 from combatlog.engine.battlemap import Map
@@ -33,9 +32,7 @@ from combatlog.engine.rules.triptycho.model import (
     State,
     Stats,
     bears,
-    options_of,
     own,
-    stats_of,
 )
 from combatlog.engine.rules.triptycho.movement import DOWN_BLOCKERS, fall
 from combatlog.engine.rules.triptycho.policy import policy
@@ -111,7 +108,10 @@ class Triptycho(RuleSystem):
     # area attack names; a Block is lowered as its blocker becomes Immobilized or Defenseless;
     # a card played at a target gone before it resolves is lost, in the core's words; the
     # automatic entity never moves down a drop (a fall) while it may stay
-    version = "2"
+    # 3: the starting hands are dealt as the fight's first round starts, the surprise round
+    # too, to each entity not dealt yet, whoever moved before; a large attacker strikes in
+    # melee in any of its sections, and its light is read in the section the attack occurs in
+    version = "3"
     params_since = 2
     events = EVENTS
     stats_type = Stats
@@ -127,9 +127,9 @@ class Triptycho(RuleSystem):
         Map.load(out["map"])  # its sections and borders checked as a map too (ends, heights)
         return out
 
-    def check_added(self, state: Encounter, stats: dict[str, Any], who: str) -> None:
-        typed = msgspec.convert(stats, Stats, strict=False)
-        opts = options_of(state)
+    def check_added(self, state: Encounter, stats: Stats, who: str) -> None:
+        typed = stats
+        opts = state.options
         board = opts.board
         for part in typed.section.split("+"):
             if part not in board.sections:
@@ -142,15 +142,23 @@ class Triptycho(RuleSystem):
             if die is not None and die not in opts.ladder:
                 raise Refused(f"combatant {who}: $.{where}", f"{die} isn't on the dice ladder", " ".join(opts.ladder))
 
-    def order(self, options: dict[str, Any]) -> Order:
-        how = str(options.get("order", "alternating"))
+    def order(self, options: Options) -> Order:
+        how = options.order
         order = _ORDERS.get(how)
         if order is None:  # one of each kind: configuration, never changed, asked a few times a step
             order = _ORDERS[how] = TriptychoOrder(how)
         return order
 
-    def timing(self, options: dict[str, Any]) -> Timing:
+    def timing(self, options: Options) -> Timing:
         return _TURN
+
+    def surprise(self, state: Encounter, sides: tuple[str, ...]) -> tuple[str, ...]:
+        # version 3, the general procedure the chapter leaves surprise to: "Both are surprised in
+        # this case, and so the surprise rounds cancel each other out, and combat proceeds to
+        # normal rounds"; version 2 played an empty surprise round
+        if RuleSystem.since(state, 3) and set(sides) >= set(state.sides()):
+            return ()
+        return tuple(sides)
 
     def initiative(self, draft: Draft, combatant: Combatant, ids: tuple[str, ...]) -> int:
         return draft.roll("1d20", "turn order", by=combatant.id).total
@@ -169,7 +177,7 @@ class Triptycho(RuleSystem):
         if spec.name == "play":
             name = params.get("card")
             if isinstance(name, str):
-                card = stats_of(actor).cards.get(name)
+                card = actor.stats.cards.get(name)
                 if card is not None:
                     if charged_play(state, actor, card):
                         return {}
@@ -182,7 +190,7 @@ class Triptycho(RuleSystem):
         if (not out or out[-1] is not _PLAY) and mine.charged_at.get(actor.id) == state.round:
             # an Incantation card on this turn's charges costs no phase (`charged_play`);
             # "play" is the last action, so it goes where the spec list has it
-            cards = stats_of(actor).cards
+            cards = actor.stats.cards
             if any(cards[n].incantation is not None for n in mine.hands.get(actor.id, ())):
                 out.append(_PLAY)
         return out
@@ -198,17 +206,33 @@ class Triptycho(RuleSystem):
 
     def round_started(self, draft: Draft) -> None:
         state = draft.state
+        if self.since(state, 3):
+            # version 3: each entity not dealt yet takes its place (unless the game master
+            # placed it) and is dealt its starting hand as a round starts: the first round,
+            # the surprise round if there is one, so a move in it never stops the deal
+            piles = own(state).piles
+            for c in state.active():
+                if c.id not in piles:
+                    self._deal(draft, c, place=not c.position)
+            return
+        # version 2 and before: round 1 only, and only while no one has a position, so a move
+        # in the surprise round (or a placing before it) meant no one was ever dealt a card
         if state.round != 1 or any(c.position for c in state.active()):
             return
-        board = options_of(state).board
-        for c in state.active():  # take positions, shuffle, deal the starting hands
-            for part in stats_of(c).section.split("+"):
-                if part not in board.sections:
-                    raise Refused(f"combatant {c.id}: section {part!r}", "not on the map", ", ".join(board.sections))
-            draft.emit(Moved(combatant=c.id, to=stats_of(c).section))
-            draft.emit(DeckShuffled(combatant=c.id, pile=tuple(card.name for card in stats_of(c).deck)))
-            for _ in range(options_of(state).starting_hand):
-                self._draw(draft, c.id)
+        for c in state.active():
+            self._deal(draft, c, place=True)
+
+    def _deal(self, draft: Draft, c: Combatant, place: bool) -> None:
+        """Take `c`'s position (if `place`), shuffle its deck and deal its starting hand."""
+        board = draft.state.options.board
+        for part in c.stats.section.split("+"):
+            if part not in board.sections:
+                raise Refused(f"combatant {c.id}: section {part!r}", "not on the map", ", ".join(board.sections))
+        if place:
+            draft.emit(Moved(combatant=c.id, to=c.stats.section))
+        draft.emit(DeckShuffled(combatant=c.id, pile=tuple(card.name for card in c.stats.deck)))
+        for _ in range(draft.state.options.starting_hand):
+            self._draw(draft, c.id)
 
     def turn_started(self, draft: Draft, actors: tuple[str, ...]) -> None:
         for cid in actors:
@@ -230,7 +254,7 @@ class Triptycho(RuleSystem):
             back = mine.discards.get(cid, ())
             if not back:
                 return  # nothing left to draw
-            order = stats_of(draft.state.combatants[cid]).deck_order  # each name's first place in the deck
+            order = draft.state.combatants[cid].stats.deck_order  # each name's first place in the deck
             pile = tuple(sorted(back, key=order.__getitem__))
             draft.emit(DeckShuffled(combatant=cid, pile=pile))
         pick = draft.roll(f"1d{len(pile)}", "draws a card", by=cid, private=True).total if len(pile) > 1 else 1
@@ -278,15 +302,15 @@ class Triptycho(RuleSystem):
             draft.emit(IncantingChanged(combatant=target, incanting=False, reason="hurt"))
         if mine.charges.get(target):
             draft.emit(ChargesChanged(combatant=target, charges=0, reason="hurt"))
-        if c.defeated is None and c.damage >= stats_of(c).hp:
+        if c.defeated is None and c.damage >= c.stats.hp:
             draft.emit(CombatantDefeated(combatant=target, how="down"))
             if target in own(draft.state).blocks:
                 draft.emit(BlockLowered(combatant=target, reason="down"))
             return
         climbing = own(draft.state).climbing.get(target)
         if climbing is not None:  # hurt while climbing: hold on, or fall
-            mine_roll = draft.roll(f"1{stats_of(c).acrobatics}", "holding on, hurt while climbing", by=target)
-            gm = draft.roll(f"1{options_of(draft.state).gm_acrobatics}", "the game master's Acrobatics")
+            mine_roll = draft.roll(f"1{c.stats.acrobatics}", "holding on, hurt while climbing", by=target)
+            gm = draft.roll(f"1{draft.state.options.gm_acrobatics}", "the game master's Acrobatics")
             if mine_roll.total < gm.total:
                 draft.emit(ClimbChanged(combatant=target))
                 if climbing.done:
@@ -300,8 +324,8 @@ class Triptycho(RuleSystem):
         if actor is None:
             raise Refused("acrobatics", "name the entity: acrobatics ACTOR", ", ".join(draft.state.combatants))
         reason = str(command.params.get("reason", "")) or "the terrain"
-        mine = draft.roll(f"1{stats_of(actor).acrobatics}", f"Acrobatics: {reason}", by=actor.id)
-        gm = draft.roll(f"1{options_of(draft.state).gm_acrobatics}", "the game master's Acrobatics")
+        mine = draft.roll(f"1{actor.stats.acrobatics}", f"Acrobatics: {reason}", by=actor.id)
+        gm = draft.roll(f"1{draft.state.options.gm_acrobatics}", "the game master's Acrobatics")
         from combatlog.events import GmRuling
 
         won = mine.total >= gm.total
@@ -330,25 +354,25 @@ class Triptycho(RuleSystem):
         return replace(state, extra=replace(mine, hands=hands, piles=piles))
 
     def board(self, state: Encounter) -> BoardView | None:
-        spec = options_of(state).board.spec
+        spec = state.options.board.spec
         return BoardView(kind="sections", sections=tuple(spec.sections), borders=tuple(spec.borders))
 
     def move_to(self, state: Encounter, actor: Combatant, place: str) -> Command | None:
         return Command(kind="act", actor=actor.id, action="move", params={"to": place})
 
     def place_of(self, state: Encounter, c: Combatant) -> str | None:
-        return c.position or stats_of(c).section  # where it stands, or where the file placed it
+        return c.position or c.stats.section  # where it stands, or where the file placed it
 
     def place_problem(self, state: Encounter, to: str) -> str | None:
         # a section of the map, or sections joined by '+' (a large entity's)
-        sections = options_of(state).board.sections
+        sections = state.options.board.sections
         unknown = [part for part in to.split("+") if part not in sections]
         if unknown:
             return f"no section {excerpt(unknown[0])} on the map (sections: {', '.join(sections)})"
         return None
 
     def health(self, state: Encounter, c: Combatant) -> tuple[int, int] | None:
-        hp = stats_of(c).hp
+        hp = c.stats.hp
         return (max(hp - c.damage, 0), hp)
 
     # how it tells a fight (telling.py): the functions themselves, bound as the methods

@@ -21,12 +21,10 @@ from combatlog.engine.rules.triptycho.model import (
     Card,
     Ways,
     bears,
-    options_of,
     own,
     section_of,
     sections_of,
     stands_in,
-    stats_of,
     step_die,
 )
 from combatlog.engine.rules.triptycho.movement import (
@@ -49,7 +47,7 @@ def card_of(state: Encounter, actor: Combatant, params: dict[str, Any]) -> tuple
     if not isinstance(name, str) or not name:
         hand = own(state).hands.get(actor.id, ())
         return None, f"name the card: card=NAME (in hand: {', '.join(hand) or 'nothing'})"
-    card = stats_of(actor).cards.get(name)
+    card = actor.stats.cards.get(name)
     if card is None or name not in own(state).hands.get(actor.id, ()):
         hand = own(state).hands.get(actor.id, ())
         return None, f"{name!r} isn't in {actor.name}'s hand (in hand: {', '.join(hand) or 'nothing'})"
@@ -115,7 +113,7 @@ def _check_block(state: Encounter, actor: Combatant, targets: tuple[str, ...], p
         return why
     toward = params.get("toward")
     here = section_of(actor)
-    board = options_of(state).board
+    board = state.options.board
     if not isinstance(toward, str) or board.step(here, toward) is None:
         near = ", ".join(board.neighbours(here)) or "none"
         return f"block the border toward an adjacent section: toward=SECTION ({near})"
@@ -133,7 +131,7 @@ def _check_incant(state: Encounter, actor: Combatant, targets: tuple[str, ...], 
         return f"{actor.name} is incanting already"
     name = params.get("card")
     if name is not None:  # the incantation it means to play: Range's enemy check happens now
-        card = stats_of(actor).cards.get(str(name))
+        card = actor.stats.cards.get(str(name))
         if card is None or card.incantation is None:
             return f"{name!r} isn't an Incantation card of {actor.name}'s"
         if card.range is None:
@@ -192,7 +190,7 @@ def card_problem(state: Encounter, actor: Combatant, card: Card, params: dict[st
         return route(state, actor, to, card.move, card.movement, card.height)[1] or None
     if card.block:
         a, b = params.get("a"), params.get("b")
-        board = options_of(state).board
+        board = state.options.board
         if not isinstance(a, str) or not isinstance(b, str) or board.step(a, b) is None:
             return f"{card.name} blocks a border at a distance: a=SECTION b=SECTION (two that border)"
         return None
@@ -204,8 +202,12 @@ def aim(
 ) -> tuple[list[tuple[Combatant, tuple[Step, ...], str]], str | None]:
     """Whom an attack card hits, with the path each shot takes and the section the attack
     occurs in (where a large target's light is read); or why it can't be played."""
-    ways = options_of(state).ways
+    ways = state.options.ways
     here = section_of(actor)
+    if not card.ranged and not card.reach and RuleSystem.since(state, 3):
+        here, why = _melee_from(state, actor, card, targets, params.get("section"))
+        if why is not None:
+            return [], why
     if card.range is not None and card.incantation is not None and RuleSystem.since(state, 2):
         # "only check for enemies in the occupied section when beginning the incantation"
         if actor.id in own(state).barred:
@@ -221,6 +223,18 @@ def aim(
             return [], "an enemy in the section: a Range action can't be made (Thrown and Reach can)"
     if card.area is not None:
         section = params.get("section", here if not card.ranged and not card.reach else None)
+        if targets and RuleSystem.since(state, 3):
+            # version 3: "targets all entities in a section instead of a single entity": a target
+            # named points at its section, and one the struck section doesn't hold is refused
+            target = state.combatants[targets[0]]
+            if "section" not in params and (card.ranged or card.reach):
+                far = {s: ways.nearest(here, frozenset((s,))) for s in sections_of(target)}
+                section = min(far, key=far.__getitem__)  # the nearest of its sections (the first of equals)
+            if isinstance(section, str) and not stands_in(target, section):
+                return [], (
+                    f"{card.name} strikes everyone in {section}, and {target.name} stands in "
+                    f"{', '.join(sections_of(target))}: name no target, or the section to strike (section=SECTION)"
+                )
         if not isinstance(section, str) or section not in ways.board.sections:
             return [], f"{card.name} is an area attack: say which section, section=SECTION"
         path = _path(ways, here, section, card)
@@ -263,11 +277,36 @@ def aim(
     return [(target, path, there)], None
 
 
+def _melee_from(
+    state: Encounter, actor: Combatant, card: Card, targets: tuple[str, ...], named: Any
+) -> tuple[str, str | None]:
+    """The section a melee card is played in (version 3), or why it can't be: "Such Actions
+    can only target entities in your occupied section", and a large attacker occupies each of
+    its sections. The section named (section=), if it stands there; else the first of its
+    sections its target stands in."""
+    sections = sections_of(actor)
+    if len(sections) == 1:  # most stand in one section: `aim` asks as ever
+        return sections[0], None
+    target = state.combatants.get(targets[0]) if len(targets) == 1 else None  # an area card's: where it points
+    if named is not None:
+        if isinstance(named, str) and named in sections:
+            return named, None
+        if target is not None and not (isinstance(named, str) and stands_in(target, named)):
+            return sections[0], None  # `_occurs_in` says the target isn't there
+        return sections[0], f"{card.name} is melee: it strikes in {' or '.join(sections)} only, not {named}"
+    if target is not None:
+        for s in sections:
+            if stands_in(target, s):
+                return s, None
+        return sections[0], f"{card.name} is melee: {target.name} isn't in {' or '.join(sections)}"
+    return sections[0], None
+
+
 def _shot(
     state: Encounter, here: str, there: str, card: Card, target: Combatant
 ) -> tuple[tuple[Step, ...] | None, str | None]:
     """The path `card` takes from `here` to `target` in section `there`; or why it can't."""
-    ways = options_of(state).ways
+    ways = state.options.ways
     if card.ranged and ways.board.sections[there].underwater:
         return None, f"{target.name} is underwater: ranged attacks can't reach"
     path = _path(ways, here, there, card)
@@ -293,7 +332,7 @@ def _occurs_in(
             return "", None, f"{card.name} is melee: it strikes in {here} only, not {named}"
         sections = (named,)
     elif len(sections) > 1:
-        ways = options_of(state).ways
+        ways = state.options.ways
         far = {s: ways.nearest(here, frozenset((s,))) for s in sections}  # 99: unreachable
         sections = tuple(sorted(sections, key=far.__getitem__))  # stable: the first listed of equals
     first_why: str | None = None
@@ -307,7 +346,7 @@ def _occurs_in(
 
 def _out_of_reach(state: Encounter, here: str, there: str, card: Card, who: str) -> str:
     """Why a shot from `here` can't reach `there`: too far, too high or low, or hidden."""
-    board = options_of(state).board
+    board = state.options.board
     far = board.distance(here, there)
     reach = card.reach_of
     if far is None or far > reach:
@@ -391,7 +430,7 @@ def _incant(draft: Draft, p: Pending) -> str:
 def _play(draft: Draft, p: Pending) -> str:
     state = draft.state
     actor = state.combatants[p.actor]
-    card = stats_of(actor).cards[str(p.params["card"])]
+    card = actor.stats.cards[str(p.params["card"])]
     aimed = aim(state, actor, card, p.targets, p.params)[0] if card.hit is not None else []
     draft.emit(CardPlayed(combatant=actor.id, card=card.name))
     said = [f"plays {card.name}"]
@@ -421,7 +460,7 @@ def attack(
     """The card's Hit die against the target's Miss die (a tie goes to the attacker), then Damage.
     `occurs_in`: the section the attack occurs in (`aim`'s)."""
     state = draft.state
-    opts = options_of(state)
+    opts = state.options
     mine = own(state)
     if card.ranged and card.area is None:
         for d in mine.distant:
@@ -432,14 +471,18 @@ def attack(
     # it can see there) in the section the attack occurs in; version 1 read its first section
     attacked_in = occurs_in if RuleSystem.since(state, 2) else None
     where = attacked_in or section_of(target)
+    # version 3: a large attacker's too, where it stands in that section (its melee strikes
+    # there); else, as before, its first section
+    attacks_in = occurs_in if RuleSystem.since(state, 3) and stands_in(actor, occurs_in) else None
     hit_down, miss_down, why = 0, 0, []
     if not can_see(state, actor, target, where) or bears(state, actor, "debilitated") or actor.id in mine.climbing:
         hit_down += 1
         why.append("Debilitated")
-    if not can_see(state, target, actor) or bears(state, target, "vulnerable") or target.id in mine.climbing:
+    seen = can_see(state, target, actor, attacks_in)
+    if not seen or bears(state, target, "vulnerable") or target.id in mine.climbing:
         miss_down += 1
         why.append("Vulnerable")
-    if hindered(state, actor) or bears(state, actor, "hindered"):
+    if hindered(state, actor, attacks_in) or bears(state, actor, "hindered"):
         hit_down += opts.hindered in ("hit", "both")
         why.append(f"{actor.name} Hindered")
     if hindered(state, target, attacked_in) or bears(state, target, "hindered"):
@@ -449,12 +492,12 @@ def attack(
     if swims:
         hit_down += 1
         why.append("swimming")
-    if stats_of(target).armoured and swimming(state, target):
+    if target.stats.armoured and swimming(state, target):
         miss_down += 1
         why.append(f"{target.name} swimming")
     assert card.hit is not None
     hit_die = step_die(opts.ladder, card.hit, -hit_down)
-    miss_die = step_die(opts.ladder, stats_of(target).miss, -miss_down)
+    miss_die = step_die(opts.ladder, target.stats.miss, -miss_down)
     hit = draft.roll(f"1{hit_die}", f"{card.name}: Hit", by=actor.id)
     miss = draft.roll(f"1{miss_die}", f"{target.name}: Miss", by=target.id)
     shown = f"{target.name}: Hit {hit.total} ({hit_die}) against Miss {miss.total} ({miss_die})"
@@ -482,16 +525,16 @@ def _hand(state: Encounter, actor: Combatant) -> tuple[str, ...]:
 
 
 def _incantations(state: Encounter, actor: Combatant) -> tuple[str, ...]:
-    cards = stats_of(actor).cards
+    cards = actor.stats.cards
     return tuple(c for c in _hand(state, actor) if cards[c].incantation is not None)
 
 
 def _sections(state: Encounter, actor: Combatant) -> tuple[str, ...]:
-    return tuple(options_of(state).board.sections)
+    return tuple(state.options.board.sections)
 
 
 def _neighbours(state: Encounter, actor: Combatant) -> tuple[str, ...]:
-    return tuple(options_of(state).board.neighbours(section_of(actor)))
+    return tuple(state.options.board.neighbours(section_of(actor)))
 
 
 def _blockers(state: Encounter, actor: Combatant) -> tuple[str, ...]:

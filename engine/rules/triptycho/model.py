@@ -3,7 +3,6 @@ among them), and the system's own state (hands, piles, blocks, incantations, cli
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from functools import cached_property
 from typing import Annotated, Any, Literal
 
@@ -12,7 +11,6 @@ from msgspec import Meta
 
 from combatlog.engine.battlemap import Map, MapSpec, Step
 from combatlog.engine.protocol import RuleSystem
-from combatlog.engine.typed import PerMapping
 from combatlog.projections import Combatant, Encounter
 
 Die = Annotated[str, Meta(pattern=r"^d[0-9]+$", description="a die of the ladder: d4, d6, ...")]
@@ -67,7 +65,7 @@ class Stats(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tru
     def cards(self) -> dict[str, Card]:
         return {c.name: c for c in self.deck}
 
-    # derived once per stats mapping (the model is made once per mapping, then only read)
+    # derived once per combatant (the fold makes the model once, when it is added, then only read)
 
     @cached_property
     def deck_order(self) -> dict[str, int]:
@@ -223,18 +221,6 @@ class State(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, gc=Fa
     climbing: dict[str, Climb] = {}
 
 
-_STATS = PerMapping(Stats)
-_OPTIONS = PerMapping(Options, limit=64)
-
-
-stats_of: Callable[[Combatant], Stats] = _STATS.reader("stats")
-"""`c`'s stats as the typed model (converted once per stats mapping; checked when added)."""
-
-
-options_of: Callable[[Encounter], Options] = _OPTIONS.reader("options")
-"""The encounter's options as the typed model (converted once per options mapping)."""
-
-
 def own(state: Encounter) -> State:
     """Triptycho's state in `state`."""
     return state.extra  # type: ignore[no-any-return]
@@ -242,17 +228,17 @@ def own(state: Encounter) -> State:
 
 def section_of(c: Combatant) -> str:
     """The section an entity stands in (the first of a large one's)."""
-    where = c.position or stats_of(c).section
+    where = c.position or c.stats.section
     return where if "+" not in where else where.split("+")[0]  # most stand in one: no split
 
 
 def sections_of(c: Combatant) -> tuple[str, ...]:
-    return tuple((c.position or stats_of(c).section).split("+"))
+    return tuple((c.position or c.stats.section).split("+"))
 
 
 def stands_in(c: Combatant, section: str) -> bool:
     """`section in sections_of(c)`, without making the tuple."""
-    where = c.position or stats_of(c).section
+    where = c.position or c.stats.section
     if "+" not in where:  # most stand in one section
         return where == section
     return section in where.split("+")

@@ -8,7 +8,7 @@ from collections import deque
 from combatlog.engine.battlemap import Map, Step
 from combatlog.engine.protocol import Draft
 from combatlog.engine.rules.triptycho.events import BlockLowered, ClimbChanged
-from combatlog.engine.rules.triptycho.model import Ways, bears, options_of, own, section_of, stats_of
+from combatlog.engine.rules.triptycho.model import Ways, bears, own, section_of
 from combatlog.engine.rules.triptycho.sight import can_see
 from combatlog.events import Moved
 from combatlog.projections import Combatant, Encounter
@@ -51,9 +51,9 @@ def route(
 ) -> tuple[tuple[Step, ...] | None, str]:
     """The path `mover` takes to `to` with a Move of `n` (`kind` move, phase, fly; `height`: the
     Move's Height value), fewest borders first; or (None, why not)."""
-    ways = options_of(state).ways
+    ways: Ways = state.options.ways
     start = section_of(mover)
-    aquatic = stats_of(mover).aquatic
+    aquatic = mover.stats.aquatic
     mine = own(state)
     if kind != "move" or (not mine.blocks and not mine.distant):
         # no Block can stop it (`blocked`): the way depends on the map alone, found once a map
@@ -114,7 +114,7 @@ def _route(
 
 
 def teleport_problem(state: Encounter, mover: Combatant, to: str, n: int) -> str | None:
-    board = options_of(state).board
+    board = state.options.board
     if to not in board.sections:
         return f"no section {to!r}"
     start = section_of(mover)
@@ -177,13 +177,13 @@ def _leave(draft: Draft, mover: Combatant) -> None:
 def climb(draft: Draft, mover: Combatant, to: str) -> str:
     """One Acrobatics check against the game master's toward `to`: tie or beat climbs Height 1."""
     state = draft.state
-    board = options_of(state).board
+    board = state.options.board
     step = board.step(section_of(mover), to)
     assert step is not None
     done = own(state).climbing.get(mover.id)
     so_far = done.done if done is not None and done.toward == to else 0
-    mine = draft.roll(f"1{stats_of(mover).acrobatics}", f"climbing toward {to}", by=mover.id)
-    gm = draft.roll(f"1{options_of(state).gm_acrobatics}", "the game master's Acrobatics")
+    mine = draft.roll(f"1{mover.stats.acrobatics}", f"climbing toward {to}", by=mover.id)
+    gm = draft.roll(f"1{state.options.gm_acrobatics}", "the game master's Acrobatics")
     if mine.total < gm.total:
         if so_far == 0:
             return f"fails to climb toward {to} ({mine.total} against {gm.total})"
@@ -199,7 +199,7 @@ def climb(draft: Draft, mover: Combatant, to: str) -> str:
 
 
 def climb_problem(state: Encounter, mover: Combatant, to: str) -> str | None:
-    board = options_of(state).board
+    board = state.options.board
     here = section_of(mover)
     step = board.step(here, to)
     if step is None:

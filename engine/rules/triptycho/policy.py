@@ -10,7 +10,7 @@ from typing import Any
 
 from combatlog.engine.protocol import ActionSpec, RuleSystem
 from combatlog.engine.rules.triptycho.actions import SPECS, aim, aims, card_problem, charged_play, enemy_in
-from combatlog.engine.rules.triptycho.model import options_of, own, section_of, stats_of
+from combatlog.engine.rules.triptycho.model import own, section_of
 from combatlog.events import Command
 from combatlog.projections import Combatant, Encounter
 
@@ -39,7 +39,7 @@ def policy(rules: RuleSystem, state: Encounter, actor: Combatant) -> Command:
         return _command(state, actor, "climb", (), to=climbing.toward)
     active = state.active()
     enemies = [c for c in active if c.side != actor.side]
-    stats = stats_of(actor)
+    stats = actor.stats
     cards = stats.cards
     hand = mine.hands.get(actor.id, ())
     # the strongest attack playable now (the first of equals): its strength, target, section
@@ -96,7 +96,7 @@ def policy(rules: RuleSystem, state: Encounter, actor: Combatant) -> Command:
         # staying put is open to it: it waits for them, or its cards reach them
         theirs = frozenset([section_of(e) for e in enemies])
         here = section_of(actor)
-        options = options_of(state)
+        options = state.options
         careful = rules.since(state, 2)
         nearer = options.ways.closer(here, theirs)
         for there in nearer:
@@ -128,7 +128,7 @@ def _discard(state: Encounter, actor: Combatant, played: Any) -> str | None:
         hand.remove(played)
     if len(hand) < 2:
         return hand[0] if hand else None  # most hands hold a card or two: nothing to weigh
-    stats = stats_of(actor)
+    stats = actor.stats
     cards, worths = stats.cards, stats.worth
     building = actor.id in mine.incanting or mine.charges.get(actor.id, 0) > 0
     incanted = (2 if building else 1, 0)

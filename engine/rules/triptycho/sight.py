@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from combatlog.engine.rules.triptycho.model import Stats, options_of, section_of, stands_in, stats_of
+from combatlog.engine.rules.triptycho.model import Stats, section_of, stands_in
 from combatlog.projections import Combatant, Encounter
 
 
@@ -26,9 +26,9 @@ def can_see(state: Encounter, observer: Combatant, target: Combatant, where: str
     section): lit is seen from anywhere; shadowy only from inside; dark not even from inside."""
     if observer.id == target.id:
         return True
-    board = options_of(state).board
+    board = state.options.board
     section = where or section_of(target)
-    light = seen_as(stats_of(observer), board.sections[section].light)
+    light = seen_as(observer.stats, board.sections[section].light)
     if light == "lit":
         return True
     if light == "shadowy":
@@ -39,11 +39,11 @@ def can_see(state: Encounter, observer: Combatant, target: Combatant, where: str
 def hindered(state: Encounter, c: Combatant, where: str | None = None) -> bool:
     """True when `c` can't see in its own section (Hindered); `where`: the one of a large
     entity's sections that counts (the attacked one), else its first."""
-    board = options_of(state).board
-    return seen_as(stats_of(c), board.sections[where or section_of(c)].light) == "dark"
+    board = state.options.board
+    return seen_as(c.stats, board.sections[where or section_of(c)].light) == "dark"
 
 
 def swimming(state: Encounter, c: Combatant) -> bool:
     """True when `c` must swim where it stands (a water section, and it isn't Aquatic)."""
-    board = options_of(state).board
-    return board.sections[section_of(c)].water and not stats_of(c).aquatic
+    board = state.options.board
+    return board.sections[section_of(c)].water and not c.stats.aquatic

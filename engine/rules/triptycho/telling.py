@@ -16,7 +16,7 @@ from combatlog.engine.rules.triptycho.events import (
     DistantBlockEnded,
     IncantingChanged,
 )
-from combatlog.engine.rules.triptycho.model import options_of, own, section_of, stats_of
+from combatlog.engine.rules.triptycho.model import own, section_of
 from combatlog.engine.words import counted
 from combatlog.projections import Encounter, Pending
 
@@ -25,9 +25,9 @@ def summary(rules: RuleSystem, state: Encounter) -> list[str]:
     """Lines about Triptycho's own state, shown under the combatants (`combatlog show`)."""
     where: dict[str, list[str]] = {}
     for c in state.active():
-        for part in (c.position or stats_of(c).section).split("+"):
+        for part in (c.position or c.stats.section).split("+"):
             where.setdefault(part, []).append(c.id)
-    lines = ["Map:"] + ["  " + line for line in options_of(state).board.draw(where)]
+    lines = ["Map:"] + ["  " + line for line in state.options.board.draw(where)]
     mine = own(state)
     for cid, block in sorted(mine.blocks.items()):
         lines.append(f"{cid} blocks {block.section} -> {block.toward}")
