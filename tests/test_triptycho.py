@@ -1058,3 +1058,32 @@ def test_a_version_2_log_still_plays_an_empty_surprise_round_and_strikes_its_own
     assert (s.state.combatants["x"].damage, s.state.combatants["y"].damage) == (3, 0)
     monkeypatch.undo()
     assert audit(s.log, workers=1).clean
+
+
+def test_a_version_2_block_is_lowered_the_moment_its_blocker_becomes_immobilized(monkeypatch):
+    # version 2 brought "Blocks are automatically lowered if an entity becomes Immobilized or
+    # Defenseless" (version 1 lowered them as the round ended); version 3 keeps it
+    from combatlog.engine.rules.triptycho.events import BlockLowered
+
+    _at_version_2(monkeypatch)
+    s = _blocking_pair()
+    assert BlockLowered(combatant="y", reason="immobilized") in _override(
+        s, condition={"target": "y", "name": "Immobilized"}
+    )
+
+
+def test_a_version_2_fight_places_each_entity_in_its_section_as_round_1_deals(monkeypatch):
+    # version 2 dealt as round 1 began, each entity taking the section its stats give it
+    _at_version_2(monkeypatch)
+    s = tri(HALL, ent("x", "p", "a", kind="pc"), ent("y", "q", "c"))
+    assert {cid: c.position for cid, c in s.state.combatants.items()} == {"x": "a", "y": "c"}
+    assert set(s.state.extra.piles) == {"x", "y"}
+
+
+def test_a_version_2_fight_refuses_a_parameter_no_card_play_takes(monkeypatch):
+    # the actions' parameters are checked from version 2 (`params_since`): a log of version 1
+    # took any word and re-decides with it
+    _at_version_2(monkeypatch)
+    s = tri(HALL, ent("x", "p", "a", kind="pc"), ent("y", "q", "a"))
+    with pytest.raises(Refused, match=r"play takes no parameter 'crad' \(did you mean card\?\)"):
+        act(s, "x", "play", "y", card="Sword", crad="Sword")

@@ -790,9 +790,9 @@ def test_a_version_1_log_records_no_enemy_alongside_an_incantation(monkeypatch):
     assert told(events) == ["begins incanting"]
 
 
-@pytest.mark.parametrize(("version", "lost"), [(None, True), ("1", False)])
+@pytest.mark.parametrize(("version", "lost"), [(None, True), ("2", True), ("1", False)])
 def test_a_card_played_at_an_entity_gone_as_it_resolves_is_lost(monkeypatch, version, lost):
-    # version 2: the core's one sentence; version 1 played the card all the same
+    # version 2 on: the core's one sentence; version 1 played the card all the same
     from tests.test_target_gone import aimed, bundled, resolved_now, take_out
 
     s = bundled("triptycho", monkeypatch, version=version)
