@@ -1087,3 +1087,38 @@ def test_a_version_2_fight_refuses_a_parameter_no_card_play_takes(monkeypatch):
     s = tri(HALL, ent("x", "p", "a", kind="pc"), ent("y", "q", "a"))
     with pytest.raises(Refused, match=r"play takes no parameter 'crad' \(did you mean card\?\)"):
         act(s, "x", "play", "y", card="Sword", crad="Sword")
+
+
+@pytest.mark.parametrize(
+    "readings_of_version_2",
+    [
+        test_a_range_incantation_begun_with_an_enemy_alongside_is_refused_however_it_began,
+        test_a_range_incantation_kept_going_fires_though_an_enemy_came_in_while_it_built,
+        test_a_range_incantation_begun_beside_an_enemy_stays_barred_when_named_going_on,
+        test_a_large_entity_is_lit_or_dark_as_the_section_the_attack_occurs_in,
+        test_a_large_entity_is_hindered_by_the_dark_section_it_is_attacked_in,
+        test_a_single_target_attack_on_a_large_entity_occurs_in_its_nearest_section_or_the_one_named,
+        test_section_is_refused_on_a_card_that_is_no_attack,
+    ],
+    ids=lambda case: case.__name__.removeprefix("test_"),
+)
+def test_what_version_2_brought_holds_in_a_log_of_version_2(monkeypatch, readings_of_version_2):
+    # each reading version 2 brought (Range incantations, a large target's section and light,
+    # section= refused on a card that attacks nothing) is tested at the current version too;
+    # here a log recorded under version 2 is held to it as well, so that none of them is
+    # moved to a later version unnoticed
+    _at_version_2(monkeypatch)
+    readings_of_version_2()
+
+
+def test_a_large_attackers_melee_area_attack_without_a_section_strikes_its_first():
+    # "it can only target the occupied section": with no section= (and no target), a large
+    # attacker's Stomp strikes the first of its sections as listed, the hall: x, not y
+    s = tri(
+        LIGHTS,
+        ent("ogre", "q", "hall+crypt", STOMP),
+        ent("x", "p", "hall", kind="pc"),
+        ent("y", "p", "crypt", kind="pc"),
+    )
+    act(s, "ogre", "play", faces=(6, 2, 3), card="Stomp")
+    assert (s.state.combatants["x"].damage, s.state.combatants["y"].damage) == (3, 0)
