@@ -960,6 +960,14 @@ def test_a_large_attackers_melee_is_refused_naming_its_sections():
     s = tri(LIGHTS, ent("ogre", "q", "hall+crypt", AXE), ent("x", "p", "hall+yard", kind="pc"))
     with pytest.raises(Refused, match="Axe is melee: it strikes in hall or crypt only, not yard"):
         act(s, "ogre", "play", "x", card="Axe", section="yard")
+    # a section named that the target isn't in: the target's refusal, whichever the ogre's are
+    s = tri(LIGHTS, ent("ogre", "q", "hall+crypt", AXE), ent("x", "p", "crypt", kind="pc"))
+    with pytest.raises(Refused, match=r"X isn't in yard \(it stands in crypt\)"):
+        act(s, "ogre", "play", "x", card="Axe", section="yard")
+    # a melee area card, no target: a section that isn't one of the ogre's
+    s = tri(LIGHTS, ent("ogre", "q", "hall+crypt", STOMP), ent("x", "p", "yard", kind="pc"))
+    with pytest.raises(Refused, match="Stomp is melee: it strikes in hall or crypt only, not yard"):
+        act(s, "ogre", "play", card="Stomp", section="yard")
 
 
 def test_a_large_attackers_melee_area_attack_names_any_of_its_sections():
