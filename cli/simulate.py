@@ -195,16 +195,6 @@ def _safe(text: str) -> str:
     return escape_markup(printable(text))
 
 
-def _left(c: Any) -> str:
-    """What is left of a combatant's track at the end: `6.8 of 14 (0/6/14)` (the mean of its full
-    14, then the percentiles), or `-` with none."""
-    from combatlog.simulate.stats import number
-
-    if c.left is None:
-        return "-"
-    return f"{c.left.mean:.1f} of {c.most} ({number(c.left.p5)}/{number(c.left.p50)}/{number(c.left.p95)})"
-
-
 def _ends(c: Any) -> str:
     from combatlog.simulate.stats import share
 
@@ -227,6 +217,7 @@ def _print_report(path: str, report: Any) -> None:
     from rich.console import Console
     from rich.table import Table
 
+    from combatlog.simulate.stats import left as left_text
     from combatlog.simulate.stats import number, spread
 
     console = Console(highlight=False, soft_wrap=True)  # a long path isn't broken over lines
@@ -261,7 +252,7 @@ def _print_report(path: str, report: Any) -> None:
     console.print(table)
     left = Table("combatant", "side", "left at the end (mean of its full amount, 5/50/95)", "how it ends (share)")
     for c in report.combatants.values():
-        left.add_row(_safe(c.name), _safe(c.side), _left(c), _ends(c))
+        left.add_row(_safe(c.name), _safe(c.side), left_text(c), _ends(c))
     _fold(left)
     console.print(left)
     from combatlog.simulate import LEGEND

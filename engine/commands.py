@@ -149,10 +149,15 @@ class TypedCommand(msgspec.Struct, frozen=True, kw_only=True, tag_field="command
         """The refusal of parameters a closed kind doesn't take."""
         return Refused(f"{cls.__struct_config__.tag} {sorted(names)[0]}=", "not one of its parameters")
 
+    # a field's refusal that depends on nothing given: its (why, what is allowed)
+    refusals: ClassVar[dict[str, tuple[str, ...]]] = {}
+
     @classmethod
     def refused(cls, name: str, value: Any, raw: dict[str, Any], problem: str) -> Refused:
         """The refusal of field `name` given as `value` (`problem`: msgspec's words for it)."""
         kind = str(cls.__struct_config__.tag)
+        if name in cls.refusals:
+            return Refused(kind, *cls.refusals[name])
         if name in ("amends", "draws"):
             return Refused(
                 f"{kind} in place of step {raw.get('amends')}",
@@ -310,12 +315,9 @@ class Surprise(TypedCommand, frozen=True, tag="surprise"):
     usage: ClassVar[str] = "surprise SIDE..."
     sides: Annotated[tuple[SideName, ...], Read(_sides)] = ()
     text: Annotated[str, AS_TEXT] = ""
-
-    @classmethod
-    def refused(cls, name: str, value: Any, raw: dict[str, Any], problem: str) -> Refused:
-        if name == "sides":
-            return Refused("surprise", "sides is a list of the sides surprised", "give sides=SIDE,SIDE")
-        return super().refused(name, value, raw, problem)
+    refusals: ClassVar[dict[str, tuple[str, ...]]] = {
+        "sides": ("sides is a list of the sides surprised", "give sides=SIDE,SIDE")
+    }
 
 
 class Begin(TypedCommand, frozen=True, tag="begin"):
@@ -389,12 +391,9 @@ class Ruling(TypedCommand, frozen=True, tag="ruling"):
     topic: Annotated[str, Read(_topic), Meta(min_length=1)]
     decision: Any = None
     text: Annotated[str, AS_TEXT] = ""
-
-    @classmethod
-    def refused(cls, name: str, value: Any, raw: dict[str, Any], problem: str) -> Refused:
-        if name == "topic":
-            return Refused("ruling", "a ruling needs a topic", "give params topic and decision")
-        return super().refused(name, value, raw, problem)
+    refusals: ClassVar[dict[str, tuple[str, ...]]] = {
+        "topic": ("a ruling needs a topic", "give params topic and decision")
+    }
 
 
 class Note(TypedCommand, frozen=True, tag="note"):
@@ -402,12 +401,7 @@ class Note(TypedCommand, frozen=True, tag="note"):
 
     usage: ClassVar[str] = "note TEXT"
     text: Annotated[str, STRIPPED, Meta(min_length=1)]
-
-    @classmethod
-    def refused(cls, name: str, value: Any, raw: dict[str, Any], problem: str) -> Refused:
-        if name == "text":
-            return Refused("note", "the note is empty")
-        return super().refused(name, value, raw, problem)
+    refusals: ClassVar[dict[str, tuple[str, ...]]] = {"text": ("the note is empty",)}
 
 
 OVERRIDES = ("damage", "condition", "remove_condition", "defeat", "move", "resources")

@@ -8,7 +8,7 @@ from typing import Any
 
 from combatlog.replays.transcript import printable
 from combatlog.simulate import LEGEND, Report
-from combatlog.simulate.stats import number, share, spread
+from combatlog.simulate.stats import left, number, share, spread
 
 
 def render(studies: list[tuple[str, Report]]) -> str:
@@ -150,17 +150,11 @@ def _text(text: str) -> str:
     return escape(printable(text))
 
 
-def _left(c: Any) -> str:
-    if c.left is None:
-        return "–"
-    return f"{c.left.mean:.1f} of {c.most} ({number(c.left.p5)}/{number(c.left.p50)}/{number(c.left.p95)})"
-
-
 def _table(report: Report) -> str:
     rows = "".join(
         f"<tr><td>{_text(c.name)}</td><td>{_text(c.side)}</td><td>{_pct(c.defeated)}</td>"
         f"<td>{spread(c.taken)}</td><td>{spread(c.dealt)}</td>"
-        f"<td>{_left(c)}</td><td>{', '.join(f'{_text(e)} {share(p)}' for e, p in c.ends.items())}</td></tr>"
+        f"<td>{left(c, none='–')}</td><td>{', '.join(f'{_text(e)} {share(p)}' for e, p in c.ends.items())}</td></tr>"
         for c in report.combatants.values()
     )
     sides = "".join(f"<li>{_text(side)}: {_pct(s.win)}</li>" for side, s in report.sides.items())

@@ -59,3 +59,11 @@ def spread(s: Any) -> str:
     """A spread as the report prints it: `6.8 (0/7/26)`, the mean then the 5th, 50th and 95th
     percentiles."""
     return f"{s.mean:.1f} ({number(s.p5)}/{number(s.p50)}/{number(s.p95)})"
+
+
+def left(c: Any, none: str = "-") -> str:
+    """What is left of a combatant's track at the end: `6.8 of 14 (0/6/14)` (the mean of its full
+    14, then the percentiles), or `none` with no track."""
+    if c.left is None:
+        return none
+    return f"{c.left.mean:.1f} of {c.most} ({number(c.left.p5)}/{number(c.left.p50)}/{number(c.left.p95)})"
